@@ -1,0 +1,202 @@
+package broker
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/config"
+	"github.com/gregor-kafka/gregor/core/store"
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// Config is what a broker needs besides its settings.
+type Config struct {
+	NodeID    int32
+	Host      string // advertised host
+	Port      int32  // advertised port
+	ClusterID string // used when storage has none yet
+	Settings  *config.Broker
+	// Rand seeds topic ids and producer ids; the driver chooses the seed.
+	Rand *rand.Rand
+	// Logf receives one line per notable event (recovery, retention).
+	Logf func(format string, args ...any)
+}
+
+// Request is one decoded client request.
+type Request struct {
+	Conn   uint64
+	Header wire.Header
+	Msg    kmsg.Request
+}
+
+// Response answers a Request on the same connection.
+type Response struct {
+	Conn          uint64
+	CorrelationID int32
+	Msg           kmsg.Response
+}
+
+// Broker is one Kafka broker's engine.
+type Broker struct {
+	cfg     Config
+	st      store.Storage
+	meta    metadata
+	topics  map[string]*Topic
+	byID    map[[16]byte]*Topic
+	deliver func(Response)
+	now     int64
+
+	fetches    []*pendingFetch
+	awaitFlush []Response
+	dirty      []*Partition // logs to sync at the next Commit
+	lastRetain int64
+
+	producerIDs struct{ next int64 }
+}
+
+// New opens a broker on st, recovering every partition it finds there.
+func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Broker, error) {
+	if cfg.Settings == nil {
+		cfg.Settings = config.NewBroker()
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	b := &Broker{
+		cfg: cfg, st: st, deliver: deliver, now: now,
+		topics: map[string]*Topic{}, byID: map[[16]byte]*Topic{},
+		lastRetain: now,
+	}
+	if err := b.loadMetadata(); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(b.meta.Topics))
+	for name := range b.meta.Topics {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := b.openTopic(b.meta.Topics[name], now); err != nil {
+			return nil, fmt.Errorf("broker: opening topic %s: %w", name, err)
+		}
+	}
+	return b, nil
+}
+
+// ClusterID is the id of the cluster this broker belongs to.
+func (b *Broker) ClusterID() string { return b.meta.ClusterID }
+
+// Handle processes one request. Its response is delivered now or later.
+func (b *Broker) Handle(now int64, req Request) {
+	b.advance(now)
+	h, ok := handlers[req.Msg.Key()]
+	v := req.Msg.GetVersion()
+	if !ok || v < h.min || v > h.max {
+		b.reply(req, unsupported(req.Msg))
+		return
+	}
+	if resp := h.fn(b, &req); resp != nil {
+		b.reply(req, resp)
+	}
+}
+
+func (b *Broker) reply(req Request, msg kmsg.Response) {
+	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg})
+}
+
+// Tick moves the clock: expired long polls answer and retention runs.
+func (b *Broker) Tick(now int64) {
+	b.advance(now)
+	b.expireFetches()
+	if iv := b.cfg.Settings.Int64("log.retention.check.interval.ms"); now-b.lastRetain >= iv {
+		b.lastRetain = now
+		b.enforceRetention()
+	}
+	for _, p := range b.partitions() {
+		if p.log.NeedsFlush(now) {
+			b.markDirty(p)
+		}
+	}
+}
+
+func (b *Broker) markDirty(p *Partition) {
+	if !p.dirty {
+		p.dirty = true
+		b.dirty = append(b.dirty, p)
+	}
+}
+
+func (b *Broker) advance(now int64) {
+	if now > b.now {
+		b.now = now
+	}
+}
+
+// NextDeadline is the earliest time Tick has work to do, so a driver can
+// sleep until then; ok is false when only periodic work remains.
+func (b *Broker) NextDeadline() (at int64, ok bool) {
+	for _, f := range b.fetches {
+		if !ok || f.deadline < at {
+			at, ok = f.deadline, true
+		}
+	}
+	return at, ok
+}
+
+// Commit syncs every log whose flush policy asks for it, with one sync per
+// log however many batches arrived since the last Commit (group commit), and
+// then delivers the produce responses that were waiting for that sync.
+func (b *Broker) Commit() error {
+	var firstErr error
+	for _, p := range b.dirty {
+		p.dirty = false
+		if p.deleted {
+			continue
+		}
+		if err := p.log.Flush(b.now); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("broker: flushing %s: %w", p, err)
+		}
+	}
+	b.dirty = b.dirty[:0]
+	held := b.awaitFlush
+	b.awaitFlush = nil
+	for _, r := range held {
+		b.deliver(r)
+	}
+	return firstErr
+}
+
+// Close flushes and closes every log.
+func (b *Broker) Close() error {
+	var firstErr error
+	for _, p := range b.partitions() {
+		if err := p.log.Flush(b.now); err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if err := p.log.Close(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
+
+// partitions lists every partition in a fixed order.
+func (b *Broker) partitions() []*Partition {
+	var out []*Partition
+	for _, name := range b.topicNames() {
+		out = append(out, b.topics[name].Partitions...)
+	}
+	return out
+}
+
+func (b *Broker) topicNames() []string {
+	names := make([]string, 0, len(b.topics))
+	for n := range b.topics {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,93 @@
+package broker
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/gregor-kafka/gregor/core/config"
+)
+
+// describedConfig is one setting as DescribeConfigs and CreateTopics v5+
+// report it.
+type describedConfig struct {
+	Name        string
+	Value       *string
+	ReadOnly    bool
+	Source      config.Source
+	IsSensitive bool
+	Type        config.Type
+	Doc         string
+	Synonyms    []config.Synonym
+}
+
+func wanted(names []string, name string) bool {
+	return names == nil || slices.Contains(names, name)
+}
+
+// topicConfigs resolves every topic setting for a topic's overrides.
+func (b *Broker) topicConfigs(overrides map[string]string, names []string, synonyms, docs bool) []describedConfig {
+	var out []describedConfig
+	for _, d := range config.TopicDefs() {
+		if !wanted(names, d.Name) {
+			continue
+		}
+		v, src, syns := b.cfg.Settings.Topic(overrides, d.Name)
+		c := describedConfig{Name: d.Name, Value: &v, Source: src, Type: d.Type}
+		if synonyms {
+			c.Synonyms = syns
+		}
+		if docs {
+			c.Doc = d.Doc
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// brokerConfigs resolves every broker setting.
+func (b *Broker) brokerConfigs(names []string, synonyms, docs bool) []describedConfig {
+	var out []describedConfig
+	for _, d := range config.BrokerDefs() {
+		if !wanted(names, d.Name) {
+			continue
+		}
+		v, src := b.cfg.Settings.Value(d.Name)
+		if d.Name == "node.id" {
+			v, src = strconv.Itoa(int(b.cfg.NodeID)), config.StaticBroker
+		}
+		c := describedConfig{Name: d.Name, Source: src, Type: d.Type, ReadOnly: d.ReadOnly}
+		if v != "" || d.Default != "" {
+			c.Value = &v
+		}
+		if synonyms {
+			if dv, ok := b.cfg.Settings.Dynamic[d.Name]; ok {
+				c.Synonyms = append(c.Synonyms, config.Synonym{Name: d.Name, Value: dv, Source: config.DynamicDefaultBroker})
+			}
+			if sv, ok := b.cfg.Settings.Static[d.Name]; ok {
+				c.Synonyms = append(c.Synonyms, config.Synonym{Name: d.Name, Value: sv, Source: config.StaticBroker})
+			}
+			if d.Default != "" {
+				c.Synonyms = append(c.Synonyms, config.Synonym{Name: d.Name, Value: d.Default, Source: config.Default})
+			}
+		}
+		if docs {
+			c.Doc = d.Doc
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// reconfigure pushes the resolved log settings to every partition of t, or
+// of every topic when t is nil (a broker default changed).
+func (b *Broker) reconfigure(t *Topic) {
+	for _, name := range b.topicNames() {
+		if t != nil && b.topics[name] != t {
+			continue
+		}
+		cfg := b.logConfig(b.topics[name].Configs)
+		for _, p := range b.topics[name].Partitions {
+			p.log.SetConfig(cfg)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package broker
+
+import (
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// DescribeConfigs v0-4 for topics and brokers, with synonyms (KIP-226),
+// types and documentation (KIP-569).
+func init() { register(32, 0, 4, handleDescribeConfigs) }
+
+func handleDescribeConfigs(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.DescribeConfigsRequest)
+	resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
+	for _, rr := range req.Resources {
+		sr := kmsg.NewDescribeConfigsResponseResource()
+		sr.ResourceType, sr.ResourceName = rr.ResourceType, rr.ResourceName
+		var cfgs []describedConfig
+		switch rr.ResourceType {
+		case kmsg.ConfigResourceTypeTopic:
+			if t := b.topics[rr.ResourceName]; t != nil {
+				cfgs = b.topicConfigs(t.Configs, rr.ConfigNames, req.IncludeSynonyms, req.IncludeDocumentation)
+			} else {
+				sr.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			}
+		case kmsg.ConfigResourceTypeBroker:
+			if rr.ResourceName == "" || rr.ResourceName == strconv.Itoa(int(b.cfg.NodeID)) {
+				cfgs = b.brokerConfigs(rr.ConfigNames, req.IncludeSynonyms, req.IncludeDocumentation)
+			} else {
+				sr.ErrorCode = kerr.InvalidRequest.Code
+			}
+		default:
+			sr.ErrorCode = kerr.InvalidRequest.Code
+		}
+		for _, c := range cfgs {
+			rc := kmsg.NewDescribeConfigsResponseResourceConfig()
+			rc.Name, rc.Value, rc.ReadOnly, rc.IsSensitive = c.Name, c.Value, c.ReadOnly, c.IsSensitive
+			rc.Source = kmsg.ConfigSource(c.Source)
+			rc.IsDefault = c.Source == 5
+			rc.ConfigType = kmsg.ConfigType(c.Type)
+			if c.Doc != "" {
+				doc := c.Doc
+				rc.Documentation = &doc
+			}
+			for _, s := range c.Synonyms {
+				syn := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
+				v := s.Value
+				syn.Name, syn.Value, syn.Source = s.Name, &v, kmsg.ConfigSource(s.Source)
+				rc.ConfigSynonyms = append(rc.ConfigSynonyms, syn)
+			}
+			sr.Configs = append(sr.Configs, rc)
+		}
+		resp.Resources = append(resp.Resources, sr)
+	}
+	return resp
+}

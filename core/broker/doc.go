@@ -1,0 +1,24 @@
+// Package broker is Kafka's broker as a pure state machine: topics,
+// partitions and the request handlers, one file per API.
+//
+// A driver (the native server, or the simulator) owns a Broker and calls it
+// from one goroutine: Handle for each decoded request, Tick when time moves,
+// and Commit after a batch of requests. Responses leave through the Deliver
+// callback, possibly later than the request that caused them: a long-poll
+// Fetch waits in the purgatory until data arrives or its max.wait.ms passes,
+// and a produce to a log that must be fsynced waits for the next Commit,
+// which group-commits every dirty log with one sync each.
+//
+// # Invariants
+//
+//   - No I/O but through store.Storage, no clock but the now passed in, no
+//     goroutines, no global randomness: the same inputs give the same outputs.
+//   - Every request gets exactly one response through Deliver, except
+//     Produce with acks=0, which gets none (as in Kafka).
+//   - Responses to one connection are delivered in request order; the driver
+//     relies on it only for ordering writes, and enforces it itself.
+//   - A partition's high watermark never exceeds its log end offset and never
+//     goes back; with a single in-sync replica it equals the log end offset.
+//   - Kafka errors travel as ErrorCode fields (pkg/kerr codes), never as Go
+//     errors; Go errors returned by this package mean storage failed.
+package broker

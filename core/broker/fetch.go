@@ -1,0 +1,186 @@
+package broker
+
+import (
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/log"
+)
+
+// Fetch v4-18. v4 is the first version with the last stable offset and
+// aborted transactions (KIP-98); v13+ names topics by id (KIP-516). Fetch
+// sessions (KIP-227) are not kept: every answer has session id 0, which
+// tells the client to keep sending full fetches.
+//
+// A fetch that finds fewer than fetch.min.bytes waits as a pending
+// operation until an append brings enough or max.wait.ms passes (Kafka's
+// delayed fetch purgatory). It never sleeps.
+func init() { register(1, 4, 18, handleFetch) }
+
+type pendingFetch struct {
+	req      Request
+	deadline int64
+}
+
+func handleFetch(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.FetchRequest)
+	if req.SessionID != 0 {
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
+		return resp
+	}
+	resp, n, failed := b.readFetch(req)
+	if failed || req.MaxWaitMillis <= 0 || n >= int(req.MinBytes) {
+		return resp
+	}
+	b.fetches = append(b.fetches, &pendingFetch{req: *r, deadline: b.now + int64(req.MaxWaitMillis)})
+	return nil
+}
+
+// readFetch builds a fetch response from what the logs hold now. n is the
+// number of record bytes in it; failed is set when a partition had an
+// error, which answers the fetch at once.
+func (b *Broker) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, n int, failed bool) {
+	resp = req.ResponseKind().(*kmsg.FetchResponse)
+	byID := req.Version >= 13
+	budget := int(req.MaxBytes)
+	if req.Version < 3 || budget <= 0 {
+		budget = 1<<31 - 1
+	}
+	for _, rt := range req.Topics {
+		t := b.lookup(rt.Topic, rt.TopicID)
+		if byID {
+			t = b.lookup("", rt.TopicID)
+		}
+		st := kmsg.NewFetchResponseTopic()
+		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewFetchResponseTopicPartition()
+			sp.Partition = rp.Partition
+			// An empty, not null, record set: librdkafka rejects a -1 size.
+			sp.RecordBatches = []byte{}
+			p := t.partition(rp.Partition)
+			switch {
+			case p == nil && byID && t == nil:
+				sp.ErrorCode = kerr.UnknownTopicID.Code
+			case p == nil:
+				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			default:
+				limit := min(int(rp.PartitionMaxBytes), budget)
+				got := b.readPartition(p, req.IsolationLevel, &rp, limit, n == 0, &sp)
+				n += got
+				budget -= got
+			}
+			failed = failed || sp.ErrorCode != 0
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp, n, failed
+}
+
+// readPartition fills one partition's answer and returns the bytes read.
+func (b *Broker) readPartition(p *Partition, isolation int8, rp *kmsg.FetchRequestTopicPartition, limit int, minOne bool, sp *kmsg.FetchResponseTopicPartition) int {
+	sp.HighWatermark = p.HighWatermark
+	sp.LastStableOffset = p.lastStableOffset()
+	sp.LogStartOffset = p.log.StartOffset()
+	if e := rp.CurrentLeaderEpoch; e >= 0 && e != p.LeaderEpoch {
+		sp.ErrorCode = kerr.FencedLeaderEpoch.Code
+		if e > p.LeaderEpoch {
+			sp.ErrorCode = kerr.UnknownLeaderEpoch.Code
+		}
+		return 0
+	}
+	upTo := p.HighWatermark
+	if isolation == 1 {
+		upTo = sp.LastStableOffset
+	}
+	if rp.FetchOffset > p.log.EndOffset() || rp.FetchOffset < sp.LogStartOffset {
+		sp.ErrorCode = kerr.OffsetOutOfRange.Code
+		return 0
+	}
+	if rp.FetchOffset >= upTo || limit <= 0 && !minOne {
+		return 0
+	}
+	data, err := p.log.Read(rp.FetchOffset, max(limit, 0), upTo, minOne)
+	if errors.Is(err, log.ErrOffsetOutOfRange) {
+		sp.ErrorCode = kerr.OffsetOutOfRange.Code
+		return 0
+	}
+	if err != nil {
+		b.cfg.Logf("read from %s failed: %v", p, err)
+		sp.ErrorCode = kerr.KafkaStorageError.Code
+		return 0
+	}
+	if len(data) > 0 {
+		sp.RecordBatches = data
+	}
+	return len(data)
+}
+
+// lastStableOffset is the offset below which no transaction is open. With
+// no transactions yet, it is the high watermark.
+func (p *Partition) lastStableOffset() int64 { return p.HighWatermark }
+
+// wakeFetches answers waiting fetches that now have enough data. p is the
+// partition that changed, or nil when anything may have changed.
+func (b *Broker) wakeFetches(p *Partition) {
+	kept := b.fetches[:0]
+	for _, f := range b.fetches {
+		req := f.req.Msg.(*kmsg.FetchRequest)
+		if p != nil && !fetchWatches(req, p) {
+			kept = append(kept, f)
+			continue
+		}
+		resp, n, failed := b.readFetch(req)
+		if failed || n >= int(req.MinBytes) {
+			b.reply(f.req, resp)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	clear(b.fetches[len(kept):])
+	b.fetches = kept
+}
+
+// expireFetches answers waiting fetches whose max.wait.ms has passed.
+func (b *Broker) expireFetches() {
+	kept := b.fetches[:0]
+	for _, f := range b.fetches {
+		if f.deadline <= b.now {
+			resp, _, _ := b.readFetch(f.req.Msg.(*kmsg.FetchRequest))
+			b.reply(f.req, resp)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	clear(b.fetches[len(kept):])
+	b.fetches = kept
+}
+
+func fetchWatches(req *kmsg.FetchRequest, p *Partition) bool {
+	for _, rt := range req.Topics {
+		if rt.Topic == p.Topic.Name || rt.TopicID == p.Topic.ID && req.Version >= 13 {
+			for _, rp := range rt.Partitions {
+				if rp.Partition == p.Index {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// DropConnection forgets pending operations of a closed connection.
+func (b *Broker) DropConnection(conn uint64) {
+	kept := b.fetches[:0]
+	for _, f := range b.fetches {
+		if f.req.Conn != conn {
+			kept = append(kept, f)
+		}
+	}
+	clear(b.fetches[len(kept):])
+	b.fetches = kept
+}

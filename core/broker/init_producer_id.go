@@ -1,0 +1,46 @@
+package broker
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// InitProducerId v0-5 for idempotent producers (KIP-98): a fresh producer id
+// with epoch 0. Ids are handed out from blocks whose end is persisted before
+// any id in them is used, so an id is never reused after a restart (as
+// Kafka's ProducerIdManager allocates blocks, KIP-730). Transactional ids
+// are refused until the transaction coordinator exists.
+func init() { register(22, 0, 5, handleInitProducerID) }
+
+const producerIDBlock = 1000
+
+func handleInitProducerID(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.InitProducerIDRequest)
+	resp := req.ResponseKind().(*kmsg.InitProducerIDResponse)
+	if req.TransactionalID != nil {
+		resp.ErrorCode = kerr.CoordinatorNotAvailable.Code
+		return resp
+	}
+	id, err := b.nextProducerID()
+	if err != nil {
+		b.cfg.Logf("allocating a producer id: %v", err)
+		resp.ErrorCode = kerr.KafkaStorageError.Code
+		return resp
+	}
+	resp.ProducerID, resp.ProducerEpoch = id, 0
+	return resp
+}
+
+func (b *Broker) nextProducerID() (int64, error) {
+	if b.producerIDs.next >= b.meta.NextProducer {
+		b.producerIDs.next = b.meta.NextProducer
+		b.meta.NextProducer += producerIDBlock
+		if err := b.saveMetadata(); err != nil {
+			b.meta.NextProducer -= producerIDBlock
+			return 0, err
+		}
+	}
+	id := b.producerIDs.next
+	b.producerIDs.next++
+	return id, nil
+}

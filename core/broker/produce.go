@@ -1,0 +1,102 @@
+package broker
+
+import (
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/record"
+)
+
+// Produce v3-13. v3 is the first version that carries v2 RecordBatches
+// (KIP-98), which is all the log stores; v13 names topics by id (KIP-516).
+// acks=0 gets no response; acks=1 and acks=-1 are answered once the batch is
+// in the log and, when flush.messages/flush.ms ask for it, synced (group
+// commit at the next Commit). With one broker the ISR is the leader alone,
+// so acks=-1 is satisfied as soon as the leader has appended.
+func init() { register(0, 3, 13, handleProduce) }
+
+func handleProduce(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.ProduceRequest)
+	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	byID := req.Version >= 13
+	mustSync := false
+	for _, rt := range req.Topics {
+		t := b.lookup(rt.Topic, rt.TopicID)
+		if byID {
+			t = b.lookup("", rt.TopicID)
+		}
+		st := kmsg.NewProduceResponseTopic()
+		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewProduceResponseTopicPartition()
+			sp.Partition = rp.Partition
+			if req.Acks != 0 && req.Acks != 1 && req.Acks != -1 {
+				sp.ErrorCode = kerr.InvalidRequiredAcks.Code
+			} else if p := t.partition(rp.Partition); p == nil {
+				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				if byID && t == nil {
+					sp.ErrorCode = kerr.UnknownTopicID.Code
+				}
+			} else {
+				synced := b.produce(p, rp.Records, &sp)
+				mustSync = mustSync || synced
+			}
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	switch {
+	case req.Acks == 0:
+		return nil
+	case mustSync:
+		b.awaitFlush = append(b.awaitFlush, Response{r.Conn, r.Header.CorrelationID, resp})
+		return nil
+	}
+	return resp
+}
+
+// produce validates and appends one partition's batch, filling sp. It
+// reports whether the partition must be synced before the answer goes out.
+func (b *Broker) produce(p *Partition, records []byte, sp *kmsg.ProduceResponseTopicPartition) bool {
+	if err := record.Validate(records); err != nil {
+		sp.ErrorCode = kerr.CorruptMessage.Code
+		if !errors.Is(err, record.ErrCRC) && !errors.Is(err, record.ErrShort) && !errors.Is(err, record.ErrLength) {
+			sp.ErrorCode = kerr.InvalidRecord.Code
+		}
+		msg := err.Error()
+		sp.ErrorMessage = &msg
+		return false
+	}
+	batch := record.Batch(records)
+	overrides := p.Topic.Configs
+	if max := b.cfg.Settings.TopicInt64(overrides, "max.message.bytes"); int64(len(batch)) > max {
+		sp.ErrorCode = kerr.MessageTooLarge.Code
+		return false
+	}
+	if batch.IsControl() {
+		sp.ErrorCode = kerr.InvalidRecord.Code
+		return false
+	}
+	if v, _, _ := b.cfg.Settings.Topic(overrides, "message.timestamp.type"); v == "LogAppendTime" {
+		batch.SetLogAppendTime(b.now)
+		sp.LogAppendTime = b.now
+	}
+	batch.SetPartitionLeaderEpoch(p.LeaderEpoch)
+	base, err := p.log.Append(batch, b.now)
+	if err != nil {
+		b.cfg.Logf("append to %s failed: %v", p, err)
+		sp.ErrorCode = kerr.KafkaStorageError.Code
+		return false
+	}
+	sp.BaseOffset = base
+	sp.LogStartOffset = p.log.StartOffset()
+	p.advanceHighWatermark()
+	b.wakeFetches(p)
+	if p.log.NeedsFlush(b.now) {
+		b.markDirty(p)
+		return true
+	}
+	return false
+}

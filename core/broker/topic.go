@@ -1,0 +1,218 @@
+package broker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/gregor-kafka/gregor/core/log"
+	"github.com/gregor-kafka/gregor/core/store"
+)
+
+// metadataFile holds what KRaft's metadata log holds for a single broker:
+// the cluster id, topics with their ids, configs and replica assignments,
+// and the broker's dynamic settings. It is replaced atomically on change.
+const metadataFile = "gregor-metadata.json"
+
+type metadata struct {
+	ClusterID     string                     `json:"cluster_id"`
+	NextProducer  int64                      `json:"next_producer_id_block"`
+	BrokerConfigs map[string]string          `json:"broker_configs,omitempty"`
+	Topics        map[string]*topicRecord    `json:"topics"`
+	StartOffsets  map[string]map[int32]int64 `json:"log_start_offsets,omitempty"`
+}
+
+type topicRecord struct {
+	Name     string            `json:"name"`
+	ID       [16]byte          `json:"id"`
+	Configs  map[string]string `json:"configs,omitempty"`
+	Replicas [][]int32         `json:"replicas"`
+}
+
+// Topic is a named, partitioned log.
+type Topic struct {
+	Name       string
+	ID         [16]byte
+	Configs    map[string]string // overrides only
+	Partitions []*Partition
+}
+
+// Partition is one replica of one partition, led by this broker.
+type Partition struct {
+	Topic       *Topic
+	Index       int32
+	Replicas    []int32
+	ISR         []int32
+	Leader      int32
+	LeaderEpoch int32
+	// HighWatermark is the offset below which every in-sync replica has
+	// the data; consumers read only below it.
+	HighWatermark int64
+
+	log     *log.Log
+	dirty   bool
+	deleted bool
+}
+
+func (p *Partition) String() string { return fmt.Sprintf("%s-%d", p.Topic.Name, p.Index) }
+
+// Log is the partition's log, for views that show segments and indexes.
+func (p *Partition) Log() *log.Log { return p.log }
+
+// dir is the partition's directory, as Kafka names it.
+func (p *Partition) dir() string { return fmt.Sprintf("%s-%d", p.Topic.Name, p.Index) }
+
+// advanceHighWatermark moves the high watermark to the log end offset. With
+// one broker the ISR is just the leader; replication will take the minimum
+// over the ISR's log end offsets here.
+func (p *Partition) advanceHighWatermark() {
+	if leo := p.log.EndOffset(); leo > p.HighWatermark {
+		p.HighWatermark = leo
+	}
+}
+
+func (b *Broker) loadMetadata() error {
+	raw, err := b.st.ReadFile(metadataFile)
+	switch {
+	case errors.Is(err, store.ErrNotExist):
+		b.meta = metadata{ClusterID: b.cfg.ClusterID, Topics: map[string]*topicRecord{}}
+		if b.meta.ClusterID == "" {
+			b.meta.ClusterID = newClusterID(b)
+		}
+		return b.saveMetadata()
+	case err != nil:
+		return fmt.Errorf("broker: reading %s: %w", metadataFile, err)
+	}
+	if err := json.Unmarshal(raw, &b.meta); err != nil {
+		return fmt.Errorf("broker: %s is corrupt: %w", metadataFile, err)
+	}
+	if b.meta.Topics == nil {
+		b.meta.Topics = map[string]*topicRecord{}
+	}
+	for k, v := range b.meta.BrokerConfigs {
+		b.cfg.Settings.Dynamic[k] = v
+	}
+	return nil
+}
+
+func (b *Broker) saveMetadata() error {
+	b.meta.BrokerConfigs = b.cfg.Settings.Dynamic
+	b.meta.StartOffsets = map[string]map[int32]int64{}
+	for name, t := range b.topics {
+		for _, p := range t.Partitions {
+			if so := p.log.StartOffset(); so > 0 {
+				if b.meta.StartOffsets[name] == nil {
+					b.meta.StartOffsets[name] = map[int32]int64{}
+				}
+				b.meta.StartOffsets[name][p.Index] = so
+			}
+		}
+	}
+	raw, err := json.MarshalIndent(&b.meta, "", "  ")
+	if err != nil {
+		return err
+	}
+	return b.st.WriteFile(metadataFile, raw)
+}
+
+// logConfig resolves a topic's log settings.
+func (b *Broker) logConfig(overrides map[string]string) log.Config {
+	s := b.cfg.Settings
+	return log.Config{
+		SegmentBytes:       s.TopicInt64(overrides, "segment.bytes"),
+		SegmentMs:          s.TopicInt64(overrides, "segment.ms"),
+		SegmentIndexBytes:  s.TopicInt64(overrides, "segment.index.bytes"),
+		IndexIntervalBytes: s.TopicInt64(overrides, "index.interval.bytes"),
+		RetentionMs:        s.TopicInt64(overrides, "retention.ms"),
+		RetentionBytes:     s.TopicInt64(overrides, "retention.bytes"),
+		FlushMessages:      s.TopicInt64(overrides, "flush.messages"),
+		FlushMs:            s.TopicInt64(overrides, "flush.ms"),
+	}
+}
+
+// openTopic opens (recovering) or creates the logs of a topic record.
+func (b *Broker) openTopic(rec *topicRecord, now int64) error {
+	t := &Topic{Name: rec.Name, ID: rec.ID, Configs: rec.Configs}
+	if t.Configs == nil {
+		t.Configs = map[string]string{}
+	}
+	b.topics[t.Name] = t
+	b.byID[t.ID] = t
+	return b.addPartitions(t, rec.Replicas, now)
+}
+
+func (b *Broker) addPartitions(t *Topic, replicas [][]int32, now int64) error {
+	cfg := b.logConfig(t.Configs)
+	for i := len(t.Partitions); i < len(replicas); i++ {
+		p := &Partition{Topic: t, Index: int32(i), Replicas: replicas[i], Leader: b.cfg.NodeID}
+		p.ISR = append([]int32(nil), replicas[i]...)
+		start := int64(-1)
+		if so, ok := b.meta.StartOffsets[t.Name][p.Index]; ok {
+			start = so
+		}
+		l, notes, err := log.Open(b.st, p.dir(), cfg, start, now)
+		if err != nil {
+			return err
+		}
+		for _, n := range notes {
+			b.cfg.Logf("recovery: %s", n)
+		}
+		p.log = l
+		p.HighWatermark = l.EndOffset()
+		t.Partitions = append(t.Partitions, p)
+	}
+	return nil
+}
+
+// deleteTopic removes a topic and its files; waiting fetches see it gone.
+func (b *Broker) deleteTopic(t *Topic) error {
+	delete(b.topics, t.Name)
+	delete(b.byID, t.ID)
+	delete(b.meta.Topics, t.Name)
+	var firstErr error
+	for _, p := range t.Partitions {
+		p.deleted = true
+		if err := p.log.Delete(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if err := b.saveMetadata(); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	b.wakeFetches(nil)
+	return firstErr
+}
+
+// validTopicName applies Kafka's Topic.validate rules.
+func validTopicName(name string) string {
+	switch {
+	case name == "":
+		return "topic name is empty"
+	case name == "." || name == "..":
+		return "topic name cannot be \".\" or \"..\""
+	case len(name) > 249:
+		return "topic name is longer than 249 characters"
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Sprintf("topic name %q contains a character other than ASCII alphanumerics, '.', '_' and '-'", name)
+		}
+	}
+	return ""
+}
+
+// lookup finds a topic by name or, when the name is empty, by id.
+func (b *Broker) lookup(name string, id [16]byte) *Topic {
+	if name != "" {
+		return b.topics[name]
+	}
+	return b.byID[id]
+}
+
+// partition finds a partition by topic and index.
+func (t *Topic) partition(i int32) *Partition {
+	if t == nil || i < 0 || int(i) >= len(t.Partitions) {
+		return nil
+	}
+	return t.Partitions[i]
+}

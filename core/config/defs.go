@@ -1,0 +1,118 @@
+package config
+
+import (
+	"math"
+	"strconv"
+)
+
+// Type is a setting's type, numbered as DescribeConfigs v3+ reports it.
+type Type int8
+
+const (
+	Bool     Type = 1
+	String   Type = 2
+	Int      Type = 3
+	Short    Type = 4
+	Long     Type = 5
+	Double   Type = 6
+	List     Type = 7
+	Class    Type = 8
+	Password Type = 9
+)
+
+// Def describes one setting.
+type Def struct {
+	Name    string
+	Type    Type
+	Default string // "" with Nullable means null
+	Doc     string
+	// Topic marks a topic-level setting; Synonyms are the broker settings a
+	// topic falls back to, in order (Kafka's log.retention.ms before
+	// log.retention.minutes before log.retention.hours).
+	Topic    bool
+	Synonyms []string
+	// Scale converts a synonym's unit to this setting's (hours → ms).
+	scale    map[string]int64
+	Min, Max int64
+	Enum     []string
+	ReadOnly bool // static: cannot be changed with IncrementalAlterConfigs
+}
+
+var maxLong = strconv.FormatInt(math.MaxInt64, 10)
+
+const week = "604800000"
+
+// topicDefs are topic settings; each has a broker synonym.
+var topicDefs = []Def{
+	{Name: "cleanup.policy", Type: List, Default: "delete", Doc: "Retention policy for old segments: delete (compaction is not supported yet).", Topic: true, Synonyms: []string{"log.cleanup.policy"}, Enum: []string{"delete"}},
+	{Name: "compression.type", Type: String, Default: "producer", Doc: "Final compression of the topic's batches; producer keeps what the producer sent.", Topic: true, Synonyms: []string{"compression.type"}, Enum: []string{"producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"}},
+	{Name: "file.delete.delay.ms", Type: Long, Default: "60000", Doc: "Time to wait before deleting a file from the filesystem.", Topic: true, Synonyms: []string{"log.segment.delete.delay.ms"}, Min: 0, Max: math.MaxInt64},
+	{Name: "flush.messages", Type: Long, Default: maxLong, Doc: "Fsync the log after this many messages (1 = every batch, group-committed).", Topic: true, Synonyms: []string{"log.flush.interval.messages"}, Min: 1, Max: math.MaxInt64},
+	{Name: "flush.ms", Type: Long, Default: maxLong, Doc: "Fsync the log when this much time has passed since the last fsync.", Topic: true, Synonyms: []string{"log.flush.interval.ms"}, Min: 0, Max: math.MaxInt64},
+	{Name: "index.interval.bytes", Type: Int, Default: "4096", Doc: "Bytes of log between two entries of the sparse offset index.", Topic: true, Synonyms: []string{"log.index.interval.bytes"}, Min: 0, Max: math.MaxInt32},
+	{Name: "max.message.bytes", Type: Int, Default: "1048588", Doc: "Largest record batch the topic accepts.", Topic: true, Synonyms: []string{"message.max.bytes"}, Min: 0, Max: math.MaxInt32},
+	{Name: "message.timestamp.type", Type: String, Default: "CreateTime", Doc: "CreateTime keeps the producer's timestamps; LogAppendTime stamps the broker's.", Topic: true, Synonyms: []string{"log.message.timestamp.type"}, Enum: []string{"CreateTime", "LogAppendTime"}},
+	{Name: "min.insync.replicas", Type: Int, Default: "1", Doc: "Replicas that must acknowledge an acks=all write.", Topic: true, Synonyms: []string{"min.insync.replicas"}, Min: 1, Max: math.MaxInt32},
+	{Name: "retention.bytes", Type: Long, Default: "-1", Doc: "Largest size a partition keeps before deleting old segments (-1: no limit).", Topic: true, Synonyms: []string{"log.retention.bytes"}, Min: -1, Max: math.MaxInt64},
+	{Name: "retention.ms", Type: Long, Default: week, Doc: "Age after which a whole segment is deleted (-1: keep forever).", Topic: true, Synonyms: []string{"log.retention.ms", "log.retention.minutes", "log.retention.hours"}, scale: map[string]int64{"log.retention.minutes": 60000, "log.retention.hours": 3600000}, Min: -1, Max: math.MaxInt64},
+	{Name: "segment.bytes", Type: Int, Default: "1073741824", Doc: "Size at which the active segment rolls.", Topic: true, Synonyms: []string{"log.segment.bytes"}, Min: 14, Max: math.MaxInt32},
+	{Name: "segment.index.bytes", Type: Int, Default: "10485760", Doc: "Largest offset index a segment may have before it rolls.", Topic: true, Synonyms: []string{"log.index.size.max.bytes"}, Min: 8, Max: math.MaxInt32},
+	{Name: "segment.ms", Type: Long, Default: week, Doc: "Age at which the active segment rolls even if not full.", Topic: true, Synonyms: []string{"log.roll.ms", "log.roll.hours"}, scale: map[string]int64{"log.roll.hours": 3600000}, Min: 1, Max: math.MaxInt64},
+	{Name: "unclean.leader.election.enable", Type: Bool, Default: "false", Doc: "Allow an out-of-sync replica to become leader, losing data.", Topic: true, Synonyms: []string{"unclean.leader.election.enable"}},
+}
+
+// brokerDefs are broker-only settings and the broker synonyms of topic ones.
+var brokerDefs = []Def{
+	{Name: "node.id", Type: Int, Default: "1", Doc: "This broker's id.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "auto.create.topics.enable", Type: Bool, Default: "true", Doc: "Create a topic when a client asks for metadata of one that does not exist.", ReadOnly: true},
+	{Name: "delete.topic.enable", Type: Bool, Default: "true", Doc: "Allow DeleteTopics.", ReadOnly: true},
+	{Name: "num.partitions", Type: Int, Default: "1", Doc: "Partitions of an auto-created topic, or of one created with -1.", Min: 1, Max: math.MaxInt32},
+	{Name: "default.replication.factor", Type: Short, Default: "1", Doc: "Replication factor of an auto-created topic.", Min: 1, Max: math.MaxInt16},
+	{Name: "socket.request.max.bytes", Type: Int, Default: "104857600", Doc: "Largest request frame; a larger one closes the connection.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "log.retention.check.interval.ms", Type: Long, Default: "300000", Doc: "How often retention is enforced.", Min: 1, Max: math.MaxInt64},
+	{Name: "offsets.topic.num.partitions", Type: Int, Default: "50", Doc: "Partitions of __consumer_offsets.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "transaction.state.log.num.partitions", Type: Int, Default: "50", Doc: "Partitions of __transaction_state.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "log.cleanup.policy", Type: List, Default: "delete", Doc: "Default cleanup.policy.", Enum: []string{"delete"}},
+	{Name: "compression.type", Type: String, Default: "producer", Doc: "Default compression.type.", Enum: []string{"producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"}},
+	{Name: "log.segment.delete.delay.ms", Type: Long, Default: "60000", Doc: "Default file.delete.delay.ms.", Min: 0, Max: math.MaxInt64},
+	{Name: "log.flush.interval.messages", Type: Long, Default: maxLong, Doc: "Default flush.messages.", Min: 1, Max: math.MaxInt64},
+	{Name: "log.flush.interval.ms", Type: Long, Default: maxLong, Doc: "Default flush.ms.", Min: 0, Max: math.MaxInt64},
+	{Name: "log.index.interval.bytes", Type: Int, Default: "4096", Doc: "Default index.interval.bytes.", Min: 0, Max: math.MaxInt32},
+	{Name: "message.max.bytes", Type: Int, Default: "1048588", Doc: "Default max.message.bytes.", Min: 0, Max: math.MaxInt32},
+	{Name: "log.message.timestamp.type", Type: String, Default: "CreateTime", Doc: "Default message.timestamp.type.", Enum: []string{"CreateTime", "LogAppendTime"}},
+	{Name: "min.insync.replicas", Type: Int, Default: "1", Doc: "Default min.insync.replicas.", Min: 1, Max: math.MaxInt32},
+	{Name: "log.retention.bytes", Type: Long, Default: "-1", Doc: "Default retention.bytes.", Min: -1, Max: math.MaxInt64},
+	{Name: "log.retention.ms", Type: Long, Default: "", Doc: "Default retention.ms; unset falls back to log.retention.minutes, then log.retention.hours.", Min: -1, Max: math.MaxInt64},
+	{Name: "log.retention.minutes", Type: Int, Default: "", Doc: "Default retention in minutes, used when log.retention.ms is unset.", Min: -1, Max: math.MaxInt32},
+	{Name: "log.retention.hours", Type: Int, Default: "168", Doc: "Default retention in hours, used when the finer settings are unset.", Min: -1, Max: math.MaxInt32},
+	{Name: "log.segment.bytes", Type: Int, Default: "1073741824", Doc: "Default segment.bytes.", Min: 14, Max: math.MaxInt32},
+	{Name: "log.index.size.max.bytes", Type: Int, Default: "10485760", Doc: "Default segment.index.bytes.", Min: 8, Max: math.MaxInt32},
+	{Name: "log.roll.ms", Type: Long, Default: "", Doc: "Default segment.ms; unset falls back to log.roll.hours.", Min: 1, Max: math.MaxInt64},
+	{Name: "log.roll.hours", Type: Int, Default: "168", Doc: "Default segment roll age in hours.", Min: 1, Max: math.MaxInt32},
+	{Name: "unclean.leader.election.enable", Type: Bool, Default: "false", Doc: "Default unclean.leader.election.enable."},
+}
+
+var (
+	topicByName  = index(topicDefs)
+	brokerByName = index(brokerDefs)
+)
+
+func index(defs []Def) map[string]*Def {
+	m := make(map[string]*Def, len(defs))
+	for i := range defs {
+		m[defs[i].Name] = &defs[i]
+	}
+	return m
+}
+
+// TopicDefs lists the topic settings in name order.
+func TopicDefs() []Def { return topicDefs }
+
+// BrokerDefs lists the broker settings.
+func BrokerDefs() []Def { return brokerDefs }
+
+// TopicDef looks up a topic setting.
+func TopicDef(name string) (*Def, bool) { d, ok := topicByName[name]; return d, ok }
+
+// BrokerDef looks up a broker setting.
+func BrokerDef(name string) (*Def, bool) { d, ok := brokerByName[name]; return d, ok }

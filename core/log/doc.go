@@ -1,0 +1,48 @@
+// Package log is Kafka's partition log: a directory of segments, each a
+// .log file of v2 RecordBatches with a sparse offset index (.index) and a
+// sparse time index (.timeindex), laid out exactly as a Kafka broker lays
+// out <log.dirs>/<topic>-<partition>/ (see Kafka's LogSegment, LocalLog,
+// UnifiedLog and LogLoader).
+//
+// Segments are named by their base offset padded to 20 digits:
+// 00000000000000000000.log, 00000000000000000000.index, ... An .index entry
+// is 8 bytes (offset relative to the base as uint32, file position as
+// uint32, big-endian); a .timeindex entry is 12 bytes (timestamp int64,
+// relative offset uint32). Following LogSegment.append, after more than
+// index.interval.bytes have been appended since the last entry, the next
+// batch gets an offset index entry (its last offset, its position) and the
+// time index gets (largest timestamp so far, last offset of the batch that
+// has it) if that timestamp grew. Index files are append-only at their exact
+// size; Kafka preallocates and memory-maps them, Gregor keeps their bytes in
+// memory instead.
+//
+// Lookups follow Kafka: a binary search over the segment list, then over
+// the offset index for the largest entry <= the target, then a forward scan
+// of batch headers. Kafka also searches the "warm" tail of an index first to
+// keep it in the page cache; with the index in memory Gregor does not.
+//
+// The package is pure: storage comes in as store.Storage and time as `now`
+// (Unix milliseconds), so the same log runs on disk (server/filestore) and
+// in the browser (store.Mem). Deleting a segment removes its files at once;
+// Kafka renames them to .deleted and removes them after
+// file.delete.delay.ms.
+//
+// # Invariants
+//
+//   - Segments are sorted by base offset; each segment's batches have
+//     strictly increasing offsets in [base, next base); the last segment is
+//     the active one and the only one that takes appends.
+//   - Offsets are contiguous: a new segment starts at the previous one's
+//     next offset, and recovery deletes every segment after a torn one.
+//   - StartOffset() <= EndOffset(); the first segment's base <=
+//     StartOffset(), and every segment but the active one holds at least one
+//     offset >= StartOffset().
+//   - In-memory index bytes equal the index file's bytes; offset index
+//     entries strictly increase in offset and position, time index entries
+//     never decrease in timestamp.
+//   - Every segment other than the active one was synced when it was
+//     rolled; the files of the active segment are synced by Flush.
+//   - Append and Read never decode individual records; only timestamp
+//     lookups do.
+//   - The log is not safe for concurrent use; its owner serializes calls.
+package log

@@ -1,0 +1,346 @@
+package log
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"sort"
+
+	"github.com/gregor-kafka/gregor/core/store"
+)
+
+// Open loads the log in dir, creating it if needed, and recovers it the way
+// Kafka's LogLoader does after an unclean shutdown:
+//
+//   - leftovers of interrupted operations (*.deleted, *.cleaned, *.swap,
+//     *.tmp) and index files without a .log are deleted;
+//   - every older segment's indexes are sanity-checked (size a multiple of
+//     the entry size, entries increasing and inside the log) and the batches
+//     after the last index entry are verified up to the end of the file;
+//   - a segment failing that, and always the last (active) segment, is
+//     scanned batch by batch checking length, magic, CRC and offsets; a torn
+//     tail is truncated and the indexes are rebuilt from the scan. If an
+//     older segment had to be truncated, the segments after it are deleted
+//     (as Kafka does), so offsets stay contiguous.
+//
+// startOffset is the checkpointed log start offset, or -1 if unknown (then
+// the first segment's base is used); it is raised to the first segment's
+// base, and if it lies beyond the recovered log end every segment is deleted
+// and the log restarts empty at startOffset. Each repair is described in
+// notes. The active segment is synced before Open returns.
+func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64) (*Log, []string, error) {
+	l := &Log{st: st, dir: dir, name: path.Base(dir), cfg: cfg, lastFlushMs: now}
+	if err := st.MkdirAll(dir); err != nil {
+		return nil, nil, err
+	}
+	names, err := st.List(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var notes []string
+	note := func(format string, args ...any) {
+		notes = append(notes, l.name+": "+fmt.Sprintf(format, args...))
+	}
+	logs := map[int64]bool{}
+	for _, n := range names {
+		if b, suf, ok := parseName(n); ok && suf == LogSuffix {
+			logs[b] = true
+		}
+	}
+	for _, n := range names {
+		b, suf, ok := parseName(n)
+		orphan := ok && (suf == IndexSuffix || suf == TimeIndexSuffix) && !logs[b]
+		if isStray(n) || orphan {
+			if err := st.Remove(path.Join(dir, n)); err != nil && !errors.Is(err, store.ErrNotExist) {
+				return nil, notes, err
+			}
+			if orphan {
+				note("deleted %s (no matching .log file)", n)
+			} else {
+				note("deleted leftover file %s", n)
+			}
+		}
+	}
+	bases := make([]int64, 0, len(logs))
+	for b := range logs {
+		bases = append(bases, b)
+	}
+	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
+
+	fail := func(err error) (*Log, []string, error) {
+		for _, s := range l.segs {
+			_ = s.close()
+		}
+		return nil, notes, err
+	}
+	for i, base := range bases {
+		last := i == len(bases)-1
+		limit := int64(math.MaxInt64)
+		if !last {
+			limit = bases[i+1]
+		}
+		seg, truncated, err := l.loadSegment(base, limit, last, now, note)
+		if err != nil {
+			return fail(err)
+		}
+		l.segs = append(l.segs, seg)
+		if truncated && !last {
+			for _, b := range bases[i+1:] {
+				if err := removeSegmentFiles(st, dir, b); err != nil {
+					return fail(err)
+				}
+				note("deleted segment %s: it follows a torn batch in %s", FileName(b, LogSuffix), seg.name())
+			}
+			break
+		}
+	}
+	if len(l.segs) == 0 {
+		seg, err := createSegment(st, dir, max(startOffset, 0), now)
+		if err != nil {
+			return fail(err)
+		}
+		l.segs = append(l.segs, seg)
+	}
+	l.start = max(startOffset, l.segs[0].base)
+	if leo := l.EndOffset(); l.start > leo {
+		note("log start offset %d is beyond the log end offset %d: deleting every segment and restarting at %d",
+			l.start, leo, l.start)
+		if err := l.truncateFullyAndStartAt(l.start, now); err != nil {
+			return fail(err)
+		}
+	}
+	// Recovered bytes may still sit only in a page cache; make them durable
+	// so the recovery point is honest.
+	l.active().dirty = true
+	for _, s := range l.segs {
+		if err := s.sync(); err != nil {
+			return fail(err)
+		}
+	}
+	l.recoveryPt = l.EndOffset()
+	return l, notes, nil
+}
+
+func removeSegmentFiles(st store.Storage, dir string, base int64) error {
+	for _, n := range segmentNames(dir, base) {
+		if err := st.Remove(n); err != nil && !errors.Is(err, store.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// readIndexes reads the two index files, returning why each one cannot be
+// trusted ("" when it can).
+func (s *segment) readIndexes(st store.Storage, limit int64) (ixWhy, tixWhy string, err error) {
+	data, err := st.ReadFile(s.names[1])
+	switch {
+	case errors.Is(err, store.ErrNotExist):
+		ixWhy = "missing"
+	case err != nil:
+		return "", "", err
+	case len(data)%OffsetEntrySize != 0:
+		ixWhy = fmt.Sprintf("size %d is not a multiple of %d", len(data), OffsetEntrySize)
+	default:
+		s.ix.buf = data
+		if cerr := s.ix.check(s.size, limit); cerr != nil {
+			ixWhy = cerr.Error()
+		}
+	}
+	data, err = st.ReadFile(s.names[2])
+	switch {
+	case errors.Is(err, store.ErrNotExist):
+		tixWhy = "missing"
+	case err != nil:
+		return "", "", err
+	case len(data)%TimeEntrySize != 0:
+		tixWhy = fmt.Sprintf("size %d is not a multiple of %d", len(data), TimeEntrySize)
+	default:
+		s.tix.buf = data
+		if cerr := s.tix.check(limit); cerr != nil {
+			tixWhy = cerr.Error()
+		}
+	}
+	return ixWhy, tixWhy, nil
+}
+
+// loadSegment opens one segment, verifying or rebuilding it.
+func (l *Log) loadSegment(base, limit int64, last bool, now int64, note func(string, ...any)) (*segment, bool, error) {
+	s := newSegmentState(l.dir, base, now)
+	f, err := l.st.Open(s.names[0])
+	if err != nil {
+		return nil, false, err
+	}
+	s.log, s.size = f, f.Size()
+	ixWhy, tixWhy, err := s.readIndexes(l.st, limit)
+	if err != nil {
+		_ = s.close()
+		return nil, false, err
+	}
+	truncated := false
+	if !last && ixWhy == "" && tixWhy == "" {
+		if why := s.loadTail(limit); why != "" {
+			ixWhy, tixWhy = "inconsistent with the log: "+why, "inconsistent with the log: "+why
+		}
+	}
+	if last || ixWhy != "" || tixWhy != "" {
+		truncated, err = l.rebuild(s, limit, last, ixWhy, tixWhy, note)
+		if err != nil {
+			_ = s.close()
+			return nil, false, err
+		}
+	}
+	if s.size > 0 {
+		s.rollStart = now
+	}
+	for i, fp := range []*store.File{&s.idxF, &s.tidxF} {
+		if *fp, err = l.st.Open(s.names[i+1]); err != nil {
+			_ = s.close()
+			return nil, false, err
+		}
+	}
+	return s, truncated, nil
+}
+
+// loadTail trusts the indexes and verifies only the batches after the last
+// offset index entry (or all of them if the time index is empty, to learn
+// the largest timestamp), setting next, the max timestamp and the index
+// byte counter. It returns why the segment cannot be trusted, or "".
+func (s *segment) loadTail(limit int64) string {
+	from := int64(0)
+	lastIx, hasIx := s.ix.last()
+	if hasIx {
+		from = lastIx.Position
+	}
+	if lt, ok := s.tix.last(); ok {
+		s.maxTs, s.maxTsOffset = lt.Timestamp, lt.Offset
+	} else {
+		from = 0
+	}
+	s.bytesSinceIndex = s.size
+	if hasIx {
+		s.bytesSinceIndex = s.size - lastIx.Position
+	}
+	s.next = s.base
+	sc := newScanner(s.log, from, s.size, 1<<20, true)
+	first := true
+	for {
+		b, pos, ok := sc.next()
+		if !ok {
+			break
+		}
+		if first && hasIx && pos == lastIx.Position && b.LastOffset() != lastIx.Offset {
+			return fmt.Sprintf("last index entry says offset %d, batch at position %d ends at %d",
+				lastIx.Offset, pos, b.LastOffset())
+		}
+		if (pos == 0 && b.BaseOffset() != s.base) || (!first && b.BaseOffset() != s.next) ||
+			b.LastOffset() >= limit || b.BaseOffset() < s.base || !fitsRelative(s.base, b.LastOffset()) {
+			return fmt.Sprintf("batch at position %d has offsets %d..%d, out of sequence", pos, b.BaseOffset(), b.LastOffset())
+		}
+		first = false
+		if ts := b.MaxTimestamp(); ts > s.maxTs {
+			s.maxTs, s.maxTsOffset = ts, b.LastOffset()
+		}
+		s.next = b.LastOffset() + 1
+	}
+	if sc.err != nil {
+		return sc.err.Error()
+	}
+	if sc.torn != "" {
+		return fmt.Sprintf("torn batch at position %d: %s", sc.pos, sc.torn)
+	}
+	if hasIx && s.next <= lastIx.Offset {
+		return fmt.Sprintf("no batch at the last index entry's position %d", lastIx.Position)
+	}
+	return ""
+}
+
+// rebuild scans every batch of the segment, truncates a torn tail and
+// rewrites the indexes if they differ from what the scan produces.
+func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, note func(string, ...any)) (bool, error) {
+	oldIx, oldTix := s.ix.buf, s.tix.buf
+	if ixWhy != "" {
+		oldIx = nil
+	}
+	if tixWhy != "" {
+		oldTix = nil
+	}
+	s.ix.buf, s.tix.buf = nil, nil
+	s.maxTs, s.maxTsOffset, s.bytesSinceIndex, s.next = -1, -1, 0, s.base
+	sc := newScanner(s.log, 0, s.size, 1<<20, true)
+	for {
+		b, pos, ok := sc.next()
+		if !ok {
+			break
+		}
+		// Without compaction offsets are contiguous, so a batch that does
+		// not start right after the previous one (even with a valid CRC,
+		// which does not cover the base offset) is garbage.
+		if b.BaseOffset() != s.next || b.LastOffset() >= limit || !fitsRelative(s.base, b.LastOffset()) {
+			sc.pos = pos
+			sc.torn = fmt.Sprintf("offsets %d..%d do not follow %d", b.BaseOffset(), b.LastOffset(), s.next-1)
+			break
+		}
+		s.track(b, pos, l.cfg)
+	}
+	if sc.err != nil {
+		return false, sc.err
+	}
+	truncated := false
+	if sc.pos < s.size {
+		note("truncated %d bytes of a torn batch at position %d of %s (%s)", s.size-sc.pos, sc.pos, s.name(), sc.torn)
+		if err := s.log.Truncate(sc.pos); err != nil {
+			return false, err
+		}
+		s.size = sc.pos
+		s.dirty = true
+		truncated = true
+	}
+	if !last {
+		s.maybeAppendTime()
+	}
+	type idx struct {
+		name      string
+		why       string
+		old, want []byte
+		entry     int
+	}
+	for _, x := range []idx{
+		{s.names[1], ixWhy, oldIx, s.ix.buf, OffsetEntrySize},
+		{s.names[2], tixWhy, oldTix, s.tix.buf, TimeEntrySize},
+	} {
+		if x.why == "" && bytes.Equal(x.old, x.want) {
+			continue
+		}
+		if x.why == "" {
+			x.why = fmt.Sprintf("%d entries on storage, %d in the log", len(x.old)/x.entry, len(x.want)/x.entry)
+		}
+		if err := l.st.WriteFile(x.name, x.want); err != nil {
+			return false, err
+		}
+		note("rebuilt %s (%s)", path.Base(x.name), x.why)
+	}
+	return truncated, nil
+}
+
+// truncateFullyAndStartAt deletes every segment and starts an empty one at
+// offset, which becomes the log start (Kafka's truncateFullyAndStartAt).
+func (l *Log) truncateFullyAndStartAt(offset, now int64) error {
+	for _, s := range l.segs {
+		_ = s.close()
+		if err := removeSegmentFiles(l.st, l.dir, s.base); err != nil {
+			return err
+		}
+	}
+	l.segs = nil
+	seg, err := createSegment(l.st, l.dir, offset, now)
+	if err != nil {
+		return err
+	}
+	l.segs = []*segment{seg}
+	l.start = offset
+	l.recoveryPt = offset
+	return nil
+}

@@ -1,0 +1,182 @@
+package log
+
+import (
+	"fmt"
+)
+
+// deleteOldest removes the first segment (never the active one).
+func (l *Log) deleteOldest() error {
+	s := l.segs[0]
+	if len(l.segs) == 1 {
+		panic(fmt.Sprintf("log %s: deleting the active segment %s", l.name, s.name()))
+	}
+	_ = s.close()
+	if err := removeSegmentFiles(l.st, l.dir, s.base); err != nil {
+		return err
+	}
+	l.segs = l.segs[1:]
+	if l.start < l.segs[0].base {
+		l.start = l.segs[0].base
+	}
+	return nil
+}
+
+// deleteBelowStart deletes whole segments whose every offset is below the
+// log start offset (Kafka's deleteLogStartOffsetBreachedSegments).
+func (l *Log) deleteBelowStart(note func(string, ...any)) error {
+	for len(l.segs) > 1 && l.segs[1].base <= l.start {
+		name := l.segs[0].name()
+		if err := l.deleteOldest(); err != nil {
+			return err
+		}
+		if note != nil {
+			note("deleted segment %s: below the log start offset %d", name, l.start)
+		}
+	}
+	return nil
+}
+
+// DeleteRecordsBefore moves the log start offset up to offset (the
+// DeleteRecords API, KIP-107) and deletes the segments that lie entirely
+// below it. Moving it down is a no-op; beyond the log end is an error.
+func (l *Log) DeleteRecordsBefore(offset int64) error {
+	if l.closed {
+		return ErrClosed
+	}
+	if offset > l.EndOffset() || offset < 0 {
+		return fmt.Errorf("%w: %s: cannot delete records before %d, log end is %d",
+			ErrOffsetOutOfRange, l.name, offset, l.EndOffset())
+	}
+	if offset <= l.start {
+		return nil
+	}
+	l.start = offset
+	return l.deleteBelowStart(nil)
+}
+
+// EnforceRetention deletes whole segments, oldest first and never the
+// active one, as Kafka's UnifiedLog.deleteOldSegments does:
+//
+//   - retention.ms: while the oldest segment's largest timestamp is more
+//     than RetentionMs before now;
+//   - retention.bytes: while the log would still hold at least
+//     RetentionBytes without the oldest segment;
+//   - segments entirely below the log start offset.
+//
+// The log start offset moves up to the first remaining segment. It
+// returns one note per deleted segment.
+func (l *Log) EnforceRetention(now int64) []string {
+	if l.closed {
+		return nil
+	}
+	var notes []string
+	note := func(format string, args ...any) {
+		notes = append(notes, l.name+": "+fmt.Sprintf(format, args...))
+	}
+	fail := func(err error) []string {
+		note("retention stopped: %v", err)
+		return notes
+	}
+	if ms := l.cfg.RetentionMs; ms >= 0 {
+		for len(l.segs) > 1 && now-l.segs[0].largestTimestamp() > ms {
+			s := l.segs[0]
+			if err := l.deleteOldest(); err != nil {
+				return fail(err)
+			}
+			note("deleted segment %s: largest timestamp %d is more than retention.ms=%d before %d",
+				s.name(), s.largestTimestamp(), ms, now)
+		}
+	}
+	if rb := l.cfg.RetentionBytes; rb >= 0 {
+		diff := l.Size() - rb
+		for len(l.segs) > 1 && diff-l.segs[0].size >= 0 {
+			s := l.segs[0]
+			diff -= s.size
+			if err := l.deleteOldest(); err != nil {
+				return fail(err)
+			}
+			note("deleted segment %s (%d bytes): log size exceeds retention.bytes=%d", s.name(), s.size, rb)
+		}
+	}
+	if err := l.deleteBelowStart(note); err != nil {
+		return fail(err)
+	}
+	return notes
+}
+
+// TruncateTo removes every batch holding an offset at or above offset, as
+// a follower does when its log diverges from the leader's (Kafka's
+// UnifiedLog.truncateTo). A batch that straddles offset is removed whole,
+// so the new log end may be below offset. If offset is below the first
+// segment's base, the log is emptied and restarts at offset.
+func (l *Log) TruncateTo(offset int64) error {
+	if l.closed {
+		return ErrClosed
+	}
+	if offset < 0 {
+		return fmt.Errorf("%w: %s: truncate to %d", ErrOffsetOutOfRange, l.name, offset)
+	}
+	if offset >= l.EndOffset() {
+		return nil
+	}
+	if offset < l.segs[0].base {
+		return l.truncateFullyAndStartAt(offset, l.active().created)
+	}
+	for len(l.segs) > 1 && l.active().base > offset {
+		s := l.active()
+		_ = s.close()
+		if err := removeSegmentFiles(l.st, l.dir, s.base); err != nil {
+			return err
+		}
+		l.segs = l.segs[:len(l.segs)-1]
+	}
+	if err := l.active().truncateTo(l.hdr[:], offset); err != nil {
+		return err
+	}
+	l.start = min(l.start, l.EndOffset())
+	l.recoveryPt = min(l.recoveryPt, l.EndOffset())
+	return nil
+}
+
+// truncateTo cuts the segment before the first batch whose last offset is
+// >= offset and trims the indexes to match (Kafka's LogSegment.truncateTo).
+func (s *segment) truncateTo(hdr []byte, offset int64) error {
+	pos, ok, err := s.find(hdr, offset)
+	if err != nil || !ok {
+		return err
+	}
+	b, _, err := s.readHeader(hdr, pos)
+	if err != nil {
+		return err
+	}
+	cut := b.BaseOffset()
+	n := 0
+	for n < s.ix.Len() && s.ix.Entry(n).Position < pos {
+		n++
+	}
+	m := 0
+	for m < s.tix.Len() && s.tix.Entry(m).Offset < cut {
+		m++
+	}
+	if err := s.log.Truncate(pos); err != nil {
+		return err
+	}
+	s.size = pos
+	s.ix.buf = s.ix.buf[:n*OffsetEntrySize]
+	s.tix.buf = s.tix.buf[:m*TimeEntrySize]
+	if err := s.idxF.Truncate(int64(len(s.ix.buf))); err != nil {
+		return err
+	}
+	if err := s.tidxF.Truncate(int64(len(s.tix.buf))); err != nil {
+		return err
+	}
+	s.dirty = true
+	s.maxTs, s.maxTsOffset = -1, -1
+	if why := s.loadTail(1 << 62); why != "" {
+		return fmt.Errorf("%w: %s after truncation: %s", ErrCorrupt, s.name(), why)
+	}
+	if s.size == 0 {
+		s.rollStart = -1
+	}
+	return nil
+}

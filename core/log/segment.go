@@ -1,0 +1,324 @@
+package log
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path"
+
+	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/store"
+)
+
+// segment is one .log file with its .index and .timeindex (Kafka's
+// LogSegment).
+type segment struct {
+	base  int64
+	names [3]string // log, index, timeindex paths
+	log   store.File
+	idxF  store.File
+	tidxF store.File
+	ix    OffsetIndex
+	tix   TimeIndex
+
+	size int64 // == log.Size()
+	next int64 // offset after the last batch; base when empty
+
+	bytesSinceIndex int64 // bytes appended since the last offset index entry
+	maxTs           int64 // largest batch max timestamp, -1 if none
+	maxTsOffset     int64 // last offset of the batch that has maxTs, -1 if none
+	rollStart       int64 // append time of the first batch (segment.ms), -1 if empty
+	created         int64 // creation or load time; stands in for a file's mtime
+	dirty           bool  // some file changed since the last Sync
+}
+
+func segmentNames(dir string, base int64) [3]string {
+	return [3]string{
+		path.Join(dir, FileName(base, LogSuffix)),
+		path.Join(dir, FileName(base, IndexSuffix)),
+		path.Join(dir, FileName(base, TimeIndexSuffix)),
+	}
+}
+
+func newSegmentState(dir string, base, now int64) *segment {
+	return &segment{
+		base: base, names: segmentNames(dir, base), next: base,
+		ix: OffsetIndex{base: base}, tix: TimeIndex{base: base},
+		maxTs: -1, maxTsOffset: -1, rollStart: -1, created: now,
+	}
+}
+
+// createFresh creates name, replacing a leftover file of the same name.
+func createFresh(st store.Storage, name string) (store.File, error) {
+	f, err := st.Create(name)
+	if errors.Is(err, store.ErrExist) {
+		if err := st.Remove(name); err != nil {
+			return nil, err
+		}
+		f, err = st.Create(name)
+	}
+	return f, err
+}
+
+// createSegment makes the three empty files of a new segment.
+func createSegment(st store.Storage, dir string, base, now int64) (*segment, error) {
+	s := newSegmentState(dir, base, now)
+	files := []*store.File{&s.log, &s.idxF, &s.tidxF}
+	for i, name := range s.names {
+		f, err := createFresh(st, name)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		*files[i] = f
+	}
+	s.dirty = true
+	return s, nil
+}
+
+func (s *segment) close() error {
+	var first error
+	for _, f := range []store.File{s.log, s.idxF, s.tidxF} {
+		if f != nil {
+			if err := f.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	s.log, s.idxF, s.tidxF = nil, nil, nil
+	return first
+}
+
+func (s *segment) sync() error {
+	if !s.dirty {
+		return nil
+	}
+	for _, f := range []store.File{s.log, s.idxF, s.tidxF} {
+		if err := f.Sync(); err != nil {
+			return err
+		}
+	}
+	s.dirty = false
+	return nil
+}
+
+func (s *segment) name() string { return path.Base(s.names[0]) }
+
+// largestTimestamp is what time-based retention compares (Kafka's
+// LogSegment.largestTimestamp): the largest batch timestamp, or, when no
+// batch carries one, the time the segment was created or loaded (Kafka
+// falls back to the file's modification time).
+func (s *segment) largestTimestamp() int64 {
+	if s.maxTs >= 0 {
+		return s.maxTs
+	}
+	return s.created
+}
+
+// indexFull reports whether either index has reached segment.index.bytes.
+func (s *segment) indexFull(cfg Config) bool {
+	return int64(s.ix.Len()) >= cfg.SegmentIndexBytes/OffsetEntrySize ||
+		int64(s.tix.Len()) >= cfg.SegmentIndexBytes/TimeEntrySize
+}
+
+// track applies Kafka's LogSegment.append bookkeeping for one batch at
+// position pos: first the running max timestamp; then, if more than
+// index.interval.bytes were appended since the last entry, an offset index
+// entry (batch last offset, batch position) and a time index entry (max
+// timestamp so far) if it grew; then the byte counter. It only touches the
+// in-memory indexes and reports which ones grew.
+func (s *segment) track(b record.Batch, pos int64, cfg Config) (idxGrew, tidxGrew bool) {
+	last := b.LastOffset()
+	if ts := b.MaxTimestamp(); ts > s.maxTs {
+		s.maxTs, s.maxTsOffset = ts, last
+	}
+	if s.bytesSinceIndex > cfg.IndexIntervalBytes {
+		if int64(s.ix.Len()) < cfg.SegmentIndexBytes/OffsetEntrySize {
+			s.ix.buf = appendOffsetEntry(s.ix.buf, s.base, IndexEntry{Offset: last, Position: pos})
+			idxGrew = true
+		}
+		if int64(s.tix.Len()) < cfg.SegmentIndexBytes/TimeEntrySize {
+			tidxGrew = s.maybeAppendTime()
+		}
+		s.bytesSinceIndex = 0
+	}
+	s.bytesSinceIndex += int64(b.Size())
+	s.next = last + 1
+	return idxGrew, tidxGrew
+}
+
+// maybeAppendTime adds (maxTs, maxTsOffset) to the in-memory time index if
+// the timestamp is larger than the last entry's (Kafka's
+// TimeIndex.maybeAppend).
+func (s *segment) maybeAppendTime() bool {
+	if s.maxTsOffset < 0 {
+		return false
+	}
+	if last, ok := s.tix.last(); ok && s.maxTs <= last.Timestamp {
+		return false
+	} else if !ok && s.maxTs <= -1 {
+		return false
+	}
+	s.tix.buf = appendTimeEntry(s.tix.buf, s.base, TimeIndexEntry{Timestamp: s.maxTs, Offset: s.maxTsOffset})
+	return true
+}
+
+// append writes a batch whose base offset is already stamped.
+func (s *segment) append(b record.Batch, cfg Config, now int64) error {
+	pos := s.size
+	if err := s.log.Append(b); err != nil {
+		// Do not leave half a batch behind; recovery would cut it anyway.
+		if s.log.Size() != pos {
+			_ = s.log.Truncate(pos)
+		}
+		return err
+	}
+	s.size += int64(len(b))
+	s.dirty = true
+	if s.rollStart < 0 {
+		s.rollStart = now
+	}
+	idxGrew, tidxGrew := s.track(b, pos, cfg)
+	if idxGrew {
+		if err := s.idxF.Append(s.ix.buf[len(s.ix.buf)-OffsetEntrySize:]); err != nil {
+			return err
+		}
+	}
+	if tidxGrew {
+		if err := s.tidxF.Append(s.tix.buf[len(s.tix.buf)-TimeEntrySize:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// seal runs when the segment stops being the active one (Kafka's
+// onBecomeInactiveSegment): the time index gets a final entry holding the
+// segment's largest timestamp, so it can be found after a restart without
+// scanning, and the files are synced.
+func (s *segment) seal() error {
+	if s.maybeAppendTime() {
+		if err := s.tidxF.Append(s.tix.buf[len(s.tix.buf)-TimeEntrySize:]); err != nil {
+			return err
+		}
+		s.dirty = true
+	}
+	return s.sync()
+}
+
+// readHeader reads the batch header at pos into hdr.
+func (s *segment) readHeader(hdr []byte, pos int64) (record.Batch, int, error) {
+	if pos+record.HeaderSize > s.size {
+		return nil, 0, fmt.Errorf("%w: %s: %d bytes at position %d cannot hold a batch header",
+			ErrCorrupt, s.name(), s.size-pos, pos)
+	}
+	if _, err := s.log.ReadAt(hdr[:record.HeaderSize], pos); err != nil {
+		return nil, 0, err
+	}
+	n, err := record.Peek(hdr)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %s at position %d: %w", ErrCorrupt, s.name(), pos, err)
+	}
+	if pos+int64(n) > s.size {
+		return nil, 0, fmt.Errorf("%w: %s: batch at position %d of %d bytes runs past the end (%d)",
+			ErrCorrupt, s.name(), pos, n, s.size)
+	}
+	return record.Batch(hdr), n, nil
+}
+
+// find returns the position of the first batch whose last offset is >=
+// offset (Kafka's LogSegment.translateOffset): the offset index narrows the
+// start, then batch headers are read forward.
+func (s *segment) find(hdr []byte, offset int64) (int64, bool, error) {
+	pos := s.ix.lookup(offset).Position
+	for pos < s.size {
+		b, n, err := s.readHeader(hdr, pos)
+		if err != nil {
+			return 0, false, err
+		}
+		if b.LastOffset() >= offset {
+			return pos, true, nil
+		}
+		pos += int64(n)
+	}
+	return 0, false, nil
+}
+
+// scanner walks the batches of a segment file through a reused buffer.
+type scanner struct {
+	f      store.File
+	size   int64
+	pos    int64 // position of the next batch
+	buf    []byte
+	bufPos int64
+	chunk  int
+	verify bool
+	torn   string // why scanning stopped before size, if it did
+	err    error  // an I/O error
+}
+
+func newScanner(f store.File, from, size int64, chunk int, verify bool) *scanner {
+	return &scanner{f: f, pos: from, size: size, chunk: chunk, verify: verify, bufPos: -1}
+}
+
+func (sc *scanner) view(pos int64, n int) ([]byte, error) {
+	if sc.bufPos >= 0 && pos >= sc.bufPos && pos+int64(n) <= sc.bufPos+int64(len(sc.buf)) {
+		return sc.buf[pos-sc.bufPos : pos-sc.bufPos+int64(n)], nil
+	}
+	want := int64(max(n, sc.chunk))
+	want = min(want, sc.size-pos)
+	if cap(sc.buf) < int(want) {
+		sc.buf = make([]byte, want)
+	}
+	sc.buf = sc.buf[:want]
+	if _, err := sc.f.ReadAt(sc.buf, pos); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	sc.bufPos = pos
+	return sc.buf[:n], nil
+}
+
+// next returns the next batch and its position. It returns false at the
+// end of the file, on a torn batch (torn says why) or on an I/O error.
+func (sc *scanner) next() (record.Batch, int64, bool) {
+	if sc.pos >= sc.size {
+		return nil, sc.pos, false
+	}
+	if sc.size-sc.pos < record.HeaderSize {
+		sc.torn = fmt.Sprintf("%d bytes cannot hold a batch header", sc.size-sc.pos)
+		return nil, sc.pos, false
+	}
+	hdr, err := sc.view(sc.pos, record.HeaderSize)
+	if err != nil {
+		sc.err = err
+		return nil, sc.pos, false
+	}
+	n, err := record.Peek(hdr)
+	if err != nil {
+		sc.torn = err.Error()
+		return nil, sc.pos, false
+	}
+	if int64(n) > sc.size-sc.pos {
+		sc.torn = fmt.Sprintf("batch of %d bytes but only %d left", n, sc.size-sc.pos)
+		return nil, sc.pos, false
+	}
+	p, err := sc.view(sc.pos, n)
+	if err != nil {
+		sc.err = err
+		return nil, sc.pos, false
+	}
+	if sc.verify {
+		if err := record.Validate(p); err != nil {
+			sc.torn = err.Error()
+			return nil, sc.pos, false
+		}
+	}
+	pos := sc.pos
+	sc.pos += int64(n)
+	return record.Batch(p), pos, true
+}
+
+// fitsRelative reports whether a batch ending at last can live in a
+// segment based at base: index entries store offsets as uint32 deltas.
+func fitsRelative(base, last int64) bool { return last-base >= 0 && last-base <= math.MaxUint32 }

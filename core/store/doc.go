@@ -1,0 +1,18 @@
+// Package store is the storage interface under Kafka's log, and its in-memory
+// implementation.
+//
+// A Storage is a tree of named files, addressed by slash-separated paths
+// relative to the broker's data directory ("orders-0/00000000000000000000.log").
+// The log package lays Kafka's files out on top of it, so the memory store and
+// the file store (server/filestore) hold the very same layout, and a lesson in
+// the browser can show the same file names a broker writes to disk.
+//
+// # Invariants
+//
+//   - Writes land at the end of a file (Append) or replace it whole
+//     (WriteFile); the log never overwrites bytes in the middle of a file.
+//   - Bytes appended are readable at once; Sync makes them survive a crash of
+//     the machine. Mem.Crash drops whatever was not synced, as a power loss
+//     would, which lets the simulator test recovery.
+//   - Every implementation passes storetest.Run.
+package store

@@ -1,0 +1,541 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+const (
+	recordSize = 1024
+	partitions = 6
+
+	envRecords = "GREGOR_BENCH_RECORDS"
+	envPhase   = "GREGOR_BENCH_PHASE"
+	envBrokers = "GREGOR_BENCH_BROKERS"
+	envBin     = "GREGOR_BENCH_BIN"
+	envRounds  = "GREGOR_BENCH_ROUNDS"
+	envBudget  = "GREGOR_BENCH_BUDGET"
+	// envKfakeChild makes TestMain serve a kfake cluster instead of running
+	// tests: the parent re-execs the test binary with it set.
+	envKfakeChild = "GREGOR_BENCH_KFAKE_CHILD"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envKfakeChild) == "1" {
+		os.Exit(serveKfakeChild())
+	}
+	os.Exit(m.Run())
+}
+
+// serveKfakeChild runs a one-broker kfake cluster, prints its address on
+// stdout and serves until stdin closes (the parent went away) or a signal.
+func serveKfakeChild() int {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kfake: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	fmt.Printf("addr=%s\n", c.ListenAddrs()[0])
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	stdinClosed := make(chan struct{})
+	go func() { io.Copy(io.Discard, os.Stdin); close(stdinClosed) }()
+	select {
+	case <-stop:
+	case <-stdinClosed:
+	}
+	return 0
+}
+
+// settings are the knobs read from the environment.
+type settings struct {
+	records int
+	phase   time.Duration
+	rounds  int
+	budget  time.Duration
+	brokers []string
+}
+
+func loadSettings(tb testing.TB) settings {
+	s := settings{records: 200_000, phase: 20 * time.Second, rounds: 5, budget: 75 * time.Second,
+		brokers: []string{"gregor", "kfake"}}
+	for env, dst := range map[string]*int{envRecords: &s.records, envRounds: &s.rounds} {
+		if v := os.Getenv(env); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				tb.Fatalf("%s=%q: want a positive integer", env, v)
+			}
+			*dst = n
+		}
+	}
+	for env, dst := range map[string]*time.Duration{envPhase: &s.phase, envBudget: &s.budget} {
+		if v := os.Getenv(env); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				tb.Fatalf("%s=%q: want a positive duration such as 20s", env, v)
+			}
+			*dst = d
+		}
+	}
+	if v := os.Getenv(envBrokers); v != "" {
+		s.brokers = nil
+		for _, name := range strings.Split(v, ",") {
+			switch name = strings.TrimSpace(name); name {
+			case "gregor", "kfake", "kfake-inproc":
+				s.brokers = append(s.brokers, name)
+			case "":
+			default:
+				tb.Fatalf("%s: unknown broker %q (want gregor, kfake, kfake-inproc)", envBrokers, name)
+			}
+		}
+	}
+	return s
+}
+
+// target is one running broker under test.
+type target struct {
+	name string
+	addr string
+	// pid is the broker's process (0 when it runs in this process); its CPU
+	// time is sampled around each phase.
+	pid  int
+	stop func() error
+}
+
+// startGregor builds (or takes from GREGOR_BENCH_BIN) the gregor binary and
+// runs it file-backed in a temporary directory.
+func startGregor(tb testing.TB) *target {
+	dir := tb.TempDir()
+	bin := os.Getenv(envBin)
+	if bin == "" {
+		bin = filepath.Join(dir, "gregor")
+		build := exec.Command("go", "build", "-o", bin, "github.com/gregor-kafka/gregor/server/cmd/gregor")
+		if out, err := build.CombinedOutput(); err != nil {
+			tb.Fatalf("building gregor: %v\n%s", err, out)
+		}
+	}
+	kafkaAddr, httpAddr := freeAddr(tb), freeAddr(tb)
+	logPath := filepath.Join(dir, "gregor.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "--kafka-addr", kafkaAddr, "--http-addr", httpAddr,
+		"--data-dir", filepath.Join(dir, "data"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("starting gregor: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait(); logf.Close() }()
+	logTail := func() string {
+		raw, _ := os.ReadFile(logPath)
+		if len(raw) > 4000 {
+			raw = raw[len(raw)-4000:]
+		}
+		return string(raw)
+	}
+	if err := waitForPort(kafkaAddr, exited, 20*time.Second); err != nil {
+		cmd.Process.Kill()
+		tb.Fatalf("gregor did not come up: %v\nlog:\n%s", err, logTail())
+	}
+	return &target{
+		name: "gregor",
+		addr: kafkaAddr,
+		pid:  cmd.Process.Pid,
+		stop: func() error {
+			cmd.Process.Signal(os.Interrupt)
+			select {
+			case err := <-exited:
+				if err != nil {
+					return fmt.Errorf("gregor exited with %v; log:\n%s", err, logTail())
+				}
+				return nil
+			case <-time.After(15 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+				return fmt.Errorf("gregor ignored SIGINT for 15s; killed it; log:\n%s", logTail())
+			}
+		},
+	}
+}
+
+// startKfakeChild re-execs this test binary as a kfake broker process.
+func startKfakeChild(tb testing.TB) *target {
+	self, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), envKfakeChild+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("starting kfake child: %v", err)
+	}
+	addrc := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		addrc <- strings.TrimSpace(strings.TrimPrefix(line, "addr="))
+		io.Copy(io.Discard, stdout)
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case <-time.After(20 * time.Second):
+	}
+	if addr == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		tb.Fatalf("kfake child printed no address; stderr:\n%s", stderr.String())
+	}
+	return &target{
+		name: "kfake",
+		addr: addr,
+		pid:  cmd.Process.Pid,
+		stop: func() error {
+			stdin.Close()
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				return err
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				return <-done
+			}
+		},
+	}
+}
+
+// startKfakeInProcess runs kfake inside the test process (the client and
+// the broker then share this process's CPU accounting and scheduler).
+func startKfakeInProcess(tb testing.TB) *target {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &target{name: "kfake-inproc", addr: c.ListenAddrs()[0], stop: func() error { c.Close(); return nil }}
+}
+
+func freeAddr(tb testing.TB) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitForPort(addr string, exited <-chan error, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case err := <-exited:
+			return fmt.Errorf("process exited before listening: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not accepting after %v: %v", addr, limit, err)
+		}
+		time.Sleep(20 * time.Millisecond) // polling a child process's port; nothing to wait on
+	}
+}
+
+// phaseResult is one produce or consume run.
+type phaseResult struct {
+	records int64
+	bytes   int64
+	elapsed time.Duration
+	// brokerCPU is the CPU time the broker process used during the phase
+	// (0 if unknown).
+	brokerCPU time.Duration
+}
+
+func (r phaseResult) mbps() float64 {
+	if r.elapsed <= 0 {
+		return 0
+	}
+	return float64(r.bytes) / 1e6 / r.elapsed.Seconds()
+}
+
+func (r phaseResult) recps() float64 {
+	if r.elapsed <= 0 {
+		return 0
+	}
+	return float64(r.records) / r.elapsed.Seconds()
+}
+
+// cpuPerGB is the broker's CPU seconds per GB moved.
+func (r phaseResult) cpuPerGB() float64 {
+	if r.bytes == 0 {
+		return 0
+	}
+	return r.brokerCPU.Seconds() / (float64(r.bytes) / 1e9)
+}
+
+// add accumulates runs.
+func (r *phaseResult) add(o phaseResult) {
+	r.records += o.records
+	r.bytes += o.bytes
+	r.elapsed += o.elapsed
+	r.brokerCPU += o.brokerCPU
+}
+
+// median returns the run with the median rate (the lower middle one for an
+// even count); rs must not be empty.
+func median(rs []phaseResult) phaseResult {
+	s := slices.Clone(rs)
+	slices.SortFunc(s, func(a, b phaseResult) int { return cmp.Compare(a.mbps(), b.mbps()) })
+	return s[(len(s)-1)/2]
+}
+
+// procCPU reads a process's user+system CPU time from /proc (Linux); 0
+// elsewhere or for pid 0.
+func procCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces; fields after its ')' are
+	// state(3) ... utime(14) stime(15).
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	const clkTck = 100 // USER_HZ on every Linux port Go supports
+	return time.Duration(ut+st) * time.Second / clkTck
+}
+
+// valuePool holds random bytes that record values are cut from, so no two
+// neighbouring records are alike and nothing compresses by accident.
+var valuePool = func() []byte {
+	p := make([]byte, 1<<20+recordSize)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i+8 <= len(p); i += 8 {
+		v := r.Uint64()
+		for j := 0; j < 8; j++ {
+			p[i+j] = byte(v >> (8 * j))
+		}
+	}
+	return p
+}()
+
+func value(i int) []byte {
+	off := (i * 4099) % (len(valuePool) - recordSize)
+	return valuePool[off : off+recordSize : off+recordSize]
+}
+
+// createTopic creates the benchmark topic with kadm.
+func createTopic(ctx context.Context, addr, topic string) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	resp, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, 1, nil, topic)
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	if resp.Err != nil {
+		return fmt.Errorf("create topic %s: %w", topic, resp.Err)
+	}
+	return nil
+}
+
+// produce sends up to n records (stopping early after limit) with an
+// idempotent producer, which means acks=all, and waits for every ack.
+func produce(ctx context.Context, addr, topic string, n int, limit time.Duration, pid int) (phaseResult, error) {
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(addr),
+		kgo.DefaultProduceTopic(topic),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerLinger(time.Millisecond),
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
+	)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer cl.Close()
+	// Connect and load metadata before the clock starts.
+	if err := cl.Ping(ctx); err != nil {
+		return phaseResult{}, fmt.Errorf("ping: %w", err)
+	}
+	var (
+		acked    atomic.Int64
+		firstErr error
+		errOnce  sync.Once
+	)
+	cb := func(r *kgo.Record, err error) {
+		if err != nil {
+			errOnce.Do(func() { firstErr = err })
+			return
+		}
+		acked.Add(1)
+	}
+	cpu0 := procCPU(pid)
+	start := time.Now()
+	deadline := start.Add(limit)
+	for i := 0; i < n; i++ {
+		if i%1024 == 0 && time.Now().After(deadline) {
+			break
+		}
+		cl.Produce(ctx, &kgo.Record{Value: value(i)}, cb)
+	}
+	if err := cl.Flush(ctx); err != nil {
+		return phaseResult{}, fmt.Errorf("flush: %w", err)
+	}
+	elapsed := time.Since(start)
+	res := phaseResult{records: acked.Load(), elapsed: elapsed, brokerCPU: procCPU(pid) - cpu0}
+	res.bytes = res.records * recordSize
+	if firstErr != nil {
+		return res, fmt.Errorf("produce: %w", firstErr)
+	}
+	return res, nil
+}
+
+// consume reads want records from the start of every partition with a fresh
+// client and checks them: contiguous offsets from 0 per partition, 1 KiB
+// values.
+func consume(ctx context.Context, addr, topic string, want int64, limit time.Duration, pid int) (phaseResult, error) {
+	cpu0 := procCPU(pid)
+	start := time.Now()
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(addr),
+		kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+	)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var (
+		res  phaseResult
+		next [partitions]int64
+		bad  error
+	)
+	for res.records < want && bad == nil {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return res, fmt.Errorf("consumed %d of %d records before the %v limit", res.records, want, limit)
+		}
+		for _, fe := range fs.Errors() {
+			return res, fmt.Errorf("fetch %s[%d]: %w", fe.Topic, fe.Partition, fe.Err)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if bad != nil {
+				return
+			}
+			if r.Partition < 0 || r.Partition >= partitions {
+				bad = fmt.Errorf("record from partition %d", r.Partition)
+				return
+			}
+			if r.Offset != next[r.Partition] {
+				bad = fmt.Errorf("partition %d: offset %d, want %d", r.Partition, r.Offset, next[r.Partition])
+				return
+			}
+			if len(r.Value) != recordSize {
+				bad = fmt.Errorf("partition %d offset %d: value of %d bytes, want %d", r.Partition, r.Offset, len(r.Value), recordSize)
+				return
+			}
+			next[r.Partition]++
+			res.records++
+			res.bytes += int64(len(r.Value))
+		})
+	}
+	res.elapsed = time.Since(start)
+	res.brokerCPU = procCPU(pid) - cpu0
+	if bad != nil {
+		return res, bad
+	}
+	if res.records != want {
+		return res, fmt.Errorf("consumed %d records, produced %d", res.records, want)
+	}
+	return res, nil
+}
+
+// deleteTopic drops a finished round's topic so that rounds do not pile up
+// memory (kfake) or disk (gregor).
+func deleteTopic(ctx context.Context, addr, topic string) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	resp, err := kadm.NewClient(cl).DeleteTopic(ctx, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return fmt.Errorf("delete topic %s: %w", topic, err)
+	}
+	return nil
+}
+
+// runWorkload creates a fresh topic on t, produces into it, consumes it and
+// deletes it.
+func runWorkload(ctx context.Context, t *target, topic string, s settings) (prod, cons phaseResult, err error) {
+	if err := createTopic(ctx, t.addr, topic); err != nil {
+		return prod, cons, err
+	}
+	if prod, err = produce(ctx, t.addr, topic, s.records, s.phase, t.pid); err != nil {
+		return prod, cons, err
+	}
+	if prod.records == 0 {
+		return prod, cons, errors.New("no record was acknowledged")
+	}
+	if cons, err = consume(ctx, t.addr, topic, prod.records, s.phase, t.pid); err != nil {
+		return prod, cons, err
+	}
+	return prod, cons, deleteTopic(ctx, t.addr, topic)
+}

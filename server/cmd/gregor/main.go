@@ -1,0 +1,141 @@
+// Command gregor runs a Kafka-compatible broker.
+//
+//	gregor serve --kafka-addr 127.0.0.1:9092 --http-addr 127.0.0.1:8080 --data-dir ./data
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/gregor-kafka/gregor"
+	"github.com/gregor-kafka/gregor/core/config"
+	"github.com/gregor-kafka/gregor/server"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(os.Stderr, "gregor: %v\n", err)
+			os.Exit(2)
+		}
+	}
+}
+
+const usage = `Usage: gregor serve [flags]
+
+Runs a Kafka broker: clients connect to --kafka-addr with Kafka's wire
+protocol; --http-addr serves the web UI. Broker settings use Kafka's names,
+as flags or in a properties file (--config); flags win over the file.
+`
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	if args[0] != "serve" {
+		return fmt.Errorf("unknown command %q (try: gregor serve --help)", args[0])
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	kafkaAddr := fs.String("kafka-addr", "127.0.0.1:9092", "address the Kafka protocol listens on (and is advertised)")
+	httpAddr := fs.String("http-addr", "127.0.0.1:8080", "address the web UI listens on")
+	dataDir := fs.String("data-dir", "./data", "directory holding the logs (Kafka's log.dirs)")
+	propsFile := fs.String("config", "", "a Kafka-style .properties file of broker settings")
+	settings := map[string]*string{}
+	for _, d := range config.BrokerDefs() {
+		settings[d.Name] = fs.String(d.Name, "", brokerHelp(d))
+	}
+	for _, d := range config.TopicDefs() {
+		if _, dup := settings[d.Name]; !dup {
+			settings[d.Name] = fs.String(d.Name, "", fmt.Sprintf("alias of --%s (topic default)", d.Synonyms[0]))
+		}
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprint(stdout, usage, "\nFlags:\n")
+			fs.PrintDefaults()
+			return flag.ErrHelp
+		}
+		return fmt.Errorf("%v (see gregor serve --help)", err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see gregor serve --help)", fs.Arg(0))
+	}
+	logger := log.New(stderr, "", log.LstdFlags)
+	b := config.NewBroker()
+	if *propsFile != "" {
+		if err := loadProperties(b, *propsFile, logger); err != nil {
+			return err
+		}
+	}
+	var setErr error
+	fs.Visit(func(f *flag.Flag) {
+		if p, ok := settings[f.Name]; ok && setErr == nil {
+			setErr = b.SetStatic(f.Name, *p)
+		}
+	})
+	if setErr != nil {
+		return setErr
+	}
+	srv, err := server.Start(server.Config{
+		KafkaAddr: *kafkaAddr, HTTPAddr: *httpAddr, DataDir: *dataDir,
+		Settings: b, IndexHTML: gregor.IndexHTML, Logf: logger.Printf,
+	})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return srv.Run(ctx)
+}
+
+func brokerHelp(d config.Def) string {
+	def := d.Default
+	if len(def) > 12 && strings.Trim(def, "0123456789") == "" {
+		def = "max"
+	}
+	if def == "" {
+		return d.Doc
+	}
+	return fmt.Sprintf("%s (default %s)", d.Doc, def)
+}
+
+// loadProperties applies a properties file. Keys Gregor does not know (a
+// full Kafka server.properties has many) are logged and skipped.
+func loadProperties(b *config.Broker, path string, logger *log.Logger) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	props, err := config.ParseProperties(string(raw))
+	if err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		err := b.SetStatic(k, props[k])
+		if errors.Is(err, config.ErrUnknown) {
+			logger.Printf("config file %s: ignoring %s (not a setting Gregor knows)", path, k)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("config file %s: %w", path, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package server
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// maxKeptBuffer is the largest write buffer a connection keeps between
+// responses. Fetch responses are megabytes; growing a fresh buffer for each
+// one cost more CPU than copying the batches (measured by make bench).
+const maxKeptBuffer = 64 << 20
+
+// maxInFlight bounds the requests a connection may have outstanding; the
+// reader stops reading until the writer catches up.
+const maxInFlight = 128
+
+// slot is one place in a connection's response order.
+type slot struct {
+	corr  int32
+	resp  kmsg.Response
+	raw   []byte // a pre-encoded frame, for answers kmsg cannot encode
+	ready bool
+}
+
+type conn struct {
+	id       uint64
+	nc       net.Conn
+	e        *engine
+	maxFrame int32
+	logf     func(string, ...any)
+
+	mu     sync.Mutex
+	queue  []*slot
+	wake   chan struct{}
+	tokens chan struct{}
+	done   chan struct{}
+	once   sync.Once
+}
+
+func newConn(id uint64, nc net.Conn, e *engine, maxFrame int32, logf func(string, ...any)) *conn {
+	return &conn{
+		id: id, nc: nc, e: e, maxFrame: maxFrame, logf: logf,
+		wake:   make(chan struct{}, 1),
+		tokens: make(chan struct{}, maxInFlight),
+		done:   make(chan struct{}),
+	}
+}
+
+func (c *conn) serve() {
+	c.send(inbound{conn: c, kind: evOpen})
+	go c.write()
+	err := c.read()
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		c.logf("closing connection from %s: %v", c.nc.RemoteAddr(), err)
+	}
+	c.close()
+}
+
+func (c *conn) close() {
+	c.once.Do(func() {
+		c.nc.Close()
+		close(c.done)
+		go c.send(inbound{conn: c, kind: evClose})
+	})
+}
+
+// send hands an event to the engine unless the server is stopping.
+func (c *conn) send(in inbound) bool {
+	select {
+	case c.e.in <- in:
+		return true
+	case <-c.e.stopping:
+		return false
+	}
+}
+
+// read frames, decodes and submits requests until the connection ends.
+func (c *conn) read() error {
+	var size [4]byte
+	for {
+		if _, err := io.ReadFull(c.nc, size[:]); err != nil {
+			return err
+		}
+		n := int32(binary.BigEndian.Uint32(size[:]))
+		if n < 0 || n > c.maxFrame {
+			return fmt.Errorf("frame of %d bytes exceeds socket.request.max.bytes (%d)", n, c.maxFrame)
+		}
+		frame := make([]byte, n)
+		if _, err := io.ReadFull(c.nc, frame); err != nil {
+			return fmt.Errorf("truncated frame (%d bytes announced): %w", n, err)
+		}
+		h, req, err := wire.ParseRequest(frame)
+		var verr *wire.VersionError
+		switch {
+		case errors.As(err, &verr):
+			if !c.enqueue(&slot{corr: h.CorrelationID, raw: versionErrorFrame(h), ready: true}) {
+				return nil
+			}
+			c.signal()
+			continue
+		case err != nil:
+			return err
+		}
+		if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
+			if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req}}) {
+				return nil
+			}
+			continue
+		}
+		if !c.enqueue(&slot{corr: h.CorrelationID}) {
+			return nil
+		}
+		if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req}}) {
+			return nil
+		}
+	}
+}
+
+// versionErrorFrame answers an API or version kmsg cannot decode.
+func versionErrorFrame(h wire.Header) []byte {
+	if h.Key == 18 {
+		return wire.AppendResponse(nil, h.CorrelationID, broker.ApiVersionsFallback())
+	}
+	return wire.AppendErrorOnly(nil, h.CorrelationID, kerr.UnsupportedVersion.Code)
+}
+
+// enqueue takes a place in the response order, waiting while too many
+// requests are outstanding.
+func (c *conn) enqueue(s *slot) bool {
+	select {
+	case c.tokens <- struct{}{}:
+	case <-c.done:
+		return false
+	}
+	c.mu.Lock()
+	c.queue = append(c.queue, s)
+	c.mu.Unlock()
+	return true
+}
+
+// complete fills the oldest open place for corr. It runs on the engine.
+func (c *conn) complete(corr int32, resp kmsg.Response) {
+	c.mu.Lock()
+	for _, s := range c.queue {
+		if !s.ready && s.corr == corr {
+			s.resp, s.ready = resp, true
+			break
+		}
+	}
+	c.mu.Unlock()
+	c.signal()
+}
+
+func (c *conn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// write sends completed responses in request order.
+func (c *conn) write() {
+	var buf []byte
+	for {
+		select {
+		case <-c.wake:
+		case <-c.done:
+			return
+		}
+		c.mu.Lock()
+		n := 0
+		for n < len(c.queue) && c.queue[n].ready {
+			n++
+		}
+		ready := append([]*slot(nil), c.queue[:n]...)
+		c.queue = c.queue[n:]
+		c.mu.Unlock()
+		buf = buf[:0]
+		for _, s := range ready {
+			if s.raw != nil {
+				buf = append(buf, s.raw...)
+			} else {
+				buf = wire.AppendResponse(buf, s.corr, s.resp)
+			}
+		}
+		if len(buf) == 0 {
+			continue
+		}
+		if _, err := c.nc.Write(buf); err != nil {
+			c.close()
+			return
+		}
+		for range ready {
+			<-c.tokens
+		}
+		if cap(buf) > maxKeptBuffer {
+			buf = nil
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+)
+
+// inbound is one event from a connection, in the order the connection saw
+// it: opened, a decoded request, or closed.
+type inbound struct {
+	conn *conn
+	kind eventKind
+	req  broker.Request
+}
+
+type eventKind uint8
+
+const (
+	evRequest eventKind = iota
+	evOpen
+	evClose
+)
+
+// engine runs the broker on one goroutine.
+type engine struct {
+	b        *broker.Broker
+	in       chan inbound
+	conns    map[uint64]*conn
+	stopping <-chan struct{}
+	logf     func(string, ...any)
+}
+
+func newEngine(logf func(string, ...any)) *engine {
+	return &engine{
+		in:    make(chan inbound, 1024),
+		conns: map[uint64]*conn{},
+		logf:  logf,
+	}
+}
+
+// deliver routes a response to its connection. It runs on the engine
+// goroutine, called back by the broker.
+func (e *engine) deliver(r broker.Response) {
+	if c := e.conns[r.Conn]; c != nil {
+		c.complete(r.CorrelationID, r.Msg)
+	}
+}
+
+// tickEvery bounds how long the engine goes without a Tick, so retention
+// and flush.ms run even when no request arrives.
+const tickEvery = 200 * time.Millisecond
+
+// run processes requests until ctx ends. It drains every queued request
+// before committing, so concurrent producers share one fsync per log.
+func (e *engine) run(ctx context.Context) {
+	timer := time.NewTimer(tickEvery)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case in := <-e.in:
+			e.handle(in)
+		drain:
+			for range cap(e.in) {
+				select {
+				case in := <-e.in:
+					e.handle(in)
+				default:
+					break drain
+				}
+			}
+		case <-timer.C:
+		}
+		now := time.Now().UnixMilli()
+		e.b.Tick(now)
+		if err := e.b.Commit(); err != nil {
+			e.logf("commit: %v", err)
+		}
+		wait := tickEvery
+		if at, ok := e.b.NextDeadline(); ok {
+			wait = min(wait, time.Duration(at-now)*time.Millisecond)
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(max(wait, time.Millisecond))
+	}
+}
+
+func (e *engine) handle(in inbound) {
+	switch in.kind {
+	case evOpen:
+		e.conns[in.conn.id] = in.conn
+	case evClose:
+		delete(e.conns, in.conn.id)
+		e.b.DropConnection(in.conn.id)
+	case evRequest:
+		if e.conns[in.conn.id] != nil {
+			e.b.Handle(time.Now().UnixMilli(), in.req)
+		}
+	}
+}

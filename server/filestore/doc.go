@@ -1,0 +1,20 @@
+// Package filestore implements store.Storage on real files, for the native
+// broker. The log package lays Kafka's own directory layout on top of it
+// (<topic>-<partition>/00000000000000000000.log, .index, .timeindex), so a
+// Gregor data directory looks like a Kafka log.dirs entry.
+//
+// Appends go through a descriptor opened with O_APPEND; ReadAt is pread(2);
+// Sync is fsync(2). WriteFile writes a temporary file, fsyncs it, renames it
+// over the target and fsyncs the directory, which is how Kafka writes its
+// checkpoint files (Utils.atomicMoveWithFallback + flushDir).
+//
+// # Invariants
+//
+//   - Every path handed to the OS is root joined with a cleaned,
+//     slash-separated relative name; ".." cannot climb above root.
+//   - A file's Size is tracked in memory: it is the size at Open plus every
+//     byte appended since, minus truncations, so it never needs a stat.
+//   - Errors wrap store.ErrNotExist / store.ErrExist (errors.Is works) and the
+//     underlying *os.PathError.
+//   - The package passes storetest.Run and the log's logtest suite.
+package filestore

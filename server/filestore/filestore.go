@@ -1,0 +1,249 @@
+package filestore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/gregor-kafka/gregor/core/store"
+)
+
+// FS is a store.Storage rooted at a directory.
+type FS struct {
+	root string
+}
+
+var _ store.Storage = (*FS)(nil)
+
+// tmpSeq makes WriteFile's temporary names unique within the process.
+var tmpSeq atomic.Uint64
+
+// New returns a storage rooted at root, creating the directory if needed.
+func New(root string) (*FS, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, mapErr(err)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	return &FS{root: abs}, nil
+}
+
+// Root is the directory the storage lives in.
+func (s *FS) Root() string { return s.root }
+
+func (s *FS) path(name string) string {
+	rel := path.Clean("/" + name)[1:]
+	if rel == "" {
+		return s.root
+	}
+	return filepath.Join(s.root, filepath.FromSlash(rel))
+}
+
+// mapErr wraps OS errors so that errors.Is matches the store sentinels
+// while keeping the original *os.PathError in the chain.
+func mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %w", store.ErrNotExist, err)
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("%w: %w", store.ErrExist, err)
+	case errors.Is(err, fs.ErrClosed):
+		return fmt.Errorf("%w: %w", store.ErrClosed, err)
+	}
+	return err
+}
+
+func (s *FS) openFile(name string, flag int) (*File, error) {
+	p := s.path(name)
+	f, err := os.OpenFile(p, flag|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, mapErr(err)
+	}
+	if st.IsDir() {
+		_ = f.Close()
+		return nil, fmt.Errorf("open %s: is a directory", p)
+	}
+	return &File{f: f, size: st.Size(), dir: filepath.Dir(p), created: flag&os.O_CREATE != 0}, nil
+}
+
+// Open opens an existing file for reading and appending.
+func (s *FS) Open(name string) (store.File, error) { return s.openFile(name, 0) }
+
+// Create creates an empty file, failing with store.ErrExist if it exists.
+func (s *FS) Create(name string) (store.File, error) {
+	return s.openFile(name, os.O_CREATE|os.O_EXCL)
+}
+
+// ReadFile reads a whole file.
+func (s *FS) ReadFile(name string) ([]byte, error) {
+	b, err := os.ReadFile(s.path(name))
+	return b, mapErr(err)
+}
+
+// WriteFile atomically replaces a file: temp file, fsync, rename, fsync dir.
+func (s *FS) WriteFile(name string, data []byte) (err error) {
+	p := s.path(name)
+	tmp := p + ".tmp" + strconv.FormatUint(tmpSeq.Add(1), 10)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return mapErr(err)
+	}
+	if err = os.Rename(tmp, p); err != nil {
+		return mapErr(err)
+	}
+	return syncDir(filepath.Dir(p))
+}
+
+// Remove deletes one file (or an empty directory).
+func (s *FS) Remove(name string) error { return mapErr(os.Remove(s.path(name))) }
+
+// Rename moves a file, replacing any file at newName, and makes the move
+// durable by syncing the directories involved.
+func (s *FS) Rename(oldName, newName string) error {
+	op, np := s.path(oldName), s.path(newName)
+	if err := os.Rename(op, np); err != nil {
+		return mapErr(err)
+	}
+	if err := syncDir(filepath.Dir(np)); err != nil {
+		return err
+	}
+	if filepath.Dir(op) != filepath.Dir(np) {
+		return syncDir(filepath.Dir(op))
+	}
+	return nil
+}
+
+// List returns the sorted entry names directly under dir.
+func (s *FS) List(dir string) ([]string, error) {
+	ents, err := os.ReadDir(s.path(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	out := make([]string, len(ents))
+	for i, e := range ents {
+		out[i] = e.Name()
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// MkdirAll creates a directory and its parents.
+func (s *FS) MkdirAll(dir string) error { return mapErr(os.MkdirAll(s.path(dir), 0o755)) }
+
+// RemoveAll deletes dir and everything under it; a missing dir is fine.
+func (s *FS) RemoveAll(dir string) error {
+	p := s.path(dir)
+	if p == s.root {
+		return fmt.Errorf("filestore: refusing to remove the storage root %s", p)
+	}
+	return mapErr(os.RemoveAll(p))
+}
+
+// syncDir fsyncs a directory so entries created or renamed in it survive a
+// crash. Windows cannot fsync directories; there it is a no-op.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return mapErr(err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return mapErr(err)
+}
+
+// File is an open file of an FS.
+type File struct {
+	f       *os.File
+	size    int64
+	dir     string
+	created bool // the directory entry still needs an fsync
+}
+
+var _ store.File = (*File)(nil)
+
+// OSFile exposes the descriptor, e.g. for sendfile(2) on the fetch path.
+// Callers must not write through it.
+func (f *File) OSFile() *os.File { return f.f }
+
+// ReadAt reads with pread(2).
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.f.ReadAt(p, off)
+	return n, mapErr(err)
+}
+
+// Append writes p at the end of the file.
+func (f *File) Append(p []byte) error {
+	n, err := f.f.Write(p)
+	f.size += int64(n)
+	return mapErr(err)
+}
+
+// Size is the tracked length of the file.
+func (f *File) Size() int64 { return f.size }
+
+// Truncate cuts the file to n bytes.
+func (f *File) Truncate(n int64) error {
+	if n < 0 || n > f.size {
+		return fmt.Errorf("truncate %s to %d: size is %d", f.f.Name(), n, f.size)
+	}
+	if err := f.f.Truncate(n); err != nil {
+		return mapErr(err)
+	}
+	f.size = n
+	return nil
+}
+
+// Sync fsyncs the file and, the first time after Create, its directory.
+func (f *File) Sync() error {
+	if err := f.f.Sync(); err != nil {
+		return mapErr(err)
+	}
+	if f.created {
+		if err := syncDir(f.dir); err != nil {
+			return err
+		}
+		f.created = false
+	}
+	return nil
+}
+
+// Close closes the descriptor.
+func (f *File) Close() error { return mapErr(f.f.Close()) }

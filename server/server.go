@@ -1,0 +1,187 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/config"
+	"github.com/gregor-kafka/gregor/server/filestore"
+)
+
+// Config is what `gregor serve` was asked to run.
+type Config struct {
+	KafkaAddr string
+	HTTPAddr  string
+	DataDir   string
+	Settings  *config.Broker
+	// IndexHTML is the page served at / on the HTTP address.
+	IndexHTML []byte
+	Logf      func(format string, args ...any)
+}
+
+// Server is a running broker with its listeners.
+type Server struct {
+	cfg    Config
+	e      *engine
+	kafka  net.Listener
+	web    *http.Server
+	webLn  net.Listener
+	unlock func()
+	nextID atomic.Uint64
+	wg     sync.WaitGroup
+}
+
+// Start opens the data directory, recovers the logs and binds both
+// listeners. Any failure is returned as one descriptive error.
+func Start(cfg Config) (*Server, error) {
+	s := &Server{cfg: cfg}
+	unlock, err := lockDataDir(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	s.unlock = unlock
+	fail := func(err error) (*Server, error) {
+		s.closeListeners()
+		unlock()
+		return nil, err
+	}
+	fs, err := filestore.New(cfg.DataDir)
+	if err != nil {
+		return fail(fmt.Errorf("data directory %s: %w", cfg.DataDir, err))
+	}
+	if s.kafka, err = net.Listen("tcp", cfg.KafkaAddr); err != nil {
+		return fail(fmt.Errorf("kafka listener: %w", err))
+	}
+	if s.webLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+		return fail(fmt.Errorf("http listener: %w", err))
+	}
+	host, port, err := advertised(s.kafka.Addr())
+	if err != nil {
+		return fail(err)
+	}
+	s.e = newEngine(cfg.Logf)
+	now := time.Now()
+	s.e.b, err = broker.New(broker.Config{
+		NodeID:   int32(cfg.Settings.Int64("node.id")),
+		Host:     host,
+		Port:     port,
+		Settings: cfg.Settings,
+		Rand:     rand.New(rand.NewPCG(uint64(now.UnixNano()), uint64(now.Unix()))),
+		Logf:     cfg.Logf,
+	}, fs, s.e.deliver, now.UnixMilli())
+	if err != nil {
+		return fail(err)
+	}
+	s.web = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
+	return s, nil
+}
+
+// KafkaAddr and HTTPAddr are the bound addresses (useful with port 0).
+func (s *Server) KafkaAddr() net.Addr { return s.kafka.Addr() }
+func (s *Server) HTTPAddr() net.Addr  { return s.webLn.Addr() }
+
+// Run serves until ctx is cancelled, then shuts down cleanly: listeners
+// close, connections close, the logs are flushed and closed.
+func (s *Server) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.e.stopping = ctx.Done()
+	engineDone := make(chan struct{})
+	go func() { defer close(engineDone); s.e.run(ctx) }()
+	go func() {
+		if err := s.web.Serve(s.webLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.cfg.Logf("http: %v", err)
+		}
+	}()
+	s.cfg.Logf("kafka listening on %s, http on http://%s, data in %s (cluster %s)",
+		s.kafka.Addr(), s.webLn.Addr(), s.cfg.DataDir, s.e.b.ClusterID())
+	conns := map[*conn]bool{}
+	var mu sync.Mutex
+	go func() {
+		<-ctx.Done()
+		s.kafka.Close()
+		mu.Lock()
+		for c := range conns {
+			c.close()
+		}
+		mu.Unlock()
+	}()
+	for {
+		nc, err := s.kafka.Accept()
+		if err != nil {
+			if ctx.Err() == nil {
+				s.cfg.Logf("accept: %v", err)
+				cancel()
+			}
+			break
+		}
+		c := newConn(s.nextID.Add(1), nc, s.e, int32(s.cfg.Settings.Int64("socket.request.max.bytes")), s.cfg.Logf)
+		mu.Lock()
+		conns[c] = true
+		mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+			mu.Lock()
+			delete(conns, c)
+			mu.Unlock()
+		}()
+	}
+	<-engineDone
+	s.wg.Wait()
+	shutdownCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	s.web.Shutdown(shutdownCtx)
+	err := s.e.b.Close()
+	s.unlock()
+	if err != nil {
+		return fmt.Errorf("closing logs: %w", err)
+	}
+	s.cfg.Logf("shut down cleanly")
+	return nil
+}
+
+func (s *Server) closeListeners() {
+	if s.kafka != nil {
+		s.kafka.Close()
+	}
+	if s.webLn != nil {
+		s.webLn.Close()
+	}
+}
+
+// advertised turns a bound address into the host and port clients are told
+// to use. A wildcard bind advertises loopback.
+func advertised(a net.Addr) (string, int32, error) {
+	host, portStr, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "", 0, err
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	port, err := strconv.Atoi(portStr)
+	return host, int32(port), err
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(s.cfg.IndexHTML)
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok\n"))
+	})
+	return mux
+}
