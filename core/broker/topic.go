@@ -216,3 +216,20 @@ func (t *Topic) partition(i int32) *Partition {
 	}
 	return t.Partitions[i]
 }
+
+// Topics lists the broker's topics in name order, for views and the
+// simulator. Callers must not modify them.
+func (b *Broker) Topics() []*Topic {
+	out := make([]*Topic, 0, len(b.topics))
+	for _, name := range b.topicNames() {
+		out = append(out, b.topics[name])
+	}
+	return out
+}
+
+// Topic returns a topic by name, or nil.
+func (b *Broker) Topic(name string) *Topic { return b.topics[name] }
+
+// LastStableOffset is the offset below which read_committed consumers may
+// read (KIP-98).
+func (p *Partition) LastStableOffset() int64 { return p.lastStableOffset() }

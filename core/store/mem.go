@@ -329,3 +329,21 @@ func (f *memFile) Close() error {
 	f.closed = true
 	return nil
 }
+
+// Names lists every file, sorted, for views that show the data directory.
+func (m *Mem) Names() []string {
+	out := make([]string, 0, len(m.files))
+	for name := range m.files {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Size is a file's length, or -1 if it does not exist.
+func (m *Mem) Size(name string) int {
+	if n, ok := m.files[norm(name)]; ok {
+		return len(n.data)
+	}
+	return -1
+}

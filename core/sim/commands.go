@@ -1,0 +1,388 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func init() {
+	commands["broker"] = cmdBroker
+	commands["topic"] = cmdTopic
+	commands["add-partitions"] = cmdAddPartitions
+	commands["producer"] = cmdProducer
+	commands["produce"] = cmdProduce
+	commands["consumer"] = cmdConsumer
+	commands["fetch"] = cmdFetch
+	commands["list-offsets"] = cmdListOffsets
+	commands["delete-records"] = cmdDeleteRecords
+	commands["advance"] = cmdAdvance
+	commands["crash"] = cmdCrash
+	commands["restart"] = cmdRestart
+}
+
+// cmdBroker: broker [setting=value ...] starts the next broker.
+func cmdBroker(w *World, c command) error {
+	settings := map[string]string{}
+	for _, k := range c.keys {
+		settings[k] = c.kv[k]
+	}
+	n, err := w.addNode(settings)
+	if err != nil {
+		return err
+	}
+	w.notef(n.Name, "state", "broker %d started", n.ID)
+	return nil
+}
+
+// adminClient is the implicit client that sends administrative requests.
+func (w *World) adminClient() *admin {
+	if a, ok := w.clients["admin"].(*admin); ok {
+		return a
+	}
+	a := &admin{}
+	a.init(w, "admin")
+	w.clients["admin"] = a
+	return a
+}
+
+func (w *World) firstBroker(c command) (string, error) {
+	if b, ok := c.kv["broker"]; ok {
+		_, err := w.node(b)
+		return b, err
+	}
+	if len(w.nodes) == 0 {
+		return "", fmt.Errorf("%s: start a broker first (command: broker)", c.name)
+	}
+	return w.nodes[0].Name, nil
+}
+
+// cmdTopic: topic NAME [partitions=N] [rf=N] [config=value ...]
+func cmdTopic(w *World, c command) error {
+	name, err := c.arg(0, "topic name")
+	if err != nil {
+		return err
+	}
+	to, err := w.firstBroker(c)
+	if err != nil {
+		return err
+	}
+	parts, err := c.int("partitions", 1)
+	if err != nil {
+		return err
+	}
+	rf, err := c.int("rf", 1)
+	if err != nil {
+		return err
+	}
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.SetVersion(5)
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = name, int32(parts), int16(rf)
+	for _, k := range c.keys {
+		if k == "partitions" || k == "rf" || k == "broker" {
+			continue
+		}
+		v := c.kv[k]
+		rt.Configs = append(rt.Configs, kmsg.CreateTopicsRequestTopicConfig{Name: k, Value: &v})
+	}
+	req.Topics = append(req.Topics, rt)
+	w.adminClient().send(w, to, req, nil)
+	return nil
+}
+
+// cmdAddPartitions: add-partitions TOPIC count=N
+func cmdAddPartitions(w *World, c command) error {
+	name, err := c.arg(0, "topic name")
+	if err != nil {
+		return err
+	}
+	to, err := w.firstBroker(c)
+	if err != nil {
+		return err
+	}
+	count, err := c.int("count", 0)
+	if err != nil {
+		return err
+	}
+	req := kmsg.NewPtrCreatePartitionsRequest()
+	rt := kmsg.NewCreatePartitionsRequestTopic()
+	rt.Topic, rt.Count = name, int32(count)
+	req.Topics = append(req.Topics, rt)
+	w.adminClient().send(w, to, req, nil)
+	return nil
+}
+
+// cmdProducer: producer NAME [idempotent] [acks=all|1|0] [retries=N]
+func cmdProducer(w *World, c command) error {
+	name, err := c.arg(0, "producer name")
+	if err != nil {
+		return err
+	}
+	if w.clients[name] != nil {
+		return fmt.Errorf("producer: %s already exists", name)
+	}
+	to, err := w.firstBroker(c)
+	if err != nil {
+		return err
+	}
+	acks := int16(-1)
+	switch c.kv["acks"] {
+	case "", "all", "-1":
+	case "1":
+		acks = 1
+	case "0":
+		acks = 0
+	default:
+		return fmt.Errorf("producer: acks must be all, 1 or 0")
+	}
+	retries, err := c.int("retries", 5)
+	if err != nil {
+		return err
+	}
+	idem := c.has("idempotent")
+	if idem && acks != -1 {
+		return fmt.Errorf("producer: an idempotent producer needs acks=all")
+	}
+	w.clients[name] = newProducer(w, name, to, acks, int(retries), idem)
+	return nil
+}
+
+// cmdProduce: produce PRODUCER TOPIC [key=K] value=V [partition=N]
+// [count=N [interval=DURATION]]; count numbers the values, interval moves
+// the clock between records so their timestamps differ.
+func cmdProduce(w *World, c command) error {
+	name, err := c.arg(0, "producer name")
+	if err != nil {
+		return err
+	}
+	p, ok := w.clients[name].(*producer)
+	if !ok {
+		return fmt.Errorf("produce: no producer %q", name)
+	}
+	topic, err := c.arg(1, "topic")
+	if err != nil {
+		return err
+	}
+	part, err := c.int("partition", -1)
+	if err != nil {
+		return err
+	}
+	_, hasKey := c.kv["key"]
+	if part < 0 && !hasKey {
+		return fmt.Errorf("produce: give a key=K (hashed to a partition) or a partition=N")
+	}
+	count, err := c.int("count", 1)
+	if err != nil {
+		return err
+	}
+	interval := int64(0)
+	if v, ok := c.kv["interval"]; ok {
+		if interval, err = duration(v); err != nil {
+			return err
+		}
+	}
+	for i := range count {
+		if i > 0 && interval > 0 {
+			w.advance(interval)
+		}
+		value := c.kv["value"]
+		if count > 1 {
+			value = fmt.Sprintf("%s%d", value, i)
+		}
+		r := &pendingRecord{topic: topic, partition: int32(part), value: []byte(value)}
+		if hasKey {
+			r.key = []byte(c.kv["key"])
+		}
+		p.produce(w, r)
+		w.settle()
+	}
+	return nil
+}
+
+// cmdConsumer: consumer NAME [read_committed]
+func cmdConsumer(w *World, c command) error {
+	name, err := c.arg(0, "consumer name")
+	if err != nil {
+		return err
+	}
+	if w.clients[name] != nil {
+		return fmt.Errorf("consumer: %s already exists", name)
+	}
+	to, err := w.firstBroker(c)
+	if err != nil {
+		return err
+	}
+	w.clients[name] = newConsumer(w, name, to, c.has("read_committed"))
+	return nil
+}
+
+// cmdFetch: fetch CONSUMER TOPIC-P [offset=N] [wait=MS]
+func cmdFetch(w *World, c command) error {
+	name, err := c.arg(0, "consumer name")
+	if err != nil {
+		return err
+	}
+	cons, ok := w.clients[name].(*consumer)
+	if !ok {
+		return fmt.Errorf("fetch: no consumer %q", name)
+	}
+	tpArg, err := c.arg(1, "topic-partition")
+	if err != nil {
+		return err
+	}
+	topic, part, err := splitTP(tpArg)
+	if err != nil {
+		return err
+	}
+	offset, err := c.int("offset", -1)
+	if err != nil {
+		return err
+	}
+	wait := int64(0)
+	if v, ok := c.kv["wait"]; ok {
+		if wait, err = duration(v); err != nil {
+			return err
+		}
+	}
+	cons.fetch(w, topic, part, offset, int32(wait))
+	return nil
+}
+
+// cmdListOffsets: list-offsets TOPIC-P timestamp=earliest|latest|max|MS
+func cmdListOffsets(w *World, c command) error {
+	tpArg, err := c.arg(0, "topic-partition")
+	if err != nil {
+		return err
+	}
+	topic, part, err := splitTP(tpArg)
+	if err != nil {
+		return err
+	}
+	to, err := w.firstBroker(c)
+	if err != nil {
+		return err
+	}
+	ts := int64(-1)
+	switch v := c.kv["timestamp"]; v {
+	case "", "latest":
+	case "earliest":
+		ts = -2
+	case "max":
+		ts = -3
+	default:
+		if ts, err = c.int("timestamp", -1); err != nil {
+			return err
+		}
+	}
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.SetVersion(7)
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewListOffsetsRequestTopicPartition()
+	rp.Partition, rp.Timestamp = part, ts
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	w.adminClient().send(w, to, req, nil)
+	return nil
+}
+
+// cmdDeleteRecords: delete-records TOPIC-P before=N
+func cmdDeleteRecords(w *World, c command) error {
+	tpArg, err := c.arg(0, "topic-partition")
+	if err != nil {
+		return err
+	}
+	topic, part, err := splitTP(tpArg)
+	if err != nil {
+		return err
+	}
+	to, err := w.firstBroker(c)
+	if err != nil {
+		return err
+	}
+	before, err := c.int("before", -1)
+	if err != nil {
+		return err
+	}
+	req := kmsg.NewPtrDeleteRecordsRequest()
+	rt := kmsg.NewDeleteRecordsRequestTopic()
+	rt.Topic = topic
+	rt.Partitions = []kmsg.DeleteRecordsRequestTopicPartition{{Partition: part, Offset: before}}
+	req.Topics = append(req.Topics, rt)
+	w.adminClient().send(w, to, req, nil)
+	return nil
+}
+
+// cmdAdvance: advance DURATION moves the virtual clock.
+func cmdAdvance(w *World, c command) error {
+	d, err := c.arg(0, "duration")
+	if err != nil {
+		return err
+	}
+	ms, err := duration(d)
+	if err != nil {
+		return err
+	}
+	w.advance(ms)
+	return nil
+}
+
+// cmdCrash: crash BROKER stops it as a power loss would: whatever was not
+// synced is gone, and so are the messages in flight to and from it.
+func cmdCrash(w *World, c command) error {
+	name, err := c.arg(0, "broker")
+	if err != nil {
+		return err
+	}
+	n, err := w.node(name)
+	if err != nil {
+		return err
+	}
+	if !n.Up {
+		return fmt.Errorf("crash: %s is already down", name)
+	}
+	lost := 0
+	for _, f := range n.Store.Names() {
+		lost += n.Store.Unsynced(f)
+	}
+	n.Store.Crash()
+	n.Up = false
+	kept := w.net.queue[:0]
+	for _, m := range w.net.queue {
+		if m.From == name || m.To == name {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	w.net.queue = kept
+	w.notef(name, "state", "crashed: %d unsynced bytes lost", lost)
+	return nil
+}
+
+// cmdRestart: restart BROKER recovers it from its storage.
+func cmdRestart(w *World, c command) error {
+	name, err := c.arg(0, "broker")
+	if err != nil {
+		return err
+	}
+	n, err := w.node(name)
+	if err != nil {
+		return err
+	}
+	if n.Up {
+		return fmt.Errorf("restart: %s is running (crash it first)", name)
+	}
+	if err := w.start(n); err != nil {
+		return err
+	}
+	var parts []string
+	for _, t := range n.Broker.Topics() {
+		for _, p := range t.Partitions {
+			parts = append(parts, fmt.Sprintf("%s leo=%d", p, p.Log().EndOffset()))
+		}
+	}
+	w.notef(name, "state", "restarted: %s", strings.Join(parts, ", "))
+	return nil
+}

@@ -1,0 +1,118 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/record"
+)
+
+// consumer is a teaching consumer without a group: it fetches one
+// partition at a time from a position it keeps itself. Under
+// read_committed it drops the records of aborted transactions, using the
+// aborted list the broker sends and the abort markers it reads, as Kafka's
+// consumers do (KIP-98).
+type consumer struct {
+	conn
+	broker       string
+	readCommited bool
+	positions    map[string]int64
+}
+
+func newConsumer(w *World, name, to string, readCommitted bool) *consumer {
+	c := &consumer{broker: to, readCommited: readCommitted, positions: map[string]int64{}}
+	c.init(w, name)
+	return c
+}
+
+func (c *consumer) fetch(w *World, topic string, partition int32, offset int64, maxWaitMs int32) {
+	tp := fmt.Sprintf("%s-%d", topic, partition)
+	if offset >= 0 {
+		c.positions[tp] = offset
+	}
+	req := kmsg.NewPtrFetchRequest()
+	req.SetVersion(11)
+	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = maxWaitMs, 1, 1<<20
+	if c.readCommited {
+		req.IsolationLevel = 1
+	}
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = partition, c.positions[tp], 1<<20
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	c.send(w, c.broker, req, nil)
+}
+
+func (c *consumer) receive(w *World, m *Message) {
+	if c.take(m) == nil {
+		return
+	}
+	resp, ok := m.Resp.(*kmsg.FetchResponse)
+	if !ok {
+		return
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			tp := fmt.Sprintf("%s-%d", t.Topic, p.Partition)
+			got, next := c.records(p, c.positions[tp])
+			if next > c.positions[tp] {
+				c.positions[tp] = next
+			}
+			if len(got) == 0 {
+				w.notef(c.name, "note", "%s: no records (position %d)", tp, c.positions[tp])
+				continue
+			}
+			w.notef(c.name, "note", "%s: %s (position %d)", tp, strings.Join(got, " "), c.positions[tp])
+		}
+	}
+}
+
+// records lists "offset:value" for the visible records at or after from,
+// and the position after the last batch read.
+func (c *consumer) records(p kmsg.FetchResponseTopicPartition, from int64) ([]string, int64) {
+	aborted := map[int64]int64{} // producer id → first aborted offset
+	for _, a := range p.AbortedTransactions {
+		aborted[a.ProducerID] = a.FirstOffset
+	}
+	var out []string
+	next := from
+	it := record.NewIter(p.RecordBatches)
+	for b, ok := it.Next(); ok; b, ok = it.Next() {
+		next = b.LastOffset() + 1
+		first, isAborted := aborted[b.ProducerID()]
+		if b.IsControl() {
+			if isAborted {
+				delete(aborted, b.ProducerID())
+			}
+			continue
+		}
+		if c.readCommited && b.IsTransactional() && isAborted && first <= b.BaseOffset() {
+			continue
+		}
+		recs, err := b.Records()
+		if err != nil {
+			out = append(out, fmt.Sprintf("<undecodable batch at %d: %v>", b.BaseOffset(), err))
+			continue
+		}
+		for _, r := range recs {
+			if off := b.BaseOffset() + int64(r.OffsetDelta); off >= from {
+				out = append(out, fmt.Sprintf("%d:%s", off, r.Value))
+			}
+		}
+	}
+	return out, next
+}
+
+func (c *consumer) tick(w *World) { c.expire(w) }
+
+// admin sends the administrative requests a lesson needs.
+type admin struct {
+	conn
+}
+
+func (a *admin) receive(w *World, m *Message) { a.take(m) }
+func (a *admin) tick(w *World)                { a.expire(w) }

@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+)
+
+func init() {
+	commands["net"] = cmdNet
+	commands["deliver"] = cmdDeliver
+	commands["drop"] = cmdMessageFault
+	commands["duplicate"] = cmdMessageFault
+	commands["delay"] = cmdMessageFault
+	commands["swap"] = cmdSwap
+	commands["fault"] = cmdFault
+}
+
+// cmdNet: net [hold|auto] switches delivery mode, then lists what is in
+// flight.
+func cmdNet(w *World, c command) error {
+	switch {
+	case c.has("hold"):
+		w.net.auto = false
+		w.notef("net", "note", "holding messages: deliver them one at a time")
+	case c.has("auto"):
+		w.net.auto = true
+		w.notef("net", "note", "delivering messages as they are sent")
+	}
+	if len(w.net.queue) == 0 {
+		w.notef("net", "note", "nothing in flight")
+	}
+	for _, m := range w.net.queue {
+		due := ""
+		if m.Due > w.now {
+			due = fmt.Sprintf(" (due in %dms)", m.Due-w.now)
+		}
+		w.notef("net", "note", "%s%s", m, due)
+	}
+	for _, f := range w.net.faults {
+		w.notef("net", "note", "armed: %s", f)
+	}
+	return nil
+}
+
+func (w *World) messageArg(c command, i int) (int, error) {
+	s, err := c.arg(i, "message id (see: net)")
+	if err != nil {
+		return 0, err
+	}
+	id, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a message id", c.name, s)
+	}
+	idx := w.net.find(id)
+	if idx < 0 {
+		return 0, fmt.Errorf("%s: no message #%d in flight", c.name, id)
+	}
+	return idx, nil
+}
+
+// cmdDeliver: deliver [ID|all] hands one held message (the oldest due one
+// by default) or all of them to their recipients.
+func cmdDeliver(w *World, c command) error {
+	if c.has("all") {
+		for len(w.net.queue) > 0 {
+			w.deliverAt(0)
+		}
+		return nil
+	}
+	if len(c.args) == 0 {
+		if len(w.net.queue) == 0 {
+			return fmt.Errorf("deliver: nothing in flight")
+		}
+		w.deliverAt(0)
+		return nil
+	}
+	i, err := w.messageArg(c, 0)
+	if err != nil {
+		return err
+	}
+	w.deliverAt(i)
+	return nil
+}
+
+// cmdMessageFault: drop ID | duplicate ID | delay ID DURATION acts on one
+// held message now.
+func cmdMessageFault(w *World, c command) error {
+	i, err := w.messageArg(c, 0)
+	if err != nil {
+		return err
+	}
+	f := &fault{action: c.name}
+	if c.name == "delay" {
+		d, err := c.arg(1, "duration")
+		if err != nil {
+			return err
+		}
+		if f.delay, err = duration(d); err != nil {
+			return err
+		}
+	}
+	w.net.faults = append([]*fault{f}, w.net.faults...)
+	w.deliverAt(i)
+	return nil
+}
+
+// cmdSwap: swap ID ID exchanges two held messages' places (reordering).
+func cmdSwap(w *World, c command) error {
+	i, err := w.messageArg(c, 0)
+	if err != nil {
+		return err
+	}
+	j, err := w.messageArg(c, 1)
+	if err != nil {
+		return err
+	}
+	q := w.net.queue
+	q[i], q[j] = q[j], q[i]
+	w.notef("net", "note", "reordered: #%d now goes before #%d", q[min(i, j)].ID, q[max(i, j)].ID)
+	return nil
+}
+
+// cmdFault: fault drop|duplicate|delay=DURATION [request|response]
+// [from=X] [to=Y] arms a fault against the next matching message.
+func cmdFault(w *World, c command) error {
+	f := &fault{from: c.kv["from"], to: c.kv["to"]}
+	switch {
+	case c.has("drop"):
+		f.action = "drop"
+	case c.has("duplicate"):
+		f.action = "duplicate"
+	case c.kv["delay"] != "":
+		f.action = "delay"
+		var err error
+		if f.delay, err = duration(c.kv["delay"]); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("fault: say drop, duplicate or delay=DURATION")
+	}
+	if c.has("request") || c.has("response") {
+		resp := c.has("response")
+		f.response = &resp
+	}
+	w.net.faults = append(w.net.faults, f)
+	w.notef("net", "note", "armed: %s", f)
+	return nil
+}

@@ -1,0 +1,214 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// Message is one request or response in flight.
+type Message struct {
+	ID       int
+	From, To string
+	Conn     uint64
+	Corr     int32
+	ClientID string
+	Req      kmsg.Request
+	Resp     kmsg.Response
+	Due      int64 // not delivered before this virtual time
+}
+
+func (m *Message) body() any {
+	if m.Req != nil {
+		return m.Req
+	}
+	return m.Resp
+}
+
+func (m *Message) String() string {
+	return fmt.Sprintf("#%d %s -> %s  %s", m.ID, m.From, m.To, wire.Describe(m.body()))
+}
+
+// fault is armed against the next message that matches it.
+type fault struct {
+	action   string // drop, duplicate, delay
+	delay    int64
+	response *bool // nil: any; true: responses only; false: requests only
+	from, to string
+}
+
+func (f *fault) matches(m *Message) bool {
+	if f.response != nil && *f.response != (m.Resp != nil) {
+		return false
+	}
+	return (f.from == "" || f.from == m.From) && (f.to == "" || f.to == m.To)
+}
+
+func (f *fault) String() string {
+	what := "message"
+	if f.response != nil {
+		what = map[bool]string{true: "response", false: "request"}[*f.response]
+	}
+	s := fmt.Sprintf("%s the next %s", f.action, what)
+	if f.from != "" {
+		s += " from " + f.from
+	}
+	if f.to != "" {
+		s += " to " + f.to
+	}
+	if f.action == "delay" {
+		s += fmt.Sprintf(" by %dms", f.delay)
+	}
+	return s
+}
+
+type network struct {
+	auto   bool
+	queue  []*Message
+	nextID int
+	faults []*fault
+}
+
+func (n *network) send(m *Message) {
+	n.nextID++
+	m.ID = n.nextID
+	n.queue = append(n.queue, m)
+}
+
+func (n *network) find(id int) int {
+	return slices.IndexFunc(n.queue, func(m *Message) bool { return m.ID == id })
+}
+
+// nextDue is the earliest due time after now among delayed messages.
+func (n *network) nextDue(now int64) (int64, bool) {
+	at, ok := int64(0), false
+	for _, m := range n.queue {
+		if m.Due > now && (!ok || m.Due < at) {
+			at, ok = m.Due, true
+		}
+	}
+	return at, ok
+}
+
+// settle delivers, in auto mode, every message that is due, including the
+// ones their delivery causes, until the network is quiet.
+func (w *World) settle() {
+	for w.net.auto {
+		i := slices.IndexFunc(w.net.queue, func(m *Message) bool { return m.Due <= w.now })
+		if i < 0 {
+			return
+		}
+		w.deliverAt(i)
+	}
+}
+
+// deliverAt takes message i off the network, applies any armed fault, and
+// hands it to its recipient.
+func (w *World) deliverAt(i int) {
+	m := w.net.queue[i]
+	w.net.queue = slices.Delete(w.net.queue, i, i+1)
+	for j, f := range w.net.faults {
+		if !f.matches(m) {
+			continue
+		}
+		w.net.faults = slices.Delete(w.net.faults, j, j+1)
+		switch f.action {
+		case "drop":
+			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + "(dropped) " + wire.Describe(m.body())})
+			return
+		case "delay":
+			m.Due = w.now + f.delay
+			w.net.queue = append(w.net.queue, m)
+			w.emit(Event{Kind: "delay", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + fmt.Sprintf("(delayed %dms) ", f.delay) + wire.Describe(m.body())})
+			return
+		case "duplicate":
+			dup := *m // the copy arrives after whatever is already in flight
+			w.net.send(&dup)
+			w.emit(Event{Kind: "duplicate", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + "(duplicated) " + wire.Describe(m.body())})
+		}
+		break
+	}
+	w.deliver(m)
+}
+
+func (w *World) deliver(m *Message) {
+	if m.Req != nil {
+		n, err := w.node(m.To)
+		if err != nil || !n.Up {
+			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + "(broker down) " + wire.Describe(m.Req)})
+			return
+		}
+		w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + wire.Describe(m.Req)})
+		before := observe(n)
+		n.Broker.Handle(w.now, broker.Request{
+			Conn:   m.Conn,
+			Header: wire.Header{Key: m.Req.Key(), Version: m.Req.GetVersion(), CorrelationID: m.Corr, ClientID: m.ClientID},
+			Msg:    m.Req,
+		})
+		w.commit(n)
+		w.report(n, before)
+		return
+	}
+	c := w.clients[m.To]
+	if c == nil {
+		return
+	}
+	w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Resp, Text: arrow(m.From, m.To) + wire.Describe(m.Resp)})
+	c.receive(w, m)
+}
+
+// fromBroker puts a broker's response on the network back to its client.
+func (w *World) fromBroker(n *Node, r broker.Response) {
+	to := w.connClient(r.Conn)
+	w.net.send(&Message{From: n.Name, To: to, Conn: r.Conn, Corr: r.CorrelationID, Resp: r.Msg, Due: w.now})
+}
+
+// connClient maps a connection id back to its client: each client has one
+// connection per broker, numbered by the client's creation order.
+func (w *World) connClient(conn uint64) string {
+	i := int(conn) - 1
+	if i < 0 || i >= len(w.order) {
+		return "?"
+	}
+	return w.order[i]
+}
+
+func arrow(from, to string) string {
+	return fmt.Sprintf("%-13s", from+" -> "+to)
+}
+
+// partitionState is what a learner watches change in a partition.
+type partitionState struct {
+	leo, hw, start int64
+}
+
+func observe(n *Node) map[string]partitionState {
+	out := map[string]partitionState{}
+	for _, t := range n.Broker.Topics() {
+		for _, p := range t.Partitions {
+			out[p.String()] = partitionState{p.Log().EndOffset(), p.HighWatermark, p.Log().StartOffset()}
+		}
+	}
+	return out
+}
+
+// report prints how a request changed the node's partitions.
+func (w *World) report(n *Node, before map[string]partitionState) {
+	for _, t := range n.Broker.Topics() {
+		for _, p := range t.Partitions {
+			was, now := before[p.String()], partitionState{p.Log().EndOffset(), p.HighWatermark, p.Log().StartOffset()}
+			if now.leo > was.leo {
+				w.notef(n.Name, "state", "%s appended offsets %d..%d (leo=%d hw=%d)", p, was.leo, now.leo-1, now.leo, now.hw)
+			} else if now.hw != was.hw {
+				w.notef(n.Name, "state", "%s high watermark %d -> %d", p, was.hw, now.hw)
+			}
+			if now.start != was.start {
+				w.notef(n.Name, "state", "%s log start offset %d -> %d", p, was.start, now.start)
+			}
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// producer is a teaching producer. It partitions keyed records as the Java
+// client does, and behaves as the seeds describe for its settings:
+//
+//   - acks=0: fire and forget (at most once);
+//   - acks=1/all with retries: resend on a lost answer (at least once —
+//     a lost ack makes a duplicate);
+//   - idempotent: a producer id and per-partition sequence numbers, so the
+//     broker drops the duplicate a retry would make (exactly once per
+//     partition, KIP-98).
+type producer struct {
+	conn
+	broker     string
+	acks       int16
+	retries    int
+	idempotent bool
+	pid        int64
+	epoch      int16
+	seqs       map[string]int32 // next sequence per topic-partition
+	partitions map[string]int32 // partition counts learned from Metadata
+	learnedAt  map[string]int64 // when each count was learned
+	waiting    []*pendingRecord // records waiting for metadata or a producer id
+}
+
+type pendingRecord struct {
+	topic      string
+	partition  int32 // -1: choose by key
+	key, value []byte
+}
+
+// metadataMaxAge is the Java client's metadata.max.age.ms: how long a
+// producer trusts a topic's partition count before asking again.
+const metadataMaxAge = 300000
+
+func newProducer(w *World, name, to string, acks int16, retries int, idempotent bool) *producer {
+	p := &producer{broker: to, acks: acks, retries: retries, idempotent: idempotent, pid: -1, epoch: -1,
+		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}}
+	p.init(w, name)
+	if idempotent {
+		p.initProducerID(w)
+	}
+	return p
+}
+
+func (p *producer) initProducerID(w *World) {
+	req := kmsg.NewPtrInitProducerIDRequest()
+	req.SetVersion(4)
+	req.ProducerID, req.ProducerEpoch = -1, -1
+	p.send(w, p.broker, req, func(w *World) { p.initProducerID(w) })
+}
+
+// produce queues a record and sends whatever can be sent.
+func (p *producer) produce(w *World, r *pendingRecord) {
+	p.waiting = append(p.waiting, r)
+	p.flush(w)
+}
+
+func (p *producer) flush(w *World) {
+	if p.idempotent && p.pid < 0 {
+		return
+	}
+	var still []*pendingRecord
+	asked := map[string]bool{}
+	for _, r := range p.waiting {
+		n, known := p.partitions[r.topic]
+		if known && w.now-p.learnedAt[r.topic] >= metadataMaxAge {
+			delete(p.partitions, r.topic)
+			known = false
+		}
+		if !known && r.partition < 0 {
+			if !asked[r.topic] {
+				asked[r.topic] = true
+				p.metadata(w, r.topic)
+			}
+			still = append(still, r)
+			continue
+		}
+		part := r.partition
+		if part < 0 {
+			part = PartitionForKey(r.key, n)
+			w.notef(p.name, "note", "key %q: murmur2 %% %d partitions = partition %d", r.key, n, part)
+		}
+		p.sendBatch(w, r, part)
+	}
+	p.waiting = still
+}
+
+func (p *producer) metadata(w *World, topic string) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.SetVersion(7)
+	t := topic
+	req.Topics = []kmsg.MetadataRequestTopic{{Topic: &t}}
+	p.send(w, p.broker, req, nil)
+}
+
+// sendBatch builds a one-record batch and sends it; a retry resends the
+// very same bytes, sequence number included.
+func (p *producer) sendBatch(w *World, r *pendingRecord, part int32) {
+	h := record.NewBatchHeader(w.now)
+	tp := fmt.Sprintf("%s-%d", r.topic, part)
+	if p.idempotent {
+		h.ProducerID, h.ProducerEpoch, h.BaseSequence = p.pid, p.epoch, p.seqs[tp]
+		p.seqs[tp]++
+	}
+	b := record.NewBuilder(h)
+	b.Add(r.key, r.value, 0)
+	p.sendProduce(w, r.topic, part, b.Build(), 1)
+}
+
+func (p *producer) sendProduce(w *World, topic string, part int32, batch []byte, attempt int) {
+	req := kmsg.NewPtrProduceRequest()
+	req.SetVersion(9)
+	req.Acks, req.TimeoutMillis = p.acks, 30000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition, rp.Records = part, batch
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	if p.acks == 0 {
+		w.net.send(&Message{From: p.name, To: p.broker, Conn: p.id, Corr: p.nextCorr(), ClientID: p.name, Req: req, Due: w.now})
+		w.emit(Event{Kind: "send", From: p.name, To: p.broker, Msg: req})
+		return
+	}
+	p.send(w, p.broker, req, func(w *World) {
+		if attempt > p.retries {
+			w.notef(p.name, "note", "gave up on %s-%d after %d attempts: the record may be lost", topic, part, attempt)
+			return
+		}
+		w.notef(p.name, "note", "retrying %s-%d (attempt %d)", topic, part, attempt+1)
+		p.sendProduce(w, topic, part, batch, attempt+1)
+	})
+}
+
+func (p *producer) nextCorr() int32 { p.corr++; return p.corr }
+
+func (p *producer) receive(w *World, m *Message) {
+	if p.take(m) == nil {
+		w.notef(p.name, "note", "ignored a late answer")
+		return
+	}
+	switch resp := m.Resp.(type) {
+	case *kmsg.InitProducerIDResponse:
+		if resp.ErrorCode != 0 {
+			w.notef(p.name, "error", "InitProducerId failed: %s", wire.ErrorName(resp.ErrorCode))
+			return
+		}
+		p.pid, p.epoch = resp.ProducerID, resp.ProducerEpoch
+		p.flush(w)
+	case *kmsg.MetadataResponse:
+		for _, t := range resp.Topics {
+			if t.ErrorCode == 0 && t.Topic != nil {
+				p.partitions[*t.Topic] = int32(len(t.Partitions))
+				p.learnedAt[*t.Topic] = w.now
+			}
+		}
+		p.flush(w)
+	case *kmsg.ProduceResponse:
+		for _, t := range resp.Topics {
+			for _, pr := range t.Partitions {
+				switch {
+				case pr.ErrorCode == 0:
+					w.notef(p.name, "note", "acked %s-%d offset %d", t.Topic, pr.Partition, pr.BaseOffset)
+				case kerr.IsRetriable(kerr.ErrorForCode(pr.ErrorCode)):
+					w.notef(p.name, "note", "%s-%d: %s (retriable)", t.Topic, pr.Partition, wire.ErrorName(pr.ErrorCode))
+				default:
+					w.notef(p.name, "error", "%s-%d: %s", t.Topic, pr.Partition, wire.ErrorName(pr.ErrorCode))
+				}
+			}
+		}
+	}
+}
+
+func (p *producer) tick(w *World) { p.expire(w) }

@@ -1,0 +1,186 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/config"
+	"github.com/gregor-kafka/gregor/core/store"
+)
+
+// StartTime is the virtual clock's reading when a world begins (Unix ms).
+const StartTime = 1_000_000
+
+// Event is one line of what happened, with the message behind it if any.
+type Event struct {
+	Step     int    // index of the command that caused it
+	Time     int64  // virtual ms
+	Kind     string // send, deliver, drop, duplicate, delay, state, note, error
+	From, To string
+	Msg      any // the kmsg request or response, or nil
+	Text     string
+}
+
+// Node is one simulated broker.
+type Node struct {
+	ID       int32
+	Name     string
+	Store    *store.Mem
+	Broker   *broker.Broker
+	Up       bool
+	settings map[string]string
+}
+
+// World is the whole simulation.
+type World struct {
+	seed    uint64
+	rng     *rand.Rand
+	now     int64
+	step    int
+	nodes   []*Node
+	clients map[string]client
+	order   []string // client names in creation order
+	net     network
+	events  []Event
+	out     *strings.Builder
+}
+
+// New returns an empty world; the seed drives every random choice.
+func New(seed uint64) *World {
+	w := &World{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), now: StartTime, clients: map[string]client{}}
+	w.net.auto = true
+	return w
+}
+
+// Seed is the world's seed.
+func (w *World) Seed() uint64 { return w.seed }
+
+// Now is the virtual time in ms.
+func (w *World) Now() int64 { return w.now }
+
+// Events lists everything that happened so far.
+func (w *World) Events() []Event { return w.events }
+
+// Nodes lists the brokers.
+func (w *World) Nodes() []*Node { return w.nodes }
+
+// Exec runs one command and returns the lines it printed.
+func (w *World) Exec(line string) (string, error) {
+	var sb strings.Builder
+	w.out = &sb
+	defer func() { w.out = nil; w.step++ }()
+	cmd, err := parseCommand(line)
+	if err != nil {
+		return "", err
+	}
+	if cmd.name == "" {
+		return "", nil
+	}
+	h, ok := commands[cmd.name]
+	if !ok {
+		return "", fmt.Errorf("unknown command %q (try: %s)", cmd.name, strings.Join(commandNames(), ", "))
+	}
+	if err := h(w, cmd); err != nil {
+		return sb.String(), err
+	}
+	w.settle()
+	return sb.String(), nil
+}
+
+// emit records an event and prints its line.
+func (w *World) emit(e Event) {
+	e.Step, e.Time = w.step, w.now
+	w.events = append(w.events, e)
+	if w.out != nil && e.Text != "" {
+		w.out.WriteString(e.Text)
+		w.out.WriteByte('\n')
+	}
+}
+
+// notef prints a line attributed to an actor.
+func (w *World) notef(who, kind, format string, args ...any) {
+	w.emit(Event{Kind: kind, From: who, Text: fmt.Sprintf("%-13s%s", who, fmt.Sprintf(format, args...))})
+}
+
+func (w *World) node(name string) (*Node, error) {
+	for _, n := range w.nodes {
+		if n.Name == name {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf("no broker %q", name)
+}
+
+// addNode creates and starts a broker.
+func (w *World) addNode(settings map[string]string) (*Node, error) {
+	n := &Node{ID: int32(len(w.nodes)), Name: fmt.Sprintf("b%d", len(w.nodes)), Store: store.NewMem(), settings: settings}
+	w.nodes = append(w.nodes, n)
+	return n, w.start(n)
+}
+
+// start opens a node's broker on its storage, as a process start would.
+func (w *World) start(n *Node) error {
+	s := config.NewBroker()
+	keys := make([]string, 0, len(n.settings))
+	for k := range n.settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := s.SetStatic(k, n.settings[k]); err != nil {
+			return err
+		}
+	}
+	b, err := broker.New(broker.Config{
+		NodeID: n.ID, Host: n.Name, Port: 9092, ClusterID: "gregor-sim", Settings: s,
+		Rand: rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64())),
+		Logf: func(format string, args ...any) { w.notef(n.Name, "state", format, args...) },
+	}, n.Store, func(r broker.Response) { w.fromBroker(n, r) }, w.now)
+	if err != nil {
+		return err
+	}
+	n.Broker, n.Up = b, true
+	return nil
+}
+
+// advance moves the virtual clock, firing broker ticks, client timeouts
+// and delayed messages in time order.
+func (w *World) advance(ms int64) {
+	end := w.now + ms
+	for w.now < end {
+		next := end
+		if at, ok := w.net.nextDue(w.now); ok && at < next {
+			next = at
+		}
+		for _, n := range w.nodes {
+			if at, ok := n.Broker.NextDeadline(); ok && n.Up && at > w.now && at < next {
+				next = at
+			}
+		}
+		for _, name := range w.order {
+			if at, ok := w.clients[name].deadline(); ok && at > w.now && at < next {
+				next = at
+			}
+		}
+		w.now = next
+		for _, n := range w.nodes {
+			if n.Up {
+				n.Broker.Tick(w.now)
+				w.commit(n)
+			}
+		}
+		for _, name := range w.order {
+			w.clients[name].tick(w)
+		}
+		w.settle()
+	}
+}
+
+func (w *World) commit(n *Node) {
+	if err := n.Broker.Commit(); err != nil {
+		w.notef(n.Name, "error", "sync failed: %v", err)
+	}
+}
