@@ -43,6 +43,11 @@ func (e *kafkaError) errCode() int16 {
 	return e.code
 }
 
+// MaxPartitions bounds a topic's partition count. Kafka sets no such limit,
+// but one request asking for billions of partitions must not be able to
+// exhaust the broker; ten thousand is far above any real topic.
+const MaxPartitions = 10000
+
 // brokers lists the live brokers' ids; with one broker, just this one.
 func (b *Broker) brokers() []int32 { return []int32{b.cfg.NodeID} }
 
@@ -60,15 +65,18 @@ func (b *Broker) planTopic(s *topicSpec) *kafkaError {
 			return errorf(kerr.InvalidConfig, "%v", err)
 		}
 	}
+	if len(s.assignment) > MaxPartitions {
+		return errorf(kerr.InvalidPartitions, "more than %d partitions", MaxPartitions)
+	}
 	if len(s.assignment) > 0 {
 		if s.partitions != -1 || s.rf != -1 {
 			return errorf(kerr.InvalidRequest, "both a replica assignment and partitions/replication factor were given")
 		}
 		s.partitions, s.rf = int32(len(s.assignment)), int16(len(s.assignment[0]))
 		for i, reps := range s.assignment {
-			if kerr := b.checkReplicas(reps, int(s.rf)); kerr != nil {
-				kerr.msg = fmt.Sprintf("partition %d: %s", i, kerr.msg)
-				return kerr
+			if ke := b.checkReplicas(reps, int(s.rf)); ke != nil {
+				ke.msg = fmt.Sprintf("partition %d: %s", i, ke.msg)
+				return ke
 			}
 		}
 		return nil
@@ -79,8 +87,8 @@ func (b *Broker) planTopic(s *topicSpec) *kafkaError {
 	if s.rf == -1 {
 		s.rf = int16(b.cfg.Settings.Int64("default.replication.factor"))
 	}
-	if s.partitions <= 0 {
-		return errorf(kerr.InvalidPartitions, "number of partitions must be larger than 0")
+	if s.partitions <= 0 || s.partitions > MaxPartitions {
+		return errorf(kerr.InvalidPartitions, "number of partitions must be between 1 and %d", MaxPartitions)
 	}
 	if s.rf <= 0 {
 		return errorf(kerr.InvalidReplicationFactor, "replication factor must be larger than 0")

@@ -17,8 +17,8 @@ func handleCreatePartitions(b *Broker, r *Request) kmsg.Response {
 	for _, rt := range req.Topics {
 		st := kmsg.NewCreatePartitionsResponseTopic()
 		st.Topic = rt.Topic
-		kerr := b.growTopic(b.topics[rt.Topic], &rt, req.ValidateOnly)
-		st.ErrorCode, st.ErrorMessage = kerr.errCode(), kerr.message()
+		ke := b.growTopic(b.topics[rt.Topic], &rt, req.ValidateOnly)
+		st.ErrorCode, st.ErrorMessage = ke.errCode(), ke.message()
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp
@@ -31,6 +31,9 @@ func (b *Broker) growTopic(t *Topic, rt *kmsg.CreatePartitionsRequestTopic, vali
 	have := int32(len(t.Partitions))
 	if rt.Count <= have {
 		return errorf(kerr.InvalidPartitions, "topic currently has %d partitions, %d would not be an increase", have, rt.Count)
+	}
+	if rt.Count > MaxPartitions {
+		return errorf(kerr.InvalidPartitions, "a topic may have at most %d partitions", MaxPartitions)
 	}
 	add := int(rt.Count - have)
 	rf := len(t.Partitions[0].Replicas)

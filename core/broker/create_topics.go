@@ -28,29 +28,26 @@ func handleCreateTopics(b *Broker, r *Request) kmsg.Response {
 			continue
 		}
 		spec := &topicSpec{name: rt.Topic, partitions: rt.NumPartitions, rf: rt.ReplicationFactor, configs: map[string]string{}}
-		for _, a := range rt.ReplicaAssignment {
-			for int(a.Partition) >= len(spec.assignment) {
-				spec.assignment = append(spec.assignment, nil)
-			}
-			spec.assignment[a.Partition] = a.Replicas
-		}
+		ke := spec.readAssignment(rt.ReplicaAssignment)
 		for _, c := range rt.Configs {
 			if c.Value != nil {
 				spec.configs[c.Name] = *c.Value
 			}
 		}
-		kerr := b.planTopic(spec)
-		if kerr == nil && !req.ValidateOnly {
+		if ke == nil {
+			ke = b.planTopic(spec)
+		}
+		if ke == nil && !req.ValidateOnly {
 			t, err := b.createTopic(spec)
 			if err != nil {
 				b.cfg.Logf("creating %s failed: %v", rt.Topic, err)
-				kerr = errorf(kerrStorage, "%v", err)
+				ke = errorf(kerr.KafkaStorageError, "%v", err)
 			} else {
 				st.TopicID = t.ID
 			}
 		}
-		st.ErrorCode, st.ErrorMessage = kerr.errCode(), kerr.message()
-		if kerr == nil {
+		st.ErrorCode, st.ErrorMessage = ke.errCode(), ke.message()
+		if ke == nil {
 			st.NumPartitions, st.ReplicationFactor = spec.partitions, spec.rf
 			for _, c := range b.topicConfigs(spec.configs, nil, false, false) {
 				tc := kmsg.NewCreateTopicsResponseTopicConfig()
@@ -63,4 +60,21 @@ func handleCreateTopics(b *Broker, r *Request) kmsg.Response {
 	return resp
 }
 
-var kerrStorage = kerr.KafkaStorageError
+// readAssignment takes an explicit replica assignment, which must name
+// partitions 0..n-1 once each.
+func (s *topicSpec) readAssignment(as []kmsg.CreateTopicsRequestTopicReplicaAssignment) *kafkaError {
+	if len(as) == 0 {
+		return nil
+	}
+	if len(as) > MaxPartitions {
+		return errorf(kerr.InvalidPartitions, "more than %d partitions", MaxPartitions)
+	}
+	s.assignment = make([][]int32, len(as))
+	for _, a := range as {
+		if a.Partition < 0 || int(a.Partition) >= len(as) || s.assignment[a.Partition] != nil {
+			return errorf(kerr.InvalidReplicaAssignment, "partitions must be numbered 0 to %d, each once", len(as)-1)
+		}
+		s.assignment[a.Partition] = a.Replicas
+	}
+	return nil
+}

@@ -23,8 +23,8 @@ func handleIncrementalAlterConfigs(b *Broker, r *Request) kmsg.Response {
 	for _, rr := range req.Resources {
 		sr := kmsg.NewIncrementalAlterConfigsResponseResource()
 		sr.ResourceType, sr.ResourceName = rr.ResourceType, rr.ResourceName
-		kerr := b.alterConfigs(&rr, req.ValidateOnly)
-		sr.ErrorCode, sr.ErrorMessage = kerr.errCode(), kerr.message()
+		ke := b.alterConfigs(&rr, req.ValidateOnly)
+		sr.ErrorCode, sr.ErrorMessage = ke.errCode(), ke.message()
 		resp.Resources = append(resp.Resources, sr)
 	}
 	return resp

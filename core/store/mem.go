@@ -17,17 +17,36 @@ import (
 type Mem struct {
 	files map[string]*memNode
 	dirs  map[string]bool
-	open  []*memFile
+	kids  map[string]map[string]bool // directory → names of its entries
 }
 
 type memNode struct {
-	data   []byte
-	synced int
+	data    []byte
+	synced  int
+	handles []*memFile // open handles, closed by Crash
 }
 
 // NewMem returns an empty in-memory storage whose root directory exists.
 func NewMem() *Mem {
-	return &Mem{files: map[string]*memNode{}, dirs: map[string]bool{".": true}}
+	return &Mem{files: map[string]*memNode{}, dirs: map[string]bool{".": true}, kids: map[string]map[string]bool{}}
+}
+
+// link records p as an entry of its directory; unlink forgets it. They keep
+// List proportional to the directory, not to the whole store.
+func (m *Mem) link(p string) {
+	dir := path.Dir(p)
+	if m.kids[dir] == nil {
+		m.kids[dir] = map[string]bool{}
+	}
+	m.kids[dir][path.Base(p)] = true
+}
+
+func (m *Mem) unlink(p string) {
+	dir := path.Dir(p)
+	delete(m.kids[dir], path.Base(p))
+	if len(m.kids[dir]) == 0 {
+		delete(m.kids, dir)
+	}
 }
 
 func clean(name string) string { return path.Clean("/" + name)[1:] }
@@ -63,19 +82,20 @@ func (m *Mem) Create(name string) (File, error) {
 	}
 	n := &memNode{}
 	m.files[name] = n
+	m.link(name)
 	return m.handle(name, n), nil
 }
 
 func (m *Mem) handle(name string, n *memNode) *memFile {
 	f := &memFile{name: name, node: n}
 	// Forget handles closed earlier so the list does not grow without bound.
-	live := m.open[:0]
-	for _, h := range m.open {
+	live := n.handles[:0]
+	for _, h := range n.handles {
 		if !h.closed {
 			live = append(live, h)
 		}
 	}
-	m.open = append(live, f)
+	n.handles = append(live, f)
 	return f
 }
 
@@ -102,6 +122,7 @@ func (m *Mem) WriteFile(name string, data []byte) error {
 	// keep seeing the old content.
 	d := append([]byte(nil), data...)
 	m.files[name] = &memNode{data: d, synced: len(d)}
+	m.link(name)
 	return nil
 }
 
@@ -110,13 +131,15 @@ func (m *Mem) Remove(name string) error {
 	name = norm(name)
 	if _, ok := m.files[name]; ok {
 		delete(m.files, name)
+		m.unlink(name)
 		return nil
 	}
 	if m.dirs[name] && name != "." {
-		if len(m.children(name)) > 0 {
+		if len(m.kids[name]) > 0 {
 			return fmt.Errorf("remove %s: directory not empty", name)
 		}
 		delete(m.dirs, name)
+		m.unlink(name)
 		return nil
 	}
 	return fmt.Errorf("remove %s: %w", name, ErrNotExist)
@@ -134,7 +157,9 @@ func (m *Mem) Rename(oldName, newName string) error {
 			return fmt.Errorf("rename %s %s: target is a directory: %w", oldName, newName, ErrExist)
 		}
 		delete(m.files, oldName)
+		m.unlink(oldName)
 		m.files[newName] = n
+		m.link(newName)
 		return nil
 	}
 	if !m.dirs[oldName] || oldName == "." {
@@ -147,53 +172,32 @@ func (m *Mem) Rename(oldName, newName string) error {
 	for name, n := range m.files {
 		if strings.HasPrefix(name, prefix) {
 			delete(m.files, name)
-			m.files[newName+"/"+name[len(prefix):]] = n
+			m.unlink(name)
+			to := newName + "/" + name[len(prefix):]
+			m.files[to] = n
+			m.link(to)
 		}
 	}
 	for d := range m.dirs {
 		if d == oldName || strings.HasPrefix(d, prefix) {
 			delete(m.dirs, d)
-			m.dirs[newName+d[len(oldName):]] = true
+			m.unlink(d)
+			to := newName + d[len(oldName):]
+			m.dirs[to] = true
+			m.link(to)
 		}
 	}
 	return nil
 }
 
-// children lists the names directly under dir.
+// children lists the names directly under dir, sorted.
 func (m *Mem) children(dir string) []string {
-	var out []string
-	add := func(p string) {
-		var rest string
-		if dir == "." {
-			rest = p
-		} else if strings.HasPrefix(p, dir+"/") {
-			rest = p[len(dir)+1:]
-		} else {
-			return
-		}
-		if rest == "" || rest == "." {
-			return
-		}
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			rest = rest[:i]
-		}
-		out = append(out, rest)
-	}
-	for p := range m.files {
-		add(p)
-	}
-	for p := range m.dirs {
-		add(p)
+	out := make([]string, 0, len(m.kids[dir]))
+	for name := range m.kids[dir] {
+		out = append(out, name)
 	}
 	sort.Strings(out)
-	// Deduplicate (a directory is reached through each of its files).
-	uniq := out[:0]
-	for i, s := range out {
-		if i == 0 || s != out[i-1] {
-			uniq = append(uniq, s)
-		}
-	}
-	return uniq
+	return out
 }
 
 // List returns the sorted names directly under dir; a missing dir is empty.
@@ -214,7 +218,10 @@ func (m *Mem) MkdirAll(dir string) error {
 		}
 	}
 	for d := dir; d != "." && d != "/"; d = path.Dir(d) {
-		m.dirs[d] = true
+		if !m.dirs[d] {
+			m.dirs[d] = true
+			m.link(d)
+		}
 	}
 	return nil
 }
@@ -226,17 +233,20 @@ func (m *Mem) RemoveAll(dir string) error {
 	if dir == "." {
 		m.files = map[string]*memNode{}
 		m.dirs = map[string]bool{".": true}
+		m.kids = map[string]map[string]bool{}
 		return nil
 	}
 	prefix := dir + "/"
 	for p := range m.files {
 		if p == dir || strings.HasPrefix(p, prefix) {
 			delete(m.files, p)
+			m.unlink(p)
 		}
 	}
 	for d := range m.dirs {
 		if d == dir || strings.HasPrefix(d, prefix) {
 			delete(m.dirs, d)
+			m.unlink(d)
 		}
 	}
 	return nil
@@ -249,11 +259,11 @@ func (m *Mem) RemoveAll(dir string) error {
 func (m *Mem) Crash() {
 	for _, n := range m.files {
 		n.data = n.data[:n.synced:n.synced]
+		for _, f := range n.handles {
+			f.closed = true
+		}
+		n.handles = nil
 	}
-	for _, f := range m.open {
-		f.closed = true
-	}
-	m.open = nil
 }
 
 // Unsynced reports how many bytes Crash would drop from the named file.
