@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"runtime/debug"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/broker"
 )
@@ -102,7 +105,21 @@ func (e *engine) handle(in inbound) {
 		e.b.DropConnection(in.conn.id)
 	case evRequest:
 		if e.conns[in.conn.id] != nil {
-			e.b.Handle(time.Now().UnixMilli(), in.req)
+			e.safely(in)
 		}
 	}
+}
+
+// safely handles one request. A panic is a bug in Gregor, not the client's
+// fault, but it must not take the broker down: it is logged with its
+// stack, and only the connection that sent the request is closed.
+func (e *engine) safely(in inbound) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.logf("BUG: panic handling %s v%d from %s: %v\n%s", kmsg.NameForKey(in.req.Header.Key),
+				in.req.Header.Version, in.conn.nc.RemoteAddr(), r, debug.Stack())
+			in.conn.close()
+		}
+	}()
+	e.b.Handle(time.Now().UnixMilli(), in.req)
 }
