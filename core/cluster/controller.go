@@ -1,0 +1,182 @@
+package cluster
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// controller is KRaft's active controller (QuorumController): it lives on
+// the raft leader for one term and turns requests and expired sessions
+// into record batches. It decides from the committed image only; every
+// record it writes carries a guard (broker epoch, partition epoch, next
+// producer id) so a decision made on a view that changed before it
+// committed is skipped by every replica alike.
+type controller struct {
+	n      *Node
+	term   uint64
+	active bool // the image holds everything committed before this term
+	seq    uint64
+
+	lastHeard map[int32]int64     // broker -> tick of its last heartbeat
+	pending   map[uint64]*pending // by batch seq
+	inflight  map[string]uint64   // "b/<id>" or "p/<topic>/<n>" -> batch seq
+	nextPID   int64               // producer ids handed out, committed or not
+}
+
+// pending is a request waiting for its batch to commit.
+type pending struct {
+	id   uint64
+	req  kmsg.Request
+	keys []string
+	// done builds the response from the per-record errors once the batch
+	// has been applied to the image.
+	done func(errs []error) kmsg.Response
+}
+
+func newController(n *Node, term uint64) *controller {
+	return &controller{n: n, term: term, lastHeard: map[int32]int64{},
+		pending: map[uint64]*pending{}, inflight: map[string]uint64{}}
+}
+
+// activate runs once this term's first entry is applied. Brokers get a
+// full session from now: the new controller has not heard from anyone
+// yet, and fencing them all at once would be wrong (Kafka does the same).
+func (c *controller) activate() {
+	c.active = true
+	for _, id := range c.n.image.BrokerIDs() {
+		c.lastHeard[id] = c.n.now
+	}
+	c.nextPID = c.n.image.NextProducerID
+}
+
+// imageReplaced: a snapshot replaced the image under us; the guards still
+// protect every record, but forget what was in flight.
+func (c *controller) imageReplaced() {
+	clear(c.inflight)
+	c.nextPID = max(c.nextPID, c.n.image.NextProducerID)
+}
+
+// resign fails every waiting request: another controller must redo it.
+func (c *controller) resign() {
+	seqs := make([]uint64, 0, len(c.pending))
+	for s := range c.pending {
+		seqs = append(seqs, s)
+	}
+	slices.Sort(seqs)
+	for _, s := range seqs {
+		if p := c.pending[s]; p.req != nil {
+			c.n.respond(p.id, errorResponse(p.req, notController))
+		}
+	}
+	c.pending, c.active = nil, false
+}
+
+// propose appends a batch. p (optional) waits for it; keys mark what it
+// changes so tick does not propose the same change again meanwhile.
+func (c *controller) propose(recs []Record, p *pending, keys []string) {
+	c.seq++
+	b := &Batch{Proposer: c.n.cfg.ID, Seq: c.seq, Records: recs}
+	if err := c.n.rn.Propose(EncodeBatch(b)); err != nil {
+		if p != nil {
+			c.n.respond(p.id, errorResponse(p.req, notController))
+		}
+		return
+	}
+	if p == nil {
+		p = &pending{}
+	}
+	p.keys = keys
+	c.pending[c.seq] = p
+	for _, k := range keys {
+		c.inflight[k] = c.seq
+	}
+}
+
+// committed is called for every applied batch; it completes ours.
+func (c *controller) committed(term uint64, b *Batch, errs []error) {
+	if b.Proposer != c.n.cfg.ID || term != c.term {
+		return
+	}
+	p := c.pending[b.Seq]
+	if p == nil {
+		return
+	}
+	delete(c.pending, b.Seq)
+	for _, k := range p.keys {
+		if c.inflight[k] == b.Seq {
+			delete(c.inflight, k)
+		}
+	}
+	if p.done != nil {
+		c.n.respond(p.id, p.done(errs))
+	}
+}
+
+func brokerKey(id int32) string { return fmt.Sprintf("b/%d", id) }
+
+func partitionKey(topic string, p int32) string { return fmt.Sprintf("p/%s/%d", topic, p) }
+
+// tick fences brokers whose session expired and repairs partitions whose
+// leader or ISR names a broker that is not live, in one batch.
+func (c *controller) tick() {
+	if !c.active {
+		return
+	}
+	im := c.n.image
+	var recs []Record
+	var keys []string
+	fencing := map[int32]bool{}
+	for _, id := range im.BrokerIDs() {
+		b := im.Brokers[id]
+		heard, ok := c.lastHeard[id]
+		if !ok {
+			c.lastHeard[id] = c.n.now
+			continue
+		}
+		if b.Fenced || c.n.now-heard <= c.n.cfg.SessionTicks {
+			continue
+		}
+		fencing[id] = true
+		if _, busy := c.inflight[brokerKey(id)]; !busy {
+			recs = append(recs, Record{FenceBroker: &FenceBroker{ID: id, Epoch: b.Epoch}})
+			keys = append(keys, brokerKey(id))
+		}
+	}
+	live := func(id int32) bool { return im.Live(id) && !fencing[id] }
+	r, k := c.reconcile(live)
+	recs, keys = append(recs, r...), append(keys, k...)
+	if len(recs) > 0 {
+		c.propose(recs, nil, keys)
+	}
+}
+
+// reconcile elects leaders and prunes ISRs for every partition whose
+// leader or ISR includes a broker that is not live, or that has no leader
+// and could have one (Kafka's handleBrokerFenced / handleBrokerUnfenced).
+func (c *controller) reconcile(live func(int32) bool) ([]Record, []string) {
+	im := c.n.image
+	var recs []Record
+	var keys []string
+	for _, name := range im.TopicNames() {
+		t := im.Topics[name]
+		unclean := im.UncleanLeaderElection(name, c.n.cfg.UncleanDefault)
+		for i, p := range t.Partitions {
+			key := partitionKey(name, int32(i))
+			if _, busy := c.inflight[key]; busy {
+				continue
+			}
+			if ch := Elect(p, live, unclean).Change(name, int32(i), p); ch != nil {
+				recs = append(recs, Record{PartitionChange: ch})
+				keys = append(keys, key)
+			}
+		}
+	}
+	return recs, keys
+}
+
+// notController is the error for requests that reach a node that is not
+// the active controller.
+var notController = kerr.NotController.Code

@@ -1,0 +1,89 @@
+// Package cluster is Gregor's metadata quorum and controller: the role seed
+// 004 gives ZooKeeper (broker registration and liveness, topics, partition
+// assignments, leaders, ISRs) played the way modern Kafka plays it, as a
+// replicated log of metadata records (KRaft, KIP-500 and KIP-631), built on
+// go.etcd.io/raft/v3.
+//
+// # Pieces
+//
+//   - Records (records.go) are KRaft's metadata records, simplified:
+//     RegisterBroker, FenceBroker, UnfenceBroker, UnregisterBroker,
+//     TopicRecord, PartitionRecord, PartitionChange, ConfigRecord and
+//     ProducerIDsBlock. A Batch of them is one raft entry, encoded as JSON
+//     behind a magic byte.
+//   - Image (image.go) is the state machine: brokers, topics, partitions
+//     with replicas, ISR, leader, leader epoch and partition epoch, configs
+//     and the next producer id. Every quorum member applies the same
+//     committed batches to it; its JSON is the raft snapshot.
+//   - Node (node.go, process.go, disk.go) wraps raft.RawNode: Tick, Step,
+//     Submit, then Process, which persists through a store.Storage (the
+//     log under __cluster_metadata-0/), applies, and returns the messages
+//     to send, the responses and what was applied.
+//   - The controller (controller.go, requests.go, topics.go) runs on the
+//     raft leader once it has applied its own term's first entry. It
+//     serves BrokerRegistration, BrokerHeartbeat, UnregisterBroker
+//     (KIP-631), AlterPartition (KIP-497), CreateTopics, AllocateProducerIds
+//     (KIP-730) and IncrementalAlterConfigs as kmsg requests; fences brokers
+//     whose session expired; and re-elects leaders (Elect, election.go).
+//   - Place (placement.go) is seed 004's replica placement: partition i's
+//     j-th replica on broker (start+i+j) mod n.
+//
+// Broker heartbeats are not records: as in Kafka, the active controller
+// keeps the last heartbeat of each broker in memory and writes a record only
+// when that changes something (fence, unfence). A new controller gives
+// every broker a full session before fencing anyone.
+//
+// # Elections
+//
+// When a leader's broker is fenced, the new leader is the first replica in
+// replica order that is live and in the ISR; fenced brokers leave the ISR,
+// but the ISR never becomes empty, so a partition whose in-sync replicas
+// are all gone stays offline (leader NoLeader) until one of them returns.
+// With unclean.leader.election.enable the first live replica leads instead,
+// the ISR becomes just it, the change is marked Unclean, and the partition
+// is RECOVERING (KIP-704) until its leader says otherwise: records that only
+// the old ISR held are lost. Every PartitionChange bumps the partition
+// epoch; a leader change (to NoLeader too) also bumps the leader epoch,
+// which fences the old leader and lets a returning replica find where its
+// log diverged (KIP-101, KIP-279). An ISR change alone keeps the leader
+// epoch, as Kafka does since 3.6, so a leader is not fenced by its own
+// AlterPartition.
+//
+// min.insync.replicas is stored (Image.MinInsyncReplicas) but enforced by
+// partition leaders on acks=all produce, not here.
+//
+// # Determinism
+//
+// etcd raft draws its randomized election timeout from crypto/rand. To keep
+// runs reproducible a Node never ticks raft while it is not the leader: it
+// keeps the election timer itself, with timeouts from Config.Rand, calls
+// ForgetLeader once a leader has been silent for ElectionTicks (ending the
+// lease that CheckQuorum gives it) and Campaign when its timeout expires.
+// A leader's tick (heartbeats, check quorum) has no randomness. Snapshots
+// are reported delivered as soon as they are handed to the transport; a lost
+// one is re-sent after the leader's next probe.
+//
+// # Invariants
+//
+//   - Every quorum member applies the same batch at each raft index and so
+//     holds the same Image at each index (raft's state machine safety).
+//   - Every record the controller writes is guarded by the state it was
+//     decided on (broker epoch, partition epoch, next producer id); a
+//     record whose guard fails is skipped by every member alike, so
+//     decisions taken from a stale view, or twice, change nothing.
+//   - A partition's leader epoch never decreases and its partition epoch
+//     increases with every change; a leader change raises the leader epoch
+//     by exactly one.
+//   - A partition's ISR is a non-empty subset of its replicas, and its
+//     leader is NoLeader or a member of its ISR.
+//   - A leader from outside the previous ISR is chosen only by an unclean
+//     election, only when no ISR member is live and the topic allows it.
+//   - Only a live (registered, unfenced) broker is elected or added to an
+//     ISR; AlterPartition is accepted only from the current leader at the
+//     current leader and partition epochs (KIP-497).
+//   - Entries, hard state and snapshots are durable before Process returns
+//     the messages that acknowledge them.
+//   - Nothing here does I/O, reads a clock, starts goroutines or draws
+//     from global randomness: the same seed and inputs give the same run
+//     (TestRandomizedIsDeterministic).
+package cluster

@@ -1,0 +1,367 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+)
+
+// Broker is one registered broker as the metadata knows it.
+type Broker struct {
+	ID            int32  `json:"id"`
+	Epoch         int64  `json:"epoch"`
+	IncarnationID UUID   `json:"incarnation"`
+	Host          string `json:"host,omitempty"`
+	Port          int32  `json:"port,omitempty"`
+	Rack          string `json:"rack,omitempty"`
+	Fenced        bool   `json:"fenced"`
+}
+
+// Partition is one partition's replication state.
+type Partition struct {
+	Replicas       []int32 `json:"replicas"`
+	ISR            []int32 `json:"isr"`
+	Leader         int32   `json:"leader"`
+	LeaderEpoch    int32   `json:"leader_epoch"`
+	PartitionEpoch int32   `json:"partition_epoch"`
+	// Recovering is KIP-704's RECOVERING leader state, set by an unclean
+	// election until the new leader reports it has recovered.
+	Recovering bool `json:"recovering,omitempty"`
+}
+
+// InISR reports whether broker id is in the ISR.
+func (p *Partition) InISR(id int32) bool { return slices.Contains(p.ISR, id) }
+
+func (p *Partition) clone() *Partition {
+	c := *p
+	c.Replicas = slices.Clone(p.Replicas)
+	c.ISR = slices.Clone(p.ISR)
+	return &c
+}
+
+// Topic is one topic: its id, configs and partitions.
+type Topic struct {
+	Name       string            `json:"name"`
+	ID         UUID              `json:"id"`
+	Configs    map[string]string `json:"configs,omitempty"`
+	Partitions []*Partition      `json:"partitions"`
+}
+
+// Image is the metadata state machine: what every quorum member gets by
+// applying the committed records in order (Kafka's MetadataImage).
+type Image struct {
+	// Index is the raft index of the last applied entry.
+	Index uint64 `json:"index"`
+	// Brokers by id.
+	Brokers map[int32]*Broker `json:"brokers"`
+	// Topics by name.
+	Topics map[string]*Topic `json:"topics"`
+	// Defaults are cluster-wide topic config defaults (ConfigRecord with
+	// an empty topic).
+	Defaults map[string]string `json:"defaults,omitempty"`
+	// NextProducerID is the first producer id not yet handed out.
+	NextProducerID int64 `json:"next_producer_id"`
+}
+
+// NewImage returns the empty image.
+func NewImage() *Image {
+	return &Image{Brokers: map[int32]*Broker{}, Topics: map[string]*Topic{}}
+}
+
+// Clone returns a deep copy.
+func (im *Image) Clone() *Image {
+	c, err := DecodeImage(im.Encode())
+	if err != nil {
+		panic(fmt.Sprintf("cluster: image does not round-trip: %v", err))
+	}
+	return c
+}
+
+// Encode returns the image as snapshot bytes (deterministic JSON).
+func (im *Image) Encode() []byte {
+	data, err := json.Marshal(im)
+	if err != nil {
+		panic(fmt.Sprintf("cluster: encoding image: %v", err))
+	}
+	return data
+}
+
+// DecodeImage decodes Encode's output; empty data is the empty image.
+func DecodeImage(data []byte) (*Image, error) {
+	im := NewImage()
+	if len(data) == 0 {
+		return im, nil
+	}
+	if err := json.Unmarshal(data, im); err != nil {
+		return nil, fmt.Errorf("%w: snapshot: %v", ErrCorrupt, err)
+	}
+	if im.Brokers == nil {
+		im.Brokers = map[int32]*Broker{}
+	}
+	if im.Topics == nil {
+		im.Topics = map[string]*Topic{}
+	}
+	return im, nil
+}
+
+// Live reports whether a broker is registered and unfenced: the brokers
+// that may lead or join an ISR.
+func (im *Image) Live(id int32) bool {
+	b := im.Brokers[id]
+	return b != nil && !b.Fenced
+}
+
+// LiveBrokers returns the unfenced brokers' ids in ascending order.
+func (im *Image) LiveBrokers() []int32 {
+	var ids []int32
+	for id, b := range im.Brokers {
+		if !b.Fenced {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// BrokerIDs returns every registered broker's id in ascending order.
+func (im *Image) BrokerIDs() []int32 {
+	ids := make([]int32, 0, len(im.Brokers))
+	for id := range im.Brokers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// TopicNames returns the topics' names in order.
+func (im *Image) TopicNames() []string {
+	names := make([]string, 0, len(im.Topics))
+	for n := range im.Topics {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Partition returns a partition, or nil.
+func (im *Image) Partition(topic string, p int32) *Partition {
+	t := im.Topics[topic]
+	if t == nil || p < 0 || int(p) >= len(t.Partitions) {
+		return nil
+	}
+	return t.Partitions[p]
+}
+
+// TopicByID finds a topic by id.
+func (im *Image) TopicByID(id UUID) *Topic {
+	for _, t := range im.Topics {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// Config returns a topic config: the topic's own value, else the cluster
+// default recorded in the image.
+func (im *Image) Config(topic, name string) (string, bool) {
+	if t := im.Topics[topic]; t != nil {
+		if v, ok := t.Configs[name]; ok {
+			return v, true
+		}
+	}
+	v, ok := im.Defaults[name]
+	return v, ok
+}
+
+// MinInsyncReplicas is the topic's min.insync.replicas (default def). The
+// partition leader enforces it on acks=all produce; the controller only
+// stores it.
+func (im *Image) MinInsyncReplicas(topic string, def int) int {
+	if v, ok := im.Config(topic, "min.insync.replicas"); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+// UncleanLeaderElection is the topic's unclean.leader.election.enable
+// (default def).
+func (im *Image) UncleanLeaderElection(topic string, def bool) bool {
+	if v, ok := im.Config(topic, "unclean.leader.election.enable"); ok {
+		if b, err := strconv.ParseBool(v); err == nil {
+			return b
+		}
+	}
+	return def
+}
+
+// PartitionDelta is one partition's change made by an applied record.
+// Before is nil for a new partition.
+type PartitionDelta struct {
+	Topic     string
+	Partition int32
+	Before    *Partition
+	After     *Partition
+	Unclean   bool
+}
+
+// Apply applies a batch committed at raft index. Each record applies or is
+// skipped alone; errs[i] is nil or why record i was skipped (ErrStale,
+// ErrUnknown, ErrExists, ErrInvalid). It is deterministic: every replica
+// applying the same entries gets the same image and the same errors.
+func (im *Image) Apply(index uint64, b *Batch) (errs []error, deltas []PartitionDelta) {
+	errs = make([]error, len(b.Records))
+	for i := range b.Records {
+		var d *PartitionDelta
+		d, errs[i] = im.applyRecord(index, &b.Records[i])
+		if d != nil {
+			deltas = append(deltas, *d)
+		}
+	}
+	if index > im.Index {
+		im.Index = index
+	}
+	return errs, deltas
+}
+
+func (im *Image) applyRecord(index uint64, r *Record) (*PartitionDelta, error) {
+	switch {
+	case r.RegisterBroker != nil:
+		x := r.RegisterBroker
+		im.Brokers[x.ID] = &Broker{ID: x.ID, Epoch: int64(index), IncarnationID: x.IncarnationID,
+			Host: x.Host, Port: x.Port, Rack: x.Rack, Fenced: true}
+	case r.FenceBroker != nil, r.UnfenceBroker != nil:
+		id, epoch, fence := int32(0), int64(0), r.FenceBroker != nil
+		if fence {
+			id, epoch = r.FenceBroker.ID, r.FenceBroker.Epoch
+		} else {
+			id, epoch = r.UnfenceBroker.ID, r.UnfenceBroker.Epoch
+		}
+		b := im.Brokers[id]
+		if b == nil {
+			return nil, fmt.Errorf("%w: broker %d", ErrUnknown, id)
+		}
+		if b.Epoch != epoch || b.Fenced == fence {
+			return nil, fmt.Errorf("%w: broker %d epoch %d fenced=%v, record epoch %d fence=%v", ErrStale, id, b.Epoch, b.Fenced, epoch, fence)
+		}
+		b.Fenced = fence
+	case r.UnregisterBroker != nil:
+		b := im.Brokers[r.UnregisterBroker.ID]
+		if b == nil || b.Epoch != r.UnregisterBroker.Epoch {
+			return nil, fmt.Errorf("%w: unregister broker %d", ErrStale, r.UnregisterBroker.ID)
+		}
+		delete(im.Brokers, b.ID)
+	case r.Topic != nil:
+		if im.Topics[r.Topic.Name] != nil || im.TopicByID(r.Topic.ID) != nil {
+			return nil, fmt.Errorf("%w: topic %q", ErrExists, r.Topic.Name)
+		}
+		im.Topics[r.Topic.Name] = &Topic{Name: r.Topic.Name, ID: r.Topic.ID, Partitions: []*Partition{}}
+	case r.Partition != nil:
+		return im.applyPartition(r.Partition)
+	case r.PartitionChange != nil:
+		return im.applyChange(r.PartitionChange)
+	case r.Config != nil:
+		x := r.Config
+		m := &im.Defaults
+		if x.Topic != "" {
+			t := im.Topics[x.Topic]
+			if t == nil {
+				return nil, fmt.Errorf("%w: topic %q", ErrUnknown, x.Topic)
+			}
+			m = &t.Configs
+		}
+		if x.Value == nil {
+			delete(*m, x.Name)
+		} else {
+			if *m == nil {
+				*m = map[string]string{}
+			}
+			(*m)[x.Name] = *x.Value
+		}
+	case r.ProducerIDs != nil:
+		x := r.ProducerIDs
+		if x.Start != im.NextProducerID || x.Len <= 0 {
+			return nil, fmt.Errorf("%w: producer id block at %d, next is %d", ErrStale, x.Start, im.NextProducerID)
+		}
+		im.NextProducerID = x.Start + int64(x.Len)
+	default:
+		return nil, fmt.Errorf("%w: empty record", ErrInvalid)
+	}
+	return nil, nil
+}
+
+func (im *Image) applyPartition(x *PartitionRecord) (*PartitionDelta, error) {
+	t := im.Topics[x.Topic]
+	if t == nil {
+		return nil, fmt.Errorf("%w: topic %q", ErrUnknown, x.Topic)
+	}
+	if int(x.Partition) != len(t.Partitions) {
+		return nil, fmt.Errorf("%w: partition %s-%d, topic has %d", ErrExists, x.Topic, x.Partition, len(t.Partitions))
+	}
+	p := &Partition{Replicas: slices.Clone(x.Replicas), ISR: slices.Clone(x.ISR), Leader: x.Leader,
+		LeaderEpoch: x.LeaderEpoch, PartitionEpoch: x.PartitionEpoch}
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	t.Partitions = append(t.Partitions, p)
+	return &PartitionDelta{Topic: x.Topic, Partition: x.Partition, After: p.clone()}, nil
+}
+
+func (im *Image) applyChange(x *PartitionChange) (*PartitionDelta, error) {
+	p := im.Partition(x.Topic, x.Partition)
+	if p == nil {
+		return nil, fmt.Errorf("%w: partition %s-%d", ErrUnknown, x.Topic, x.Partition)
+	}
+	if p.PartitionEpoch != x.ExpectEpoch {
+		return nil, fmt.Errorf("%w: partition %s-%d is at epoch %d, change expects %d", ErrStale, x.Topic, x.Partition, p.PartitionEpoch, x.ExpectEpoch)
+	}
+	next := p.clone()
+	if x.ISR != nil {
+		next.ISR = slices.Clone(x.ISR)
+	}
+	if x.Leader != NoLeaderChange {
+		next.Leader = x.Leader
+		next.LeaderEpoch++
+	}
+	switch x.Recovery {
+	case RecoveryRecovering:
+		next.Recovering = true
+	case RecoveryRecovered:
+		next.Recovering = false
+	}
+	next.PartitionEpoch++
+	if err := next.check(); err != nil {
+		return nil, err
+	}
+	before := p.clone()
+	*p = *next
+	return &PartitionDelta{Topic: x.Topic, Partition: x.Partition, Before: before, After: next.clone(), Unclean: x.Unclean}, nil
+}
+
+// check enforces the shape every partition keeps: a non-empty ISR drawn
+// from distinct replicas, and a leader that is NoLeader or in the ISR.
+func (p *Partition) check() error {
+	if len(p.Replicas) == 0 || len(p.ISR) == 0 {
+		return fmt.Errorf("%w: empty replicas or ISR", ErrInvalid)
+	}
+	seen := map[int32]bool{}
+	for _, r := range p.Replicas {
+		if seen[r] {
+			return fmt.Errorf("%w: duplicate replica %d", ErrInvalid, r)
+		}
+		seen[r] = true
+	}
+	for i, r := range p.ISR {
+		if !seen[r] || slices.Contains(p.ISR[:i], r) {
+			return fmt.Errorf("%w: ISR %v is not a subset of replicas %v", ErrInvalid, p.ISR, p.Replicas)
+		}
+	}
+	if p.Leader != NoLeader && !p.InISR(p.Leader) {
+		return fmt.Errorf("%w: leader %d not in ISR %v", ErrInvalid, p.Leader, p.ISR)
+	}
+	return nil
+}

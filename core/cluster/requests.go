@@ -1,0 +1,238 @@
+package cluster
+
+import (
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// handle dispatches a request to the active controller.
+func (c *controller) handle(id uint64, req kmsg.Request) {
+	switch r := req.(type) {
+	case *kmsg.BrokerRegistrationRequest:
+		c.register(id, r)
+	case *kmsg.BrokerHeartbeatRequest:
+		c.heartbeat(id, r)
+	case *kmsg.AlterPartitionRequest:
+		c.alterPartition(id, r)
+	case *kmsg.CreateTopicsRequest:
+		c.createTopics(id, r)
+	case *kmsg.AllocateProducerIDsRequest:
+		c.allocateProducerIDs(id, r)
+	case *kmsg.UnregisterBrokerRequest:
+		c.unregister(id, r)
+	case *kmsg.IncrementalAlterConfigsRequest:
+		c.alterConfigs(id, r)
+	default:
+		c.n.respond(id, errorResponse(req, kerr.UnsupportedVersion.Code))
+	}
+}
+
+// register records a broker registration (KIP-631). The broker starts
+// fenced; its epoch is the offset of the record, returned once committed.
+func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
+	rec := &RegisterBroker{ID: r.BrokerID, IncarnationID: r.IncarnationID}
+	if r.Rack != nil {
+		rec.Rack = *r.Rack
+	}
+	if len(r.Listeners) > 0 {
+		rec.Host, rec.Port = r.Listeners[0].Host, int32(r.Listeners[0].Port)
+	}
+	c.lastHeard[r.BrokerID] = c.n.now
+	c.propose([]Record{{RegisterBroker: rec}}, &pending{id: id, req: r, done: func(errs []error) kmsg.Response {
+		resp := newResponse[*kmsg.BrokerRegistrationResponse](r)
+		if b := c.n.image.Brokers[r.BrokerID]; b != nil && b.IncarnationID == r.IncarnationID {
+			resp.BrokerEpoch = b.Epoch
+		} else {
+			resp.ErrorCode = kerr.DuplicateBrokerRegistration.Code
+		}
+		return resp
+	}}, []string{brokerKey(r.BrokerID)})
+}
+
+// heartbeat keeps a broker's session alive and moves it between fenced and
+// unfenced: unfenced once it has caught up with the metadata up to its own
+// registration and asks to be; fenced when it asks (controlled shutdown).
+func (c *controller) heartbeat(id uint64, r *kmsg.BrokerHeartbeatRequest) {
+	resp := newResponse[*kmsg.BrokerHeartbeatResponse](r)
+	b := c.n.image.Brokers[r.BrokerID]
+	switch {
+	case b == nil:
+		resp.ErrorCode = kerr.BrokerIDNotRegistered.Code
+	case b.Epoch != r.BrokerEpoch:
+		resp.ErrorCode = kerr.StaleBrokerEpoch.Code
+	}
+	if resp.ErrorCode != 0 {
+		c.n.respond(id, resp)
+		return
+	}
+	c.lastHeard[b.ID] = c.n.now
+	caughtUp := r.CurrentMetadataOffset >= b.Epoch
+	resp.IsCaughtUp, resp.IsFenced = caughtUp, b.Fenced
+	resp.ShouldShutdown = r.WantShutdown && b.Fenced
+	_, busy := c.inflight[brokerKey(b.ID)]
+	var rec Record
+	switch {
+	case busy:
+	case (r.WantFence || r.WantShutdown) && !b.Fenced:
+		rec.FenceBroker = &FenceBroker{ID: b.ID, Epoch: b.Epoch}
+	case !r.WantFence && !r.WantShutdown && b.Fenced && caughtUp:
+		rec.UnfenceBroker = &UnfenceBroker{ID: b.ID, Epoch: b.Epoch}
+	}
+	if rec.count() == 0 {
+		c.n.respond(id, resp)
+		return
+	}
+	c.propose([]Record{rec}, &pending{id: id, req: r, done: func([]error) kmsg.Response {
+		now := c.n.image.Brokers[r.BrokerID]
+		resp.IsFenced = now == nil || now.Fenced
+		resp.ShouldShutdown = r.WantShutdown && resp.IsFenced
+		return resp
+	}}, []string{brokerKey(b.ID)})
+}
+
+// unregister removes a broker for good (KIP-631).
+func (c *controller) unregister(id uint64, r *kmsg.UnregisterBrokerRequest) {
+	b := c.n.image.Brokers[r.BrokerID]
+	if b == nil {
+		resp := newResponse[*kmsg.UnregisterBrokerResponse](r)
+		resp.ErrorCode = kerr.BrokerIDNotRegistered.Code
+		c.n.respond(id, resp)
+		return
+	}
+	c.propose([]Record{{UnregisterBroker: &UnregisterBroker{ID: b.ID, Epoch: b.Epoch}}}, &pending{id: id, req: r,
+		done: func(errs []error) kmsg.Response {
+			resp := newResponse[*kmsg.UnregisterBrokerResponse](r)
+			resp.ErrorCode = recordError(errs[0])
+			return resp
+		}}, []string{brokerKey(b.ID)})
+}
+
+// allocateProducerIDs hands the broker the next block of producer ids
+// (KIP-730), so producer ids are unique across the cluster.
+func (c *controller) allocateProducerIDs(id uint64, r *kmsg.AllocateProducerIDsRequest) {
+	resp := newResponse[*kmsg.AllocateProducerIDsResponse](r)
+	if b := c.n.image.Brokers[r.BrokerID]; b == nil || b.Epoch != r.BrokerEpoch {
+		resp.ErrorCode = kerr.StaleBrokerEpoch.Code
+		c.n.respond(id, resp)
+		return
+	}
+	blk := &ProducerIDsBlock{BrokerID: r.BrokerID, BrokerEpoch: r.BrokerEpoch,
+		Start: max(c.nextPID, c.n.image.NextProducerID), Len: c.n.cfg.ProducerIDBlock}
+	c.nextPID = blk.Start + int64(blk.Len)
+	c.propose([]Record{{ProducerIDs: blk}}, &pending{id: id, req: r, done: func(errs []error) kmsg.Response {
+		if resp.ErrorCode = recordError(errs[0]); resp.ErrorCode == 0 {
+			resp.ProducerIDStart, resp.ProducerIDLen = blk.Start, blk.Len
+		}
+		return resp
+	}}, nil)
+}
+
+// alterConfigs sets or deletes topic configs (resource type TOPIC) and
+// cluster-wide defaults (BROKER with an empty name).
+func (c *controller) alterConfigs(id uint64, r *kmsg.IncrementalAlterConfigsRequest) {
+	resp := newResponse[*kmsg.IncrementalAlterConfigsResponse](r)
+	var recs []Record
+	for _, res := range r.Resources {
+		out := kmsg.NewIncrementalAlterConfigsResponseResource()
+		out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
+		topic := ""
+		switch {
+		case res.ResourceType == kmsg.ConfigResourceTypeTopic && c.n.image.Topics[res.ResourceName] != nil:
+			topic = res.ResourceName
+		case res.ResourceType == kmsg.ConfigResourceTypeTopic:
+			out.ErrorCode = kerr.UnknownTopicOrPartition.Code
+		case res.ResourceType == kmsg.ConfigResourceTypeBroker && res.ResourceName == "":
+		default:
+			out.ErrorCode = kerr.InvalidRequest.Code
+		}
+		var mine []Record
+		for _, cfg := range res.Configs {
+			switch cfg.Op {
+			case kmsg.IncrementalAlterConfigOpSet:
+				mine = append(mine, Record{Config: &ConfigRecord{Topic: topic, Name: cfg.Name, Value: cfg.Value}})
+			case kmsg.IncrementalAlterConfigOpDelete:
+				mine = append(mine, Record{Config: &ConfigRecord{Topic: topic, Name: cfg.Name}})
+			default:
+				out.ErrorCode = kerr.InvalidRequest.Code
+			}
+		}
+		if out.ErrorCode == 0 && !r.ValidateOnly {
+			recs = append(recs, mine...)
+		}
+		resp.Resources = append(resp.Resources, out)
+	}
+	if len(recs) == 0 {
+		c.n.respond(id, resp)
+		return
+	}
+	c.propose(recs, &pending{id: id, req: r, done: func([]error) kmsg.Response { return resp }}, nil)
+}
+
+// recordError maps an image error to a Kafka error code.
+func recordError(err error) int16 {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, ErrStale):
+		return kerr.InvalidUpdateVersion.Code
+	case errors.Is(err, ErrUnknown):
+		return kerr.UnknownTopicOrPartition.Code
+	case errors.Is(err, ErrExists):
+		return kerr.TopicAlreadyExists.Code
+	default:
+		return kerr.InvalidRequest.Code
+	}
+}
+
+// newResponse returns req's response type at req's version.
+func newResponse[T kmsg.Response](req kmsg.Request) T {
+	resp := req.ResponseKind()
+	resp.SetVersion(req.GetVersion())
+	return resp.(T)
+}
+
+// errorResponse answers req with one error code everywhere it has one.
+func errorResponse(req kmsg.Request, code int16) kmsg.Response {
+	switch r := req.(type) {
+	case *kmsg.BrokerRegistrationRequest:
+		resp := newResponse[*kmsg.BrokerRegistrationResponse](r)
+		resp.ErrorCode = code
+		return resp
+	case *kmsg.BrokerHeartbeatRequest:
+		resp := newResponse[*kmsg.BrokerHeartbeatResponse](r)
+		resp.ErrorCode, resp.IsFenced = code, true
+		return resp
+	case *kmsg.AlterPartitionRequest:
+		resp := newResponse[*kmsg.AlterPartitionResponse](r)
+		resp.ErrorCode = code
+		return resp
+	case *kmsg.AllocateProducerIDsRequest:
+		resp := newResponse[*kmsg.AllocateProducerIDsResponse](r)
+		resp.ErrorCode = code
+		return resp
+	case *kmsg.UnregisterBrokerRequest:
+		resp := newResponse[*kmsg.UnregisterBrokerResponse](r)
+		resp.ErrorCode = code
+		return resp
+	case *kmsg.CreateTopicsRequest:
+		resp := newResponse[*kmsg.CreateTopicsResponse](r)
+		for _, t := range r.Topics {
+			rt := kmsg.NewCreateTopicsResponseTopic()
+			rt.Topic, rt.ErrorCode = t.Topic, code
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp
+	case *kmsg.IncrementalAlterConfigsRequest:
+		resp := newResponse[*kmsg.IncrementalAlterConfigsResponse](r)
+		for _, res := range r.Resources {
+			rr := kmsg.NewIncrementalAlterConfigsResponseResource()
+			rr.ResourceType, rr.ResourceName, rr.ErrorCode = res.ResourceType, res.ResourceName, code
+			resp.Resources = append(resp.Resources, rr)
+		}
+		return resp
+	}
+	// A request the controller does not serve: its empty response.
+	return newResponse[kmsg.Response](req)
+}

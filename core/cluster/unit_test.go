@@ -1,0 +1,183 @@
+package cluster
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"go.etcd.io/raft/v3"
+	pb "go.etcd.io/raft/v3/raftpb"
+
+	"github.com/gregor-kafka/gregor/core/store"
+)
+
+func TestPlace(t *testing.T) {
+	for _, tc := range []struct {
+		brokers                 []int32
+		start, first, parts, rf int
+		want                    [][]int32
+	}{
+		{[]int32{1, 2, 3}, 0, 0, 3, 3, [][]int32{{1, 2, 3}, {2, 3, 1}, {3, 1, 2}}},
+		{[]int32{3, 1, 2}, 1, 0, 2, 2, [][]int32{{2, 3}, {3, 1}}}, // brokers are taken in id order
+		{[]int32{10, 20, 30, 40}, 2, 1, 2, 1, [][]int32{{40}, {10}}},
+	} {
+		if got := Place(tc.brokers, tc.start, tc.first, tc.parts, tc.rf); !slices.EqualFunc(got, tc.want, slices.Equal) {
+			t.Errorf("Place(%v, start %d, first %d, %d, rf %d) = %v, want %v", tc.brokers, tc.start, tc.first, tc.parts, tc.rf, got, tc.want)
+		}
+	}
+}
+
+func TestElect(t *testing.T) {
+	liveSet := func(ids ...int32) func(int32) bool { return func(id int32) bool { return slices.Contains(ids, id) } }
+	p := &Partition{Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}, Leader: 1}
+	for _, tc := range []struct {
+		name    string
+		p       *Partition
+		live    func(int32) bool
+		unclean bool
+		want    Election
+	}{
+		{"leader stays", p, liveSet(1, 2, 3), false, Election{1, []int32{1, 2, 3}, false}},
+		{"follower leaves ISR", p, liveSet(1, 3), false, Election{1, []int32{1, 3}, false}},
+		{"next in replica order", p, liveSet(2, 3), false, Election{2, []int32{2, 3}, false}},
+		{"replica order, not ISR order", &Partition{Replicas: []int32{1, 2, 3}, ISR: []int32{1, 3, 2}, Leader: 1}, liveSet(2, 3), false, Election{2, []int32{3, 2}, false}},
+		{"all gone: ISR kept, offline", p, liveSet(), false, Election{NoLeader, []int32{1, 2, 3}, false}},
+		{"out of sync only: offline", &Partition{Replicas: []int32{1, 2, 3}, ISR: []int32{1}, Leader: 1}, liveSet(2, 3), false, Election{NoLeader, []int32{1}, false}},
+		{"out of sync only: unclean", &Partition{Replicas: []int32{1, 2, 3}, ISR: []int32{1}, Leader: 1}, liveSet(3, 2), true, Election{2, []int32{2}, true}},
+		{"unclean allowed but ISR member live", &Partition{Replicas: []int32{1, 2, 3}, ISR: []int32{1, 3}, Leader: 1}, liveSet(2, 3), true, Election{3, []int32{3}, false}},
+		{"offline comes back", &Partition{Replicas: []int32{1, 2, 3}, ISR: []int32{1}, Leader: NoLeader}, liveSet(1), false, Election{1, []int32{1}, false}},
+	} {
+		if got := Elect(tc.p, tc.live, tc.unclean); got.Leader != tc.want.Leader || got.Unclean != tc.want.Unclean || !slices.Equal(got.ISR, tc.want.ISR) {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestImageGuards(t *testing.T) {
+	im := NewImage()
+	b := &Batch{Records: []Record{
+		{RegisterBroker: &RegisterBroker{ID: 1}},
+		{RegisterBroker: &RegisterBroker{ID: 2}},
+		{Topic: &TopicRecord{Name: "t", ID: UUID{1}}},
+		{Partition: &PartitionRecord{Topic: "t", Partition: 0, Replicas: []int32{1, 2}, ISR: []int32{1, 2}, Leader: 1}},
+		{PartitionChange: &PartitionChange{Topic: "t", Partition: 0, ExpectEpoch: 0, Leader: 2, ISR: []int32{2}}},
+		{PartitionChange: &PartitionChange{Topic: "t", Partition: 0, ExpectEpoch: 0, Leader: NoLeaderChange, ISR: []int32{1, 2}}},
+		{PartitionChange: &PartitionChange{Topic: "t", Partition: 0, ExpectEpoch: 1, Leader: 1, ISR: []int32{2}}},
+		{UnfenceBroker: &UnfenceBroker{ID: 1, Epoch: 7}},
+		{UnfenceBroker: &UnfenceBroker{ID: 1, Epoch: 9}},
+		{ProducerIDs: &ProducerIDsBlock{Start: 5, Len: 10}},
+		{ProducerIDs: &ProducerIDsBlock{Start: 0, Len: 10}},
+		{Topic: &TopicRecord{Name: "t", ID: UUID{2}}},
+	}}
+	errs, deltas := im.Apply(9, b)
+	want := []error{nil, nil, nil, nil, nil, ErrStale, ErrInvalid, ErrStale, nil, ErrStale, nil, ErrExists}
+	for i := range want {
+		if !errors.Is(errs[i], want[i]) || (want[i] == nil) != (errs[i] == nil) {
+			t.Errorf("record %d: err %v, want %v", i, errs[i], want[i])
+		}
+	}
+	p := im.Partition("t", 0)
+	if p.Leader != 2 || p.LeaderEpoch != 1 || p.PartitionEpoch != 1 || len(deltas) != 2 || im.NextProducerID != 10 || im.Live(2) || !im.Live(1) {
+		t.Errorf("image: %s", im.Encode())
+	}
+}
+
+func TestBatchRoundTrip(t *testing.T) {
+	v := "true"
+	b := &Batch{Proposer: 3, Seq: 9, Records: []Record{
+		{RegisterBroker: &RegisterBroker{ID: 1, IncarnationID: UUID{0xff, 1}, Host: "h", Port: 9092}},
+		{PartitionChange: &PartitionChange{Topic: "t", Leader: NoLeaderChange, ISR: []int32{1}, Unclean: true, Recovery: RecoveryRecovering}},
+		{Config: &ConfigRecord{Topic: "t", Name: "unclean.leader.election.enable", Value: &v}},
+	}}
+	data := EncodeBatch(b)
+	got, err := DecodeBatch(data)
+	if err != nil || string(EncodeBatch(got)) != string(data) {
+		t.Fatalf("round trip: %v\n%s\n%s", err, data, EncodeBatch(got))
+	}
+	for _, bad := range []string{"", "M", "M{", `M{"records":[{}]}`, `M{"records":[{"fence_broker":{},"unfence_broker":{}}]}`, `{"records":[]}`} {
+		if _, err := DecodeBatch([]byte(bad)); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("DecodeBatch(%q) = %v, want ErrCorrupt", bad, err)
+		}
+	}
+}
+
+func FuzzDecodeBatch(f *testing.F) {
+	f.Add(EncodeBatch(&Batch{Records: []Record{{FenceBroker: &FenceBroker{ID: 1, Epoch: 2}}}}))
+	f.Add([]byte(`M{"records":[{"partition":{"topic":"t","replicas":[1],"isr":[1],"leader":1}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := DecodeBatch(data)
+		if err != nil {
+			return
+		}
+		again, err := DecodeBatch(EncodeBatch(b))
+		if err != nil || string(EncodeBatch(again)) != string(EncodeBatch(b)) {
+			t.Fatalf("re-encoding %q: %v", data, err)
+		}
+		NewImage().Apply(1, b) // must not panic
+	})
+}
+
+func FuzzDecodeImage(f *testing.F) {
+	im := NewImage()
+	im.Apply(4, &Batch{Records: []Record{{RegisterBroker: &RegisterBroker{ID: 1}}}})
+	f.Add(im.Encode())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if im, err := DecodeImage(data); err == nil {
+			im.Clone()
+		}
+	})
+}
+
+// TestDiskTornTail checks that a log torn mid-frame by a crash loads up to
+// the last whole entry, and that entries rewritten at an index replace the
+// old suffix as they did in raft.
+func TestDiskTornTail(t *testing.T) {
+	mem := store.NewMem()
+	d, err := openDisk(mem, DefaultDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := &pb.Snapshot{Metadata: &pb.SnapshotMetadata{Index: new(uint64(1)), Term: new(uint64(1)), ConfState: &pb.ConfState{Voters: []uint64{1}}}}
+	ent := func(i, term uint64) *pb.Entry {
+		return &pb.Entry{Index: new(i), Term: new(term), Data: []byte{byte(i)}}
+	}
+	ms := newMS(t, snap)
+	if err := d.saveSnapshot(snap, ms); err != nil {
+		t.Fatal(err)
+	}
+	must(t, d.appendEntries([]*pb.Entry{ent(2, 1), ent(3, 1), ent(4, 1)}))
+	must(t, d.appendEntries([]*pb.Entry{ent(3, 2)})) // a new leader overwrote 3..
+	must(t, d.sync())
+	must(t, d.log.Append([]byte{0, 0, 0, 9, 1})) // torn frame
+	must(t, d.log.Sync())
+	must(t, d.close())
+
+	d2, err := openDisk(mem, DefaultDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms2 := newMS(t, nil)
+	if fresh, err := d2.load(ms2); fresh || err != nil {
+		t.Fatalf("load: fresh %v, %v", fresh, err)
+	}
+	last, _ := ms2.LastIndex()
+	term, _ := ms2.Term(3)
+	if last != 3 || term != 2 {
+		t.Fatalf("last %d, term at 3 = %d; want 3 and 2", last, term)
+	}
+}
+
+func newMS(t *testing.T, snap *pb.Snapshot) *raft.MemoryStorage {
+	ms := raft.NewMemoryStorage()
+	if snap != nil {
+		must(t, ms.ApplySnapshot(snap))
+	}
+	return ms
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
