@@ -4,16 +4,19 @@ GO      ?= go
 ADDR    ?= 127.0.0.1:9092
 HTTP    ?= 127.0.0.1:8080
 DATA    ?= ./data
+# The browser build: the root package embeds this directory, so bin/gregor
+# serves the playground by itself.
+DIST    := wasm/dist
 
-.PHONY: build run test check-fmt vet wasm-core bench clean
+.PHONY: build run test check-fmt vet wasm wasm-core generate check-templ bench clean
 
-build:
+build: wasm
 	$(GO) build -o bin/gregor ./server/cmd/gregor
 
 run: build
 	./bin/gregor serve --kafka-addr $(ADDR) --http-addr $(HTTP) --data-dir $(DATA)
 
-test: check-fmt vet wasm-core
+test: check-fmt vet check-templ wasm-core
 	$(GO) test -count=1 -timeout 12m ./...
 
 check-fmt:
@@ -22,13 +25,37 @@ check-fmt:
 
 vet:
 	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./wasm/play
 
-# core/ must build for the browser: no I/O, no syscalls.
+# The browser build: the engine, the lessons and the ui in one wasm, served
+# gzipped (only the .gz is kept, and embedded), plus Go's loader.
+wasm:
+	@mkdir -p bin $(DIST)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o bin/gregor.wasm ./wasm
+	gzip -9 -n -c bin/gregor.wasm > $(DIST)/gregor.wasm.gz
+	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(DIST)/wasm_exec.js
+	@echo "gregor.wasm: $$(wc -c < bin/gregor.wasm) bytes, $$(wc -c < $(DIST)/gregor.wasm.gz) gzipped"
+
+# core/ must build for the browser: no I/O, no syscalls. So must the whole
+# browser build.
 wasm-core:
-	GOOS=js GOARCH=wasm $(GO) build ./core/...
+	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm ./wasm/play
+
+# Regenerate the templ components' Go code (committed).
+generate:
+	$(GO) tool templ generate -path ui
+
+# The committed _templ.go files must be what templ generates now.
+check-templ:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	cp ui/*.templ "$$tmp"/ && \
+	$(GO) tool templ generate -path "$$tmp" >/dev/null 2>&1 && \
+	stale=0 && for f in "$$tmp"/*_templ.go; do \
+		if ! cmp -s "$$f" "ui/$$(basename "$$f")"; then echo "stale: ui/$$(basename "$$f") (run make generate)"; stale=1; fi; \
+	done && exit $$stale
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./server/bench/
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)/gregor.wasm.gz $(DIST)/wasm_exec.js

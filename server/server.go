@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -25,7 +26,9 @@ type Config struct {
 	Settings  *config.Broker
 	// IndexHTML is the page served at / on the HTTP address.
 	IndexHTML []byte
-	Logf      func(format string, args ...any)
+	// Assets is the browser build served under /assets/ (see WebHandler).
+	Assets fs.FS
+	Logf   func(format string, args ...any)
 }
 
 // Server is a running broker with its listeners.
@@ -172,16 +175,4 @@ func advertised(a net.Addr) (string, int32, error) {
 	}
 	port, err := strconv.Atoi(portStr)
 	return host, int32(port), err
-}
-
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(s.cfg.IndexHTML)
-	})
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("ok\n"))
-	})
-	return mux
 }

@@ -55,6 +55,10 @@ type Broker struct {
 	lastRetain int64
 
 	producerIDs struct{ next int64 }
+	txnHooks    TxnHooks // producer_state.go
+
+	groups groupGlue // the group coordinator (group_coordinator.go)
+	txn    txnGlue   // the transaction coordinator (txn_coordinator.go)
 }
 
 // New opens a broker on st, recovering every partition it finds there.
@@ -82,6 +86,12 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		if err := b.openTopic(b.meta.Topics[name], now); err != nil {
 			return nil, fmt.Errorf("broker: opening topic %s: %w", name, err)
 		}
+	}
+	if err := b.initGroups(now); err != nil {
+		return nil, fmt.Errorf("broker: loading consumer groups: %w", err)
+	}
+	if err := b.initTxn(now); err != nil {
+		return nil, fmt.Errorf("broker: loading transactions: %w", err)
 	}
 	return b, nil
 }
@@ -111,6 +121,8 @@ func (b *Broker) reply(req Request, msg kmsg.Response) {
 func (b *Broker) Tick(now int64) {
 	b.advance(now)
 	b.expireFetches()
+	b.tickGroups(now)
+	b.tickTxn(now)
 	if iv := b.cfg.Settings.Int64("log.retention.check.interval.ms"); now-b.lastRetain >= iv {
 		b.lastRetain = now
 		b.enforceRetention()
@@ -143,6 +155,12 @@ func (b *Broker) NextDeadline() (at int64, ok bool) {
 			at, ok = f.deadline, true
 		}
 	}
+	if g, gok := b.groups.c.NextDeadline(); gok && (!ok || g < at) {
+		at, ok = g, true
+	}
+	if t, tok := b.txn.c.NextDeadline(); tok && (!ok || t < at) {
+		at, ok = t, true
+	}
 	return at, ok
 }
 
@@ -161,6 +179,11 @@ func (b *Broker) Commit() error {
 		}
 	}
 	b.dirty = b.dirty[:0]
+	if b.commitTxn() { // markers only once the Prepare records are synced
+		if err := b.flushDirty(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
 	held := b.awaitFlush
 	b.awaitFlush = nil
 	for _, r := range held {

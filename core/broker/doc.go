@@ -19,6 +19,10 @@
 //     relies on it only for ordering writes, and enforces it itself.
 //   - A partition's high watermark never exceeds its log end offset and never
 //     goes back; with a single in-sync replica it equals the log end offset.
+//   - A partition's last stable offset never exceeds its high watermark
+//     nor the first offset of an open transaction; a producer's batch is
+//     appended at most once per (producer id, epoch, sequence) among its
+//     last five batches, across restarts (see core/producer).
 //   - Kafka errors travel as ErrorCode fields (pkg/kerr codes), never as Go
 //     errors; Go errors returned by this package mean storage failed.
 package broker

@@ -7,10 +7,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/log"
+	"github.com/gregor-kafka/gregor/core/record"
 )
 
 // Fetch v4-18. v4 is the first version with the last stable offset and
-// aborted transactions (KIP-98); v13+ names topics by id (KIP-516). Fetch
+// aborted transactions (KIP-98); v13+ names topics by id (KIP-516).
+// read_committed (isolation level 1) reads below the last stable offset
+// and gets the aborted transactions overlapping what it read;
+// read_uncommitted reads below the high watermark. Fetch
 // sessions (KIP-227) are not kept: every answer has session id 0, which
 // tells the client to keep sending full fetches.
 //
@@ -116,13 +120,32 @@ func (b *Broker) readPartition(p *Partition, isolation int8, rp *kmsg.FetchReque
 	}
 	if len(data) > 0 {
 		sp.RecordBatches = data
+		if isolation == 1 {
+			sp.AbortedTransactions = abortedIn(p, rp.FetchOffset, data)
+		}
 	}
 	return len(data)
 }
 
-// lastStableOffset is the offset below which no transaction is open. With
-// no transactions yet, it is the high watermark.
-func (p *Partition) lastStableOffset() int64 { return p.HighWatermark }
+// abortedIn lists the aborted transactions with data among the fetched
+// batches, from the .txnindex of the segments read (KIP-98): the consumer
+// drops a listed producer's batches from FirstOffset on, up to its abort
+// marker. A read_committed answer with data carries a list, maybe empty;
+// read_uncommitted answers carry none (null), as in Kafka.
+func abortedIn(p *Partition, from int64, data []byte) []kmsg.FetchResponseTopicPartitionAbortedTransaction {
+	upTo := from
+	it := record.NewIter(data)
+	for b, ok := it.Next(); ok; b, ok = it.Next() {
+		upTo = b.LastOffset() + 1
+	}
+	out := []kmsg.FetchResponseTopicPartitionAbortedTransaction{}
+	for _, a := range p.log.AbortedTxns(from, upTo) {
+		t := kmsg.NewFetchResponseTopicPartitionAbortedTransaction()
+		t.ProducerID, t.FirstOffset = a.ProducerID, a.FirstOffset
+		out = append(out, t)
+	}
+	return out
+}
 
 // wakeFetches answers waiting fetches that now have enough data. p is the
 // partition that changed, or nil when anything may have changed.

@@ -8,8 +8,8 @@ import (
 // InitProducerId v0-5 for idempotent producers (KIP-98): a fresh producer id
 // with epoch 0. Ids are handed out from blocks whose end is persisted before
 // any id in them is used, so an id is never reused after a restart (as
-// Kafka's ProducerIdManager allocates blocks, KIP-730). Transactional ids
-// are refused until the transaction coordinator exists.
+// Kafka's ProducerIdManager allocates blocks, KIP-730). With a transactional
+// id the request goes to the transaction coordinator (core/txn).
 func init() { register(22, 0, 5, handleInitProducerID) }
 
 const producerIDBlock = 1000
@@ -18,8 +18,7 @@ func handleInitProducerID(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.InitProducerIDRequest)
 	resp := req.ResponseKind().(*kmsg.InitProducerIDResponse)
 	if req.TransactionalID != nil {
-		resp.ErrorCode = kerr.CoordinatorNotAvailable.Code
-		return resp
+		return handleTxn(b, r) // the transaction coordinator, txn_coordinator.go
 	}
 	id, err := b.nextProducerID()
 	if err != nil {

@@ -63,7 +63,7 @@ func (b *Broker) listOffset(p *Partition, isolation int8, rp *kmsg.ListOffsetsRe
 		case err != nil:
 			b.cfg.Logf("timestamp lookup in %s failed: %v", p, err)
 			sp.ErrorCode = kerr.KafkaStorageError.Code
-		case ok && off < p.HighWatermark:
+		case ok && off < p.HighWatermark && (isolation != 1 || off < p.lastStableOffset()):
 			sp.Offset, sp.Timestamp = off, at
 		default:
 			sp.Offset = -1

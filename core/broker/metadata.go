@@ -56,6 +56,10 @@ func handleMetadata(b *Broker, r *Request) kmsg.Response {
 
 // autoCreate creates a topic with the broker's defaults, or returns nil.
 func (b *Broker) autoCreate(name string) *Topic {
+	if isInternalTopic(name) {
+		t, _ := b.EnsureInternalTopic(name) // with its own partition count
+		return t
+	}
 	spec := &topicSpec{name: name, partitions: -1, rf: -1}
 	if b.planTopic(spec) != nil {
 		return nil
@@ -72,7 +76,7 @@ func (b *Broker) describeTopic(t *Topic) kmsg.MetadataResponseTopic {
 	mt := kmsg.NewMetadataResponseTopic()
 	name := t.Name
 	mt.Topic, mt.TopicID = &name, t.ID
-	mt.IsInternal = len(name) > 2 && name[:2] == "__"
+	mt.IsInternal = isInternalTopic(name)
 	for _, p := range t.Partitions {
 		mp := kmsg.NewMetadataResponseTopicPartition()
 		mp.Partition = p.Index

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -15,6 +16,15 @@ import (
 // in the log and, when flush.messages/flush.ms ask for it, synced (group
 // commit at the next Commit). With one broker the ISR is the leader alone,
 // so acks=-1 is satisfied as soon as the leader has appended.
+//
+// A batch with a producer id is checked against the partition's producer
+// state first (KIP-98, see core/producer): a retry of one of the producer's
+// last five batches is answered with the original base offset and not
+// stored again; a sequence gap gets OUT_OF_ORDER_SEQUENCE_NUMBER, a stale
+// epoch INVALID_PRODUCER_EPOCH (KIP-588), a plain batch inside an open
+// transaction INVALID_TXN_STATE. A transactional batch opens the
+// producer's transaction on the partition, which holds the last stable
+// offset back until WriteTxnMarkers closes it.
 func init() { register(0, 3, 13, handleProduce) }
 
 func handleProduce(b *Broker, r *Request) kmsg.Response {
@@ -40,7 +50,7 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 					sp.ErrorCode = kerr.UnknownTopicID.Code
 				}
 			} else {
-				synced := b.produce(p, rp.Records, &sp)
+				synced := b.produce(p, req.TransactionID, rp.Records, &sp)
 				mustSync = mustSync || synced
 			}
 			st.Partitions = append(st.Partitions, sp)
@@ -59,7 +69,7 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 
 // produce validates and appends one partition's batch, filling sp. It
 // reports whether the partition must be synced before the answer goes out.
-func (b *Broker) produce(p *Partition, records []byte, sp *kmsg.ProduceResponseTopicPartition) bool {
+func (b *Broker) produce(p *Partition, txnID *string, records []byte, sp *kmsg.ProduceResponseTopicPartition) bool {
 	if err := record.Validate(records); err != nil {
 		sp.ErrorCode = kerr.CorruptMessage.Code
 		if !errors.Is(err, record.ErrCRC) && !errors.Is(err, record.ErrShort) && !errors.Is(err, record.ErrLength) {
@@ -79,7 +89,39 @@ func (b *Broker) produce(p *Partition, records []byte, sp *kmsg.ProduceResponseT
 		sp.ErrorCode = kerr.InvalidRecord.Code
 		return false
 	}
+	logAppendTime := false
 	if v, _, _ := b.cfg.Settings.Topic(overrides, "message.timestamp.type"); v == "LogAppendTime" {
+		logAppendTime = true
+	}
+	if batch.ProducerID() >= 0 || batch.IsTransactional() {
+		v := p.producers.CheckAppend(batch)
+		if v.ErrorCode == 0 && v.Duplicate == nil {
+			v.ErrorCode, v.Message = b.verifyTxn(p, txnID, batch)
+		}
+		if v.ErrorCode != 0 {
+			sp.ErrorCode = v.ErrorCode
+			if v.Message != "" {
+				sp.ErrorMessage = &v.Message
+			}
+			return false
+		}
+		if d := v.Duplicate; d != nil {
+			// Kafka answers a duplicate with the original offsets and no
+			// error; the data is where the first attempt put it. If that
+			// attempt still waits for a sync, so does this answer.
+			sp.BaseOffset = d.FirstOffset
+			sp.LogStartOffset = p.log.StartOffset()
+			if logAppendTime {
+				sp.LogAppendTime = d.Timestamp
+			}
+			if p.log.NeedsFlush(b.now) {
+				b.markDirty(p)
+				return true
+			}
+			return false
+		}
+	}
+	if logAppendTime {
 		batch.SetLogAppendTime(b.now)
 		sp.LogAppendTime = b.now
 	}
@@ -90,6 +132,10 @@ func (b *Broker) produce(p *Partition, records []byte, sp *kmsg.ProduceResponseT
 		sp.ErrorCode = kerr.KafkaStorageError.Code
 		return false
 	}
+	if err := applyBatch(p.log, p.producers, batch); err != nil {
+		// The batch was validated before the append; a data batch cannot fail.
+		panic(fmt.Sprintf("broker: %s: producer state refused appended batch at %d: %v", p, base, err))
+	}
 	sp.BaseOffset = base
 	sp.LogStartOffset = p.log.StartOffset()
 	p.advanceHighWatermark()
@@ -99,4 +145,26 @@ func (b *Broker) produce(p *Partition, records []byte, sp *kmsg.ProduceResponseT
 		return true
 	}
 	return false
+}
+
+// verifyTxn asks the transaction coordinator, through TxnHooks.Verify,
+// whether the first transactional batch of a transaction on p belongs to a
+// transaction it knows (KIP-890 part 1). Later batches of the same
+// transaction, non-transactional batches, and brokers without the hook
+// pass.
+func (b *Broker) verifyTxn(p *Partition, txnID *string, batch record.Batch) (int16, string) {
+	if !batch.IsTransactional() || b.txnHooks.Verify == nil {
+		return 0, ""
+	}
+	if e, ok := p.producers.Get(batch.ProducerID()); ok && e.TxnFirstOffset >= 0 && e.Epoch == batch.ProducerEpoch() {
+		return 0, ""
+	}
+	if txnID == nil {
+		return kerr.InvalidTxnState.Code, "transactional batch in a produce request without a transactional id"
+	}
+	code := b.txnHooks.Verify(*txnID, batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index)
+	if code != 0 {
+		return code, fmt.Sprintf("transaction coordinator does not have %s in the transaction of producer %d", p, batch.ProducerID())
+	}
+	return 0, ""
 }

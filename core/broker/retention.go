@@ -12,6 +12,7 @@ func (b *Broker) enforceRetention() {
 			moved = true
 		}
 	}
+	b.expireProducers()
 	if moved {
 		if err := b.saveMetadata(); err != nil {
 			b.cfg.Logf("checkpointing log start offsets: %v", err)

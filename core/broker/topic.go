@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gregor-kafka/gregor/core/log"
+	"github.com/gregor-kafka/gregor/core/producer"
 	"github.com/gregor-kafka/gregor/core/store"
 )
 
@@ -49,9 +50,10 @@ type Partition struct {
 	// the data; consumers read only below it.
 	HighWatermark int64
 
-	log     *log.Log
-	dirty   bool
-	deleted bool
+	log       *log.Log
+	producers *producer.State // idempotence and transactions (producer_state.go)
+	dirty     bool
+	deleted   bool
 }
 
 func (p *Partition) String() string { return fmt.Sprintf("%s-%d", p.Topic.Name, p.Index) }
@@ -159,6 +161,10 @@ func (b *Broker) addPartitions(t *Topic, replicas [][]int32, now int64) error {
 		}
 		p.log = l
 		p.HighWatermark = l.EndOffset()
+		if err := b.loadProducerState(p); err != nil {
+			_ = l.Close()
+			return err
+		}
 		t.Partitions = append(t.Partitions, p)
 	}
 	return nil

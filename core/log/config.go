@@ -51,6 +51,12 @@ const (
 	LogSuffix       = ".log"
 	IndexSuffix     = ".index"
 	TimeIndexSuffix = ".timeindex"
+	// TxnIndexSuffix names a segment's aborted transaction index, created
+	// on its first entry (Kafka's TransactionIndex).
+	TxnIndexSuffix = ".txnindex"
+	// SnapshotSuffix names a producer state snapshot, by the offset it
+	// covers up to (Kafka's ProducerStateManager).
+	SnapshotSuffix = ".snapshot"
 )
 
 // strayExt are leftovers of interrupted operations that Kafka deletes when
@@ -88,7 +94,7 @@ func isStray(name string) bool {
 	if !ok {
 		return false
 	}
-	for _, s := range []string{LogSuffix, IndexSuffix, TimeIndexSuffix} {
+	for _, s := range []string{LogSuffix, IndexSuffix, TimeIndexSuffix, TxnIndexSuffix, SnapshotSuffix} {
 		if suffix != s && strings.HasPrefix(suffix, s+".") {
 			rest := suffix[len(s):]
 			for _, ext := range strayExt {

@@ -21,6 +21,19 @@
 // of batch headers. Kafka also searches the "warm" tail of an index first to
 // keep it in the page cache; with the index in memory Gregor does not.
 //
+// Transactions add two kinds of files (KIP-98). A segment's aborted
+// transaction index, <base>.txnindex, holds one 34-byte entry per aborted
+// transaction whose abort marker is in the segment (version int16,
+// producer id, first offset, last offset, last stable offset; Kafka's
+// TransactionIndex); it is created on its first entry, loaded at Open,
+// trimmed by truncation, deleted with its segment, and deleted and
+// reported (TxnIndexSuspect) when it fails its checks. Producer state
+// snapshots, <offset>.snapshot, are opaque bytes from the owner's
+// Snapshotter, written at every roll and at Close; Open drops those outside
+// [first segment base, log end], retention those below the first segment,
+// truncation those past the new end. Scan lets the owner replay the log
+// from a snapshot to rebuild its state and the entries of a lost index.
+//
 // The package is pure: storage comes in as store.Storage and time as `now`
 // (Unix milliseconds), so the same log runs on disk (server/filestore) and
 // in the browser (store.Mem). Deleting a segment removes its files at once;
@@ -44,5 +57,9 @@
 //     rolled; the files of the active segment are synced by Flush.
 //   - Append and Read never decode individual records; only timestamp
 //     lookups do.
+//   - .txnindex entries of a segment have markers inside it, in strictly
+//     increasing offset order; a snapshot's offset is between the first
+//     segment's base and the log end, and a snapshot written at a roll
+//     covers only synced batches.
 //   - The log is not safe for concurrent use; its owner serializes calls.
 package log

@@ -22,6 +22,10 @@ type Log struct {
 	lastFlushMs int64
 	closed      bool
 	hdr         [record.HeaderSize]byte // scratch for header reads
+
+	snapshotter Snapshotter
+	snaps       []int64 // offsets of the .snapshot files, ascending
+	txnSuspect  int64   // see TxnIndexSuspect
 }
 
 func (l *Log) active() *segment { return l.segs[len(l.segs)-1] }
@@ -98,7 +102,9 @@ func (l *Log) roll(now int64) error {
 		return err
 	}
 	l.segs = append(l.segs, seg)
-	return nil
+	// Every batch below the new base is synced: a snapshot here never
+	// describes data a crash could take back (Kafka snapshots at roll).
+	return l.takeSnapshot(seg.base)
 }
 
 // Roll closes the active segment and starts a new one, unless the active
@@ -324,7 +330,8 @@ type SegmentInfo struct {
 	Name                   string // the .log file name
 	IndexEntries           []IndexEntry
 	TimeIndexEntries       []TimeIndexEntry
-	LargestTimestamp       int64 // -1 if no batch has a timestamp
+	LargestTimestamp       int64        // -1 if no batch has a timestamp
+	AbortedTxns            []AbortedTxn // the .txnindex entries
 }
 
 // LookupOffset runs the offset index binary search over the entries,
@@ -356,12 +363,15 @@ func (l *Log) Segments() []SegmentInfo {
 			IndexEntries:     s.ix.Entries(),
 			TimeIndexEntries: s.tix.Entries(),
 			LargestTimestamp: s.maxTs,
+			AbortedTxns:      append([]AbortedTxn(nil), s.txns...),
 		}
 	}
 	return out
 }
 
-// Close syncs and closes every file. The Log is unusable afterwards.
+// Close syncs and closes every file, then writes a producer snapshot at
+// the log end if a Snapshotter is set (Kafka does at clean shutdown, so
+// that the next start replays nothing). The Log is unusable afterwards.
 func (l *Log) Close() error {
 	if l.closed {
 		return ErrClosed
@@ -374,6 +384,9 @@ func (l *Log) Close() error {
 		if err := s.close(); err != nil && first == nil {
 			first = err
 		}
+	}
+	if first == nil {
+		first = l.takeSnapshot(l.EndOffset())
 	}
 	l.closed = true
 	return first

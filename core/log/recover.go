@@ -31,7 +31,7 @@ import (
 // and the log restarts empty at startOffset. Each repair is described in
 // notes. The active segment is synced before Open returns.
 func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64) (*Log, []string, error) {
-	l := &Log{st: st, dir: dir, name: path.Base(dir), cfg: cfg, lastFlushMs: now}
+	l := &Log{st: st, dir: dir, name: path.Base(dir), cfg: cfg, lastFlushMs: now, txnSuspect: -1}
 	if err := st.MkdirAll(dir); err != nil {
 		return nil, nil, err
 	}
@@ -51,7 +51,7 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 	}
 	for _, n := range names {
 		b, suf, ok := parseName(n)
-		orphan := ok && (suf == IndexSuffix || suf == TimeIndexSuffix) && !logs[b]
+		orphan := ok && (suf == IndexSuffix || suf == TimeIndexSuffix || suf == TxnIndexSuffix) && !logs[b]
 		if isStray(n) || orphan {
 			if err := st.Remove(path.Join(dir, n)); err != nil && !errors.Is(err, store.ErrNotExist) {
 				return nil, notes, err
@@ -111,6 +111,9 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 			return fail(err)
 		}
 	}
+	if err := l.loadSnapshots(names, note); err != nil {
+		return fail(err)
+	}
 	// Recovered bytes may still sit only in a page cache; make them durable
 	// so the recovery point is honest.
 	l.active().dirty = true
@@ -124,7 +127,8 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 }
 
 func removeSegmentFiles(st store.Storage, dir string, base int64) error {
-	for _, n := range segmentNames(dir, base) {
+	names := segmentNames(dir, base)
+	for _, n := range append(names[:], path.Join(dir, FileName(base, TxnIndexSuffix))) {
 		if err := st.Remove(n); err != nil && !errors.Is(err, store.ErrNotExist) {
 			return err
 		}
@@ -200,6 +204,10 @@ func (l *Log) loadSegment(base, limit int64, last bool, now int64, note func(str
 			_ = s.close()
 			return nil, false, err
 		}
+	}
+	if err := l.loadTxnIndex(s, note); err != nil {
+		_ = s.close()
+		return nil, false, err
 	}
 	return s, truncated, nil
 }
@@ -335,6 +343,10 @@ func (l *Log) truncateFullyAndStartAt(offset, now int64) error {
 		}
 	}
 	l.segs = nil
+	if err := l.deleteSnapshots(func(int64) bool { return true }); err != nil {
+		return err
+	}
+	l.txnSuspect = -1
 	seg, err := createSegment(l.st, l.dir, offset, now)
 	if err != nil {
 		return err

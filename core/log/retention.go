@@ -18,7 +18,10 @@ func (l *Log) deleteOldest() error {
 	if l.start < l.segs[0].base {
 		l.start = l.segs[0].base
 	}
-	return nil
+	// A snapshot below the first segment cannot start a replay any more;
+	// the one at its base (taken when it was rolled) can.
+	base := l.segs[0].base
+	return l.deleteSnapshots(func(o int64) bool { return o < base })
 }
 
 // deleteBelowStart deletes whole segments whose every offset is below the
@@ -133,6 +136,12 @@ func (l *Log) TruncateTo(offset int64) error {
 	if err := l.active().truncateTo(l.hdr[:], offset); err != nil {
 		return err
 	}
+	// Snapshots past the new end describe batches that are gone (Kafka's
+	// ProducerStateManager.truncateAndReload); the owner reloads its state.
+	leo := l.EndOffset()
+	if err := l.deleteSnapshots(func(o int64) bool { return o > leo }); err != nil {
+		return err
+	}
 	l.start = min(l.start, l.EndOffset())
 	l.recoveryPt = min(l.recoveryPt, l.EndOffset())
 	return nil
@@ -174,6 +183,9 @@ func (s *segment) truncateTo(hdr []byte, offset int64) error {
 	s.maxTs, s.maxTsOffset = -1, -1
 	if why := s.loadTail(1 << 62); why != "" {
 		return fmt.Errorf("%w: %s after truncation: %s", ErrCorrupt, s.name(), why)
+	}
+	if err := s.truncateTxns(s.next); err != nil {
+		return err
 	}
 	if s.size == 0 {
 		s.rollStart = -1

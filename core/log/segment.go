@@ -19,6 +19,8 @@ type segment struct {
 	log   store.File
 	idxF  store.File
 	tidxF store.File
+	txnF  store.File   // the .txnindex, nil until it has an entry
+	txns  []AbortedTxn // its entries, by marker offset
 	ix    OffsetIndex
 	tix   TimeIndex
 
@@ -79,14 +81,14 @@ func createSegment(st store.Storage, dir string, base, now int64) (*segment, err
 
 func (s *segment) close() error {
 	var first error
-	for _, f := range []store.File{s.log, s.idxF, s.tidxF} {
+	for _, f := range []store.File{s.log, s.idxF, s.tidxF, s.txnF} {
 		if f != nil {
 			if err := f.Close(); err != nil && first == nil {
 				first = err
 			}
 		}
 	}
-	s.log, s.idxF, s.tidxF = nil, nil, nil
+	s.log, s.idxF, s.tidxF, s.txnF = nil, nil, nil, nil
 	return first
 }
 
@@ -94,7 +96,10 @@ func (s *segment) sync() error {
 	if !s.dirty {
 		return nil
 	}
-	for _, f := range []store.File{s.log, s.idxF, s.tidxF} {
+	for _, f := range []store.File{s.log, s.idxF, s.tidxF, s.txnF} {
+		if f == nil {
+			continue
+		}
 		if err := f.Sync(); err != nil {
 			return err
 		}

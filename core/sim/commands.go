@@ -115,6 +115,7 @@ func cmdAddPartitions(w *World, c command) error {
 }
 
 // cmdProducer: producer NAME [idempotent] [acks=all|1|0] [retries=N]
+// or producer NAME transactional.id=ID [timeout=DURATION] (txncmds.go)
 func cmdProducer(w *World, c command) error {
 	name, err := c.arg(0, "producer name")
 	if err != nil {
@@ -141,6 +142,9 @@ func cmdProducer(w *World, c command) error {
 	if err != nil {
 		return err
 	}
+	if id, ok := c.kv["transactional.id"]; ok {
+		return newTxnProducerCmd(w, c, name, to, id) // txncmds.go
+	}
 	idem := c.has("idempotent")
 	if idem && acks != -1 {
 		return fmt.Errorf("producer: an idempotent producer needs acks=all")
@@ -160,6 +164,9 @@ func cmdProduce(w *World, c command) error {
 	p, ok := w.clients[name].(*producer)
 	if !ok {
 		return fmt.Errorf("produce: no producer %q", name)
+	}
+	if p.txn != nil && !p.txn.begun {
+		return fmt.Errorf("produce: %s is transactional: begin %s first", name, name)
 	}
 	topic, err := c.arg(1, "topic")
 	if err != nil {

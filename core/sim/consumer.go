@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -74,23 +75,27 @@ func (c *consumer) receive(w *World, m *Message) {
 // records lists "offset:value" for the visible records at or after from,
 // and the position after the last batch read.
 func (c *consumer) records(p kmsg.FetchResponseTopicPartition, from int64) ([]string, int64) {
-	aborted := map[int64]int64{} // producer id → first aborted offset
-	for _, a := range p.AbortedTransactions {
-		aborted[a.ProducerID] = a.FirstOffset
-	}
+	// Kafka's Fetcher: the aborted transactions, by first offset, join
+	// the set of aborted producers as the batches reach their first
+	// offset; a producer's control batch takes it out again. One producer
+	// may have several aborted transactions in one answer.
+	pending := append([]kmsg.FetchResponseTopicPartitionAbortedTransaction(nil), p.AbortedTransactions...)
+	sort.Slice(pending, func(i, j int) bool { return pending[i].FirstOffset < pending[j].FirstOffset })
+	aborted := map[int64]bool{}
 	var out []string
 	next := from
 	it := record.NewIter(p.RecordBatches)
 	for b, ok := it.Next(); ok; b, ok = it.Next() {
 		next = b.LastOffset() + 1
-		first, isAborted := aborted[b.ProducerID()]
+		for len(pending) > 0 && pending[0].FirstOffset <= b.LastOffset() {
+			aborted[pending[0].ProducerID] = true
+			pending = pending[1:]
+		}
 		if b.IsControl() {
-			if isAborted {
-				delete(aborted, b.ProducerID())
-			}
+			delete(aborted, b.ProducerID())
 			continue
 		}
-		if c.readCommited && b.IsTransactional() && isAborted && first <= b.BaseOffset() {
+		if c.readCommited && b.IsTransactional() && aborted[b.ProducerID()] {
 			continue
 		}
 		recs, err := b.Records()

@@ -31,6 +31,7 @@ type producer struct {
 	partitions map[string]int32 // partition counts learned from Metadata
 	learnedAt  map[string]int64 // when each count was learned
 	waiting    []*pendingRecord // records waiting for metadata or a producer id
+	txn        *txnClient       // transactional producers only (txn.go)
 }
 
 type pendingRecord struct {
@@ -91,6 +92,10 @@ func (p *producer) flush(w *World) {
 			part = PartitionForKey(r.key, n)
 			w.notef(p.name, "note", "key %q: murmur2 %% %d partitions = partition %d", r.key, n, part)
 		}
+		if p.txn != nil && !p.txn.ready(w, p, r.topic, part) {
+			still = append(still, r) // waits for AddPartitionsToTxn
+			continue
+		}
 		p.sendBatch(w, r, part)
 	}
 	p.waiting = still
@@ -111,6 +116,7 @@ func (p *producer) sendBatch(w *World, r *pendingRecord, part int32) {
 	tp := fmt.Sprintf("%s-%d", r.topic, part)
 	if p.idempotent {
 		h.ProducerID, h.ProducerEpoch, h.BaseSequence = p.pid, p.epoch, p.seqs[tp]
+		h.Transactional = p.txn != nil
 		p.seqs[tp]++
 	}
 	b := record.NewBuilder(h)
@@ -122,6 +128,9 @@ func (p *producer) sendProduce(w *World, topic string, part int32, batch []byte,
 	req := kmsg.NewPtrProduceRequest()
 	req.SetVersion(9)
 	req.Acks, req.TimeoutMillis = p.acks, 30000
+	if p.txn != nil {
+		req.TransactionID = &p.txn.id
+	}
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic = topic
 	rp := kmsg.NewProduceRequestTopicPartition()
@@ -148,6 +157,9 @@ func (p *producer) nextCorr() int32 { p.corr++; return p.corr }
 func (p *producer) receive(w *World, m *Message) {
 	if p.take(m) == nil {
 		w.notef(p.name, "note", "ignored a late answer")
+		return
+	}
+	if p.txn != nil && p.txn.receive(w, p, m.Resp) {
 		return
 	}
 	switch resp := m.Resp.(type) {
@@ -178,6 +190,9 @@ func (p *producer) receive(w *World, m *Message) {
 					w.notef(p.name, "error", "%s-%d: %s", t.Topic, pr.Partition, wire.ErrorName(pr.ErrorCode))
 				}
 			}
+		}
+		if p.txn != nil {
+			p.txn.produced(w, p)
 		}
 	}
 }

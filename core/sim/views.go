@@ -87,7 +87,10 @@ func cmdShow(w *World, c command) error {
 			w.notef(n.Name, "view", "%-48s %6d bytes", f, n.Store.Size(f))
 		}
 	default:
-		return fmt.Errorf("show: unknown view %q (log, files)", what)
+		if ok, err := w.showTxn(c, what); ok { // txnviews.go
+			return err
+		}
+		return fmt.Errorf("show: unknown view %q (log, files, records, producers, txn)", what)
 	}
 	return nil
 }

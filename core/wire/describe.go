@@ -185,6 +185,9 @@ func Describe(msg any) string {
 	case *kmsg.HeartbeatRequest:
 		return fmt.Sprintf("Heartbeat group=%s generation=%d member=%s", m.Group, m.Generation, m.MemberID)
 	}
+	if s, ok := describeTxn(msg); ok { // describe_txn.go
+		return s
+	}
 	return describeGeneric(msg)
 }
 

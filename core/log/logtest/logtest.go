@@ -46,6 +46,8 @@ func Run(t *testing.T, newStorage func(t *testing.T) store.Storage) {
 		{"FlushPolicy", testFlushPolicy},
 		{"StartOffsetBeyondEnd", testStartOffsetBeyondEnd},
 		{"Delete", testDelete},
+		{"TxnIndex", testTxnIndex},
+		{"Snapshots", testSnapshots},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newStorage(t)) })

@@ -90,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	srv, err := server.Start(server.Config{
 		KafkaAddr: *kafkaAddr, HTTPAddr: *httpAddr, DataDir: *dataDir,
-		Settings: b, IndexHTML: gregor.IndexHTML, Logf: logger.Printf,
+		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,69 @@
+package broker
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/group"
+)
+
+// FindCoordinator v0-6. v1 adds the key type (0 group, 1 transaction),
+// v4 looks up a batch of keys (KIP-699). A group's coordinator is the
+// leader of partition Utils.abs(groupId.hashCode()) %
+// offsets.topic.num.partitions of __consumer_offsets, which is created on
+// the first lookup. A transactional id's coordinator is found the same way
+// in __transaction_state (txn_coordinator.go).
+func init() { register(10, 0, 6, handleFindCoordinator) }
+
+func handleFindCoordinator(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.FindCoordinatorRequest)
+	resp := req.ResponseKind().(*kmsg.FindCoordinatorResponse)
+	keys := req.CoordinatorKeys
+	if req.Version < 4 {
+		keys = []string{req.CoordinatorKey}
+	}
+	for _, key := range keys {
+		resp.Coordinators = append(resp.Coordinators, b.findCoordinator(key, req.CoordinatorType))
+	}
+	if req.Version < 4 {
+		c := resp.Coordinators[0]
+		resp.Coordinators = nil
+		resp.ErrorCode, resp.ErrorMessage = c.ErrorCode, c.ErrorMessage
+		resp.NodeID, resp.Host, resp.Port = c.NodeID, c.Host, c.Port
+	}
+	return resp
+}
+
+func (b *Broker) findCoordinator(key string, typ int8) kmsg.FindCoordinatorResponseCoordinator {
+	c := kmsg.NewFindCoordinatorResponseCoordinator()
+	c.Key, c.NodeID, c.Port = key, -1, -1
+	fail := func(e *kerr.Error) kmsg.FindCoordinatorResponseCoordinator {
+		c.ErrorCode = e.Code
+		msg := e.Message
+		c.ErrorMessage = &msg
+		return c
+	}
+	if typ != 0 {
+		if typ == 1 {
+			return b.findTxnCoordinator(key) // txn_coordinator.go
+		}
+		return fail(kerr.InvalidRequest)
+	}
+	t, err := b.EnsureInternalTopic(OffsetsTopic)
+	if err != nil {
+		b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
+		return fail(kerr.CoordinatorNotAvailable)
+	}
+	p := t.partition(group.PartitionFor(key, int32(len(t.Partitions))))
+	if p == nil || p.Leader != b.cfg.NodeID {
+		return fail(kerr.CoordinatorNotAvailable)
+	}
+	c.NodeID, c.Host, c.Port = b.cfg.NodeID, b.cfg.Host, b.cfg.Port
+	return c
+}
+
+// GroupCoordinatorPartition is the __consumer_offsets partition whose
+// leader coordinates the group.
+func (b *Broker) GroupCoordinatorPartition(groupID string) int32 {
+	return b.groups.c.PartitionFor(groupID)
+}

@@ -1,0 +1,73 @@
+package broker
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/producer"
+	"github.com/gregor-kafka/gregor/core/record"
+)
+
+// TxnOffsetCommit v0-4 (KIP-98; v3 adds the member and generation,
+// KIP-447). Sent by a transactional producer to the group's coordinator
+// after AddOffsetsToTxn put the group's __consumer_offsets partition in
+// the transaction: the offsets are written there as a transactional batch
+// and become the group's committed offsets only when the commit marker
+// reaches that partition (core/group/txn.go).
+func init() { register(28, 0, 4, handleTxnOffsetCommit) }
+
+func handleTxnOffsetCommit(b *Broker, r *Request) kmsg.Response {
+	if _, err := b.EnsureInternalTopic(OffsetsTopic); err != nil {
+		b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
+		resp := r.Msg.ResponseKind()
+		resp.SetVersion(r.Msg.GetVersion())
+		return coordinatorNotAvailable(resp)
+	}
+	b.groups.mustSync = false
+	resp := b.groups.c.TxnOffsetCommit(b.now, r.Msg.(*kmsg.TxnOffsetCommitRequest))
+	b.groupReply(*r, resp)
+	return nil
+}
+
+// replayOffsets rebuilds the groups of one __consumer_offsets partition at
+// startup: plain records apply at once, the records of a transactional
+// batch wait for their producer's marker further on, as Kafka's
+// GroupMetadataManager loads them.
+func (b *Broker) replayOffsets(p int32) error {
+	part := b.topics[OffsetsTopic].partition(p)
+	if part == nil {
+		return fmt.Errorf("%w: %s-%d", ErrNoInternalPartition, OffsetsTopic, p)
+	}
+	c := b.groups.c
+	return part.log.Scan(part.log.StartOffset(), func(batch record.Batch) error {
+		if batch.BaseOffset() >= part.HighWatermark {
+			return nil
+		}
+		if batch.IsControl() {
+			kind, _, err := producer.DecodeMarker(batch)
+			if err != nil {
+				return err
+			}
+			if kind == producer.ControlAbort || kind == producer.ControlCommit {
+				c.ReplayTxnMarker(p, batch.ProducerID(), kind == producer.ControlCommit)
+			}
+			return nil
+		}
+		recs, err := batch.Records()
+		if err != nil {
+			return fmt.Errorf("broker: replaying %s at %d: %w", part, batch.BaseOffset(), err)
+		}
+		for _, r := range recs {
+			if batch.BaseOffset()+int64(r.OffsetDelta) < part.log.StartOffset() {
+				continue
+			}
+			if batch.IsTransactional() {
+				c.ReplayTxnOffset(p, batch.ProducerID(), r.Key, r.Value)
+			} else {
+				c.Replay(p, r.Key, r.Value)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,254 @@
+package group
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/record"
+)
+
+// Config is what a Coordinator needs from the broker that hosts it.
+type Config struct {
+	// Partitions is offsets.topic.num.partitions: how many partitions
+	// __consumer_offsets has, and so where each group's records go.
+	Partitions int32
+	// InitialRebalanceDelayMs is group.initial.rebalance.delay.ms: how
+	// long the first rebalance of an empty group waits for more members.
+	InitialRebalanceDelayMs int32
+	// MinSessionTimeoutMs and MaxSessionTimeoutMs bound a classic
+	// member's session.timeout.ms (group.min/max.session.timeout.ms).
+	MinSessionTimeoutMs, MaxSessionTimeoutMs int32
+	// MaxSize is group.max.size, the most members a classic group has.
+	MaxSize int32
+	// MaxMetadataBytes is offset.metadata.max.bytes.
+	MaxMetadataBytes int
+	// ConsumerSessionTimeoutMs and ConsumerHeartbeatIntervalMs are the
+	// KIP-848 group.consumer.* settings.
+	ConsumerSessionTimeoutMs, ConsumerHeartbeatIntervalMs int32
+	// Rand makes member ids; the driver seeds it.
+	Rand *rand.Rand
+	// Log stores records in __consumer_offsets.
+	Log Log
+	// Topics answers what topics exist, for commits and KIP-848 assignment.
+	Topics Topics
+	// Logf receives a line per rebalance and member change.
+	Logf func(format string, args ...any)
+}
+
+// Log is the coordinator's storage: the partitions of __consumer_offsets.
+type Log interface {
+	// Append writes one batch to a partition of __consumer_offsets, as a
+	// produce would (the high watermark advances, fetches wake). An error
+	// means the storage failed; the request gets a retriable error.
+	Append(partition int32, b record.Batch) error
+}
+
+// Topics looks up the broker's topics.
+type Topics interface {
+	// Topic returns a topic's id and partition count, or ok=false.
+	Topic(name string) (id [16]byte, partitions int32, ok bool)
+	// TopicByID returns a topic's name and partition count, or ok=false.
+	TopicByID(id [16]byte) (name string, partitions int32, ok bool)
+}
+
+// Call is one request as the coordinator sees it: who sent it, and how to
+// answer it later when the answer waits (a JoinGroup at the barrier, a
+// SyncGroup waiting for its leader).
+type Call struct {
+	ClientID   string
+	ClientHost string
+	// Reply delivers a late answer. It is called at most once per Call,
+	// and never for a Call whose answer Handle returned.
+	Reply func(kmsg.Response)
+}
+
+// Coordinator is the group coordinator of one broker: every group whose
+// __consumer_offsets partition this broker leads.
+type Coordinator struct {
+	cfg    Config
+	groups map[string]*Group
+	now    int64
+	txn    txnOffsets // offsets of open transactions (txn.go)
+}
+
+// New returns a coordinator with no groups; Replay then restores them.
+func New(cfg Config, now int64) *Coordinator {
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Partitions <= 0 {
+		cfg.Partitions = 1
+	}
+	if cfg.MaxSize <= 0 {
+		cfg.MaxSize = 1<<31 - 1
+	}
+	if cfg.MaxMetadataBytes <= 0 {
+		cfg.MaxMetadataBytes = 4096
+	}
+	if cfg.ConsumerSessionTimeoutMs <= 0 {
+		cfg.ConsumerSessionTimeoutMs = 45000
+	}
+	if cfg.ConsumerHeartbeatIntervalMs <= 0 {
+		cfg.ConsumerHeartbeatIntervalMs = 5000
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.New(rand.NewPCG(1, 2))
+	}
+	return &Coordinator{cfg: cfg, groups: map[string]*Group{}, now: now}
+}
+
+// PartitionFor is the __consumer_offsets partition that holds a group.
+func (c *Coordinator) PartitionFor(group string) int32 {
+	return PartitionFor(group, c.cfg.Partitions)
+}
+
+// Handle serves one group request. It returns the answer, or nil when the
+// answer comes later through call.Reply. Requests it does not serve get
+// nil and no Reply; the broker routes only the group APIs here.
+func (c *Coordinator) Handle(now int64, call Call, req kmsg.Request) kmsg.Response {
+	c.advance(now)
+	switch r := req.(type) {
+	case *kmsg.JoinGroupRequest:
+		return c.joinGroup(call, r)
+	case *kmsg.SyncGroupRequest:
+		return c.syncGroup(call, r)
+	case *kmsg.HeartbeatRequest:
+		return c.heartbeat(r)
+	case *kmsg.LeaveGroupRequest:
+		return c.leaveGroup(r)
+	case *kmsg.OffsetCommitRequest:
+		return c.offsetCommit(r)
+	case *kmsg.OffsetFetchRequest:
+		return c.offsetFetch(r)
+	case *kmsg.OffsetDeleteRequest:
+		return c.offsetDelete(r)
+	case *kmsg.DescribeGroupsRequest:
+		return c.describeGroups(r)
+	case *kmsg.ListGroupsRequest:
+		return c.listGroups(r)
+	case *kmsg.DeleteGroupsRequest:
+		return c.deleteGroups(r)
+	case *kmsg.ConsumerGroupHeartbeatRequest:
+		return c.consumerHeartbeat(call, r)
+	case *kmsg.ConsumerGroupDescribeRequest:
+		return c.consumerDescribe(r)
+	}
+	return nil
+}
+
+func (c *Coordinator) advance(now int64) {
+	if now > c.now {
+		c.now = now
+	}
+}
+
+// Tick moves the clock: rebalance barriers, sync barriers and sessions
+// whose time has come expire.
+func (c *Coordinator) Tick(now int64) {
+	c.advance(now)
+	for _, id := range c.groupIDs() {
+		if g := c.groups[id]; g != nil {
+			c.tickClassic(g)
+			c.tickConsumer(g)
+		}
+	}
+}
+
+// NextDeadline is the earliest time Tick has work to do; ok is false when
+// nothing is timed.
+func (c *Coordinator) NextDeadline() (at int64, ok bool) {
+	take := func(t int64) {
+		if t > 0 && (!ok || t < at) {
+			at, ok = t, true
+		}
+	}
+	for _, g := range c.groups {
+		g.deadlines(take)
+	}
+	return at, ok
+}
+
+// Groups lists the group ids in order.
+func (c *Coordinator) Groups() []string { return c.groupIDs() }
+
+func (c *Coordinator) groupIDs() []string {
+	ids := make([]string, 0, len(c.groups))
+	for id := range c.groups {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// group returns a group, creating it (empty, classic) when create is set.
+func (c *Coordinator) group(id string, create bool) *Group {
+	g := c.groups[id]
+	if g == nil && create {
+		g = newGroup(id, c.PartitionFor(id), c.now)
+		c.groups[id] = g
+	}
+	return g
+}
+
+// kv is one record to write.
+type kv struct{ key, value []byte }
+
+// write appends records for group g to its partition as one batch.
+func (c *Coordinator) write(g *Group, recs []kv) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	bl := record.NewBuilder(record.NewBatchHeader(c.now))
+	for _, r := range recs {
+		bl.Add(r.key, r.value, 0)
+	}
+	if err := c.cfg.Log.Append(g.partition, bl.Build()); err != nil {
+		c.cfg.Logf("group %s: writing to %s-%d failed: %v", g.id, Topic, g.partition, err)
+		return err
+	}
+	return nil
+}
+
+// newMemberID is Kafka's member id: a prefix (client.id, or
+// group.instance.id for static members), a dash and a random UUID.
+func (c *Coordinator) newMemberID(prefix string) string {
+	var u [16]byte
+	binary.BigEndian.PutUint64(u[:8], c.cfg.Rand.Uint64())
+	binary.BigEndian.PutUint64(u[8:], c.cfg.Rand.Uint64())
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("%s-%x-%x-%x-%x-%x", prefix, u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// Replay applies one record of __consumer_offsets partition p, in log
+// order, to rebuild the groups at startup. Records that do not decode are
+// skipped with a log line, as Kafka's loader skips them.
+func (c *Coordinator) Replay(p int32, key, value []byte) {
+	e, err := DecodeEntry(key, value)
+	if err != nil {
+		c.cfg.Logf("replaying %s-%d: %v", Topic, p, err)
+		return
+	}
+	if e.Skipped {
+		return
+	}
+	g := c.group(e.Group, true)
+	switch {
+	case e.IsOffset && e.OffsetValue == nil:
+		delete(g.offsets, topicPartition{e.Topic, e.Partition})
+	case e.IsOffset:
+		v := e.OffsetValue
+		g.offsets[topicPartition{e.Topic, e.Partition}] = offset{v.Offset, v.LeaderEpoch, v.Metadata, v.CommitTimestamp}
+	case e.GroupValue == nil:
+		*g = *newGroup(g.id, g.partition, c.now).withOffsets(g.offsets)
+	default:
+		c.restoreClassic(g, e.GroupValue)
+	}
+	if g.isDeletable() {
+		delete(c.groups, g.id)
+	}
+}

@@ -1,0 +1,158 @@
+package log
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+
+	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/store"
+)
+
+// Producer state snapshots (Kafka's ProducerStateManager snapshot files)
+// live next to the segments as <20-digit offset>.snapshot. The log does not
+// read their bytes: its owner installs a Snapshotter, the log asks it for
+// the bytes when it rolls a segment (at the new segment's base offset,
+// when every batch below is synced) and when it closes (at the log end),
+// and drops the files that no longer describe the log: above the log end
+// after recovery or truncation, below the first segment after retention,
+// all of them when the log restarts empty.
+
+// Snapshotter returns the producer state snapshot that covers every batch
+// below offset, or nil to write none.
+type Snapshotter func(offset int64) []byte
+
+// SetSnapshotter installs fn; nil removes it.
+func (l *Log) SetSnapshotter(fn Snapshotter) { l.snapshotter = fn }
+
+func (l *Log) snapshotName(offset int64) string {
+	return path.Join(l.dir, FileName(offset, SnapshotSuffix))
+}
+
+// takeSnapshot writes the snapshot at offset, if a Snapshotter is set.
+func (l *Log) takeSnapshot(offset int64) error {
+	if l.snapshotter == nil {
+		return nil
+	}
+	data := l.snapshotter(offset)
+	if data == nil {
+		return nil
+	}
+	if err := l.st.WriteFile(l.snapshotName(offset), data); err != nil {
+		return err
+	}
+	i := sort.Search(len(l.snaps), func(i int) bool { return l.snaps[i] >= offset })
+	if i == len(l.snaps) || l.snaps[i] != offset {
+		l.snaps = append(l.snaps, 0)
+		copy(l.snaps[i+1:], l.snaps[i:])
+		l.snaps[i] = offset
+	}
+	return nil
+}
+
+// TakeSnapshot writes a snapshot at the log end now (Kafka takes one at
+// every roll and at shutdown; this is for owners that want more).
+func (l *Log) TakeSnapshot() error {
+	if l.closed {
+		return ErrClosed
+	}
+	return l.takeSnapshot(l.EndOffset())
+}
+
+// SnapshotOffsets lists the offsets of the snapshot files, ascending.
+func (l *Log) SnapshotOffsets() []int64 { return append([]int64(nil), l.snaps...) }
+
+// ReadSnapshot returns the bytes of the snapshot at offset.
+func (l *Log) ReadSnapshot(offset int64) ([]byte, error) {
+	return l.st.ReadFile(l.snapshotName(offset))
+}
+
+// DeleteSnapshot removes the snapshot at offset (one its owner found
+// corrupt).
+func (l *Log) DeleteSnapshot(offset int64) error {
+	return l.deleteSnapshots(func(o int64) bool { return o == offset })
+}
+
+// deleteSnapshots removes every snapshot whose offset matches drop.
+func (l *Log) deleteSnapshots(drop func(int64) bool) error {
+	kept := l.snaps[:0]
+	var firstErr error
+	for _, o := range l.snaps {
+		if !drop(o) {
+			kept = append(kept, o)
+			continue
+		}
+		if err := l.st.Remove(l.snapshotName(o)); err != nil && !errors.Is(err, store.ErrNotExist) && firstErr == nil {
+			firstErr = err
+		}
+	}
+	l.snaps = kept
+	return firstErr
+}
+
+// loadSnapshots finds the snapshot files among names and deletes those
+// outside [first segment base, log end].
+func (l *Log) loadSnapshots(names []string, note func(string, ...any)) error {
+	l.snaps = l.snaps[:0]
+	for _, n := range names {
+		if o, suf, ok := parseName(n); ok && suf == SnapshotSuffix {
+			l.snaps = append(l.snaps, o)
+		}
+	}
+	sort.Slice(l.snaps, func(i, j int) bool { return l.snaps[i] < l.snaps[j] })
+	lo, hi := l.segs[0].base, l.EndOffset()
+	for _, o := range l.snaps {
+		if o < lo || o > hi {
+			note("deleted %s: outside the log [%d, %d]", FileName(o, SnapshotSuffix), lo, hi)
+		}
+	}
+	return l.deleteSnapshots(func(o int64) bool { return o < lo || o > hi })
+}
+
+// Scan calls fn for every batch whose last offset is >= from, in offset
+// order, up to the log end, reading segment after segment. The batch
+// aliases a reused buffer: fn must not keep it. It is how the owner
+// rebuilds state kept beside the log (producer state) after Open.
+func (l *Log) Scan(from int64, fn func(record.Batch) error) error {
+	if l.closed {
+		return ErrClosed
+	}
+	for i := l.segmentFor(from); i < len(l.segs); i++ {
+		s := l.segs[i]
+		if from >= s.next {
+			continue
+		}
+		pos := int64(0)
+		if from > s.base {
+			p, ok, err := s.find(l.hdr[:], from)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			pos = p
+		}
+		sc := newScanner(s.log, pos, s.size, 1<<20, false)
+		for {
+			b, _, ok := sc.next()
+			if !ok {
+				break
+			}
+			if b.LastOffset() < from {
+				continue
+			}
+			if err := fn(b); err != nil {
+				return err
+			}
+		}
+		if sc.err != nil {
+			return sc.err
+		}
+		if sc.torn != "" {
+			return fmt.Errorf("%w: %s at position %d: %s", ErrCorrupt, s.name(), sc.pos, sc.torn)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,268 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// txnClient is the transactional half of a teaching producer, as the Java
+// client's TransactionManager behaves (KIP-98, KIP-447):
+//
+//   - initTransactions: FindCoordinator for the transactional id, then
+//     InitProducerId there, retried while the coordinator answers
+//     CONCURRENT_TRANSACTIONS (it is finishing an older transaction);
+//   - beginTransaction: local only, the coordinator hears of nothing;
+//   - send: AddPartitionsToTxn before the first record to each partition,
+//     then Produce with the transactional bit;
+//   - sendOffsetsToTransaction: AddOffsetsToTxn, FindCoordinator for the
+//     group, then TxnOffsetCommit to the group coordinator;
+//   - commitTransaction / abortTransaction: EndTxn once every send and
+//     offset commit is answered.
+type txnClient struct {
+	id        string
+	timeoutMs int32
+	coord     string // the coordinator's broker, once found
+	begun     bool
+	added     map[string]bool // partitions in the transaction
+	adding    map[string]bool // partitions in an AddPartitionsToTxn in flight
+	offsets   *txnOffsets     // offsets being sent, if any
+	groupCo   map[string]string
+	end       *bool // commit (true) or abort (false) asked for
+	ending    bool  // EndTxn in flight
+	fenced    bool  // fatal: another instance took over
+	abortable bool  // a send failed: the transaction can only abort
+}
+
+type txnOffsets struct {
+	group   string
+	offsets map[string]int64 // topic-partition → next offset to consume
+	stage   int              // 0 AddOffsetsToTxn, 1 FindCoordinator, 2 TxnOffsetCommit
+}
+
+func newTxnProducer(w *World, name, to, id string, timeoutMs int32) *producer {
+	p := &producer{broker: to, acks: -1, retries: 5, idempotent: true, pid: -1, epoch: -1,
+		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}}
+	p.txn = &txnClient{id: id, timeoutMs: timeoutMs, added: map[string]bool{}, adding: map[string]bool{}, groupCo: map[string]string{}}
+	p.init(w, name)
+	p.txn.findCoordinator(w, p)
+	return p
+}
+
+func (t *txnClient) findCoordinator(w *World, p *producer) {
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.SetVersion(3)
+	req.CoordinatorKey, req.CoordinatorType = t.id, 1
+	p.send(w, p.broker, req, func(w *World) { t.findCoordinator(w, p) })
+}
+
+func (t *txnClient) initProducerID(w *World, p *producer) {
+	req := kmsg.NewPtrInitProducerIDRequest()
+	req.SetVersion(4)
+	req.TransactionalID, req.TransactionTimeoutMillis = &t.id, t.timeoutMs
+	req.ProducerID, req.ProducerEpoch = -1, -1
+	p.send(w, t.coord, req, func(w *World) { t.initProducerID(w, p) })
+}
+
+// ready reports whether a record for topic-part may be sent now; if the
+// partition is not in the transaction yet it asks the coordinator.
+func (t *txnClient) ready(w *World, p *producer, topic string, part int32) bool {
+	tp := fmt.Sprintf("%s-%d", topic, part)
+	if t.added[tp] {
+		return true
+	}
+	if t.fenced {
+		return false
+	}
+	if !t.adding[tp] {
+		t.adding[tp] = true
+		req := kmsg.NewPtrAddPartitionsToTxnRequest()
+		req.SetVersion(3)
+		req.TransactionalID, req.ProducerID, req.ProducerEpoch = t.id, p.pid, p.epoch
+		req.Topics = []kmsg.AddPartitionsToTxnRequestTopic{{Topic: topic, Partitions: []int32{part}}}
+		p.send(w, t.coord, req, func(w *World) {
+			delete(t.adding, tp) // no answer: ask again
+			p.flush(w)
+		})
+	}
+	return false
+}
+
+// receive handles the coordinator answers; false leaves the message to
+// the producer (Metadata, Produce).
+func (t *txnClient) receive(w *World, p *producer, resp kmsg.Response) bool {
+	switch r := resp.(type) {
+	case *kmsg.FindCoordinatorResponse:
+		if r.ErrorCode != 0 {
+			w.notef(p.name, "error", "FindCoordinator failed: %s", wire.ErrorName(r.ErrorCode))
+			return true
+		}
+		if t.offsets != nil && t.offsets.stage == 1 {
+			t.groupCo[t.offsets.group] = fmt.Sprintf("b%d", r.NodeID)
+			t.offsets.stage = 2
+			t.txnOffsetCommit(w, p)
+			return true
+		}
+		t.coord = fmt.Sprintf("b%d", r.NodeID)
+		t.initProducerID(w, p)
+	case *kmsg.InitProducerIDResponse:
+		switch r.ErrorCode {
+		case 0:
+			p.pid, p.epoch = r.ProducerID, r.ProducerEpoch
+			w.notef(p.name, "note", "ready: transactional.id %s is pid=%d epoch=%d", t.id, p.pid, p.epoch)
+			p.flush(w)
+		case kerr.ConcurrentTransactions.Code, kerr.CoordinatorLoadInProgress.Code:
+			w.notef(p.name, "note", "InitProducerId: %s (retriable): trying again", wire.ErrorName(r.ErrorCode))
+			t.initProducerID(w, p)
+		default:
+			w.notef(p.name, "error", "InitProducerId failed: %s", wire.ErrorName(r.ErrorCode))
+		}
+	case *kmsg.AddPartitionsToTxnResponse:
+		for _, rt := range r.Topics {
+			for _, rp := range rt.Partitions {
+				tp := fmt.Sprintf("%s-%d", rt.Topic, rp.Partition)
+				delete(t.adding, tp)
+				if rp.ErrorCode == 0 {
+					t.added[tp] = true
+					continue
+				}
+				t.fail(w, p, "AddPartitionsToTxn", rp.ErrorCode)
+				if !kerr.IsRetriable(kerr.ErrorForCode(rp.ErrorCode)) {
+					t.dropWaiting(w, p, rt.Topic, rp.Partition)
+				}
+			}
+		}
+		p.flush(w)
+		t.maybeEnd(w, p)
+	case *kmsg.AddOffsetsToTxnResponse:
+		if r.ErrorCode != 0 {
+			t.fail(w, p, "AddOffsetsToTxn", r.ErrorCode)
+			t.offsets = nil
+			t.maybeEnd(w, p)
+			return true
+		}
+		if co, ok := t.groupCo[t.offsets.group]; ok {
+			_ = co
+			t.offsets.stage = 2
+			t.txnOffsetCommit(w, p)
+			return true
+		}
+		t.offsets.stage = 1
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.SetVersion(3)
+		req.CoordinatorKey, req.CoordinatorType = t.offsets.group, 0
+		p.send(w, p.broker, req, nil)
+	case *kmsg.TxnOffsetCommitResponse:
+		for _, rt := range r.Topics {
+			for _, rp := range rt.Partitions {
+				if rp.ErrorCode != 0 {
+					t.fail(w, p, "TxnOffsetCommit", rp.ErrorCode)
+				}
+			}
+		}
+		t.offsets = nil
+		t.maybeEnd(w, p)
+	case *kmsg.EndTxnResponse:
+		t.ending = false
+		if r.ErrorCode == kerr.ConcurrentTransactions.Code {
+			t.sendEnd(w, p)
+			return true
+		}
+		verb := map[bool]string{true: "committed", false: "aborted"}[*t.end]
+		t.end, t.begun, t.abortable = nil, false, false
+		t.added, t.adding = map[string]bool{}, map[string]bool{}
+		if r.ErrorCode != 0 {
+			t.fail(w, p, "EndTxn", r.ErrorCode)
+			return true
+		}
+		w.notef(p.name, "note", "transaction %s", verb)
+	default:
+		return false
+	}
+	return true
+}
+
+// dropWaiting fails the records waiting for a partition that could not
+// join the transaction; the transaction can then only abort.
+func (t *txnClient) dropWaiting(w *World, p *producer, topic string, part int32) {
+	kept := p.waiting[:0]
+	for _, r := range p.waiting {
+		if r.topic == topic && r.partition == part {
+			w.notef(p.name, "note", "record %q to %s-%d failed", r.value, topic, part)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	p.waiting = kept
+	t.abortable = true
+}
+
+// fail reports a coordinator error; PRODUCER_FENCED is fatal, as in the
+// Java client.
+func (t *txnClient) fail(w *World, p *producer, api string, code int16) {
+	if code == kerr.ProducerFenced.Code || code == kerr.InvalidProducerEpoch.Code {
+		t.fenced = true
+		w.notef(p.name, "error", "%s: %s: another instance with transactional.id %s took over; this producer must close", api, wire.ErrorName(code), t.id)
+		return
+	}
+	w.notef(p.name, "error", "%s failed: %s", api, wire.ErrorName(code))
+}
+
+// produced runs after every Produce answer.
+func (t *txnClient) produced(w *World, p *producer) { t.maybeEnd(w, p) }
+
+// busy reports whether a send or offset commit is still unanswered.
+func (t *txnClient) busy(p *producer) bool {
+	return len(p.waiting) > 0 || len(t.adding) > 0 || t.offsets != nil || len(p.inflight) > 0
+}
+
+func (t *txnClient) maybeEnd(w *World, p *producer) {
+	if t.end != nil && !t.ending && !t.busy(p) {
+		t.sendEnd(w, p)
+	}
+}
+
+func (t *txnClient) sendEnd(w *World, p *producer) {
+	t.ending = true
+	req := kmsg.NewPtrEndTxnRequest()
+	req.SetVersion(3)
+	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = t.id, p.pid, p.epoch, *t.end
+	p.send(w, t.coord, req, func(w *World) { t.sendEnd(w, p) }) // a retry of a done decision is answered NONE
+}
+
+func (t *txnClient) txnOffsetCommit(w *World, p *producer) {
+	o := t.offsets
+	req := kmsg.NewPtrTxnOffsetCommitRequest()
+	req.SetVersion(3)
+	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = t.id, o.group, p.pid, p.epoch
+	req.Generation = -1
+	tps := make([]string, 0, len(o.offsets))
+	for tp := range o.offsets {
+		tps = append(tps, tp)
+	}
+	sort.Strings(tps)
+	for _, s := range tps {
+		topic, part, _ := splitTP(s)
+		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != topic {
+			req.Topics = append(req.Topics, kmsg.TxnOffsetCommitRequestTopic{Topic: topic})
+		}
+		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		rp.Partition, rp.Offset = part, o.offsets[s]
+		req.Topics[len(req.Topics)-1].Partitions = append(req.Topics[len(req.Topics)-1].Partitions, rp)
+	}
+	p.send(w, t.groupCo[o.group], req, func(w *World) { t.txnOffsetCommit(w, p) })
+}
+
+// deadClient stands for a client process that was killed: it answers
+// nothing and waits for nothing.
+type deadClient struct{ name string }
+
+func (d deadClient) receive(w *World, m *Message) {
+	w.notef(d.name, "note", "(process gone) %s", wire.Describe(m.body()))
+}
+func (deadClient) tick(*World)             {}
+func (deadClient) deadline() (int64, bool) { return 0, false }

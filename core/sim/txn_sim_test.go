@@ -1,0 +1,227 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	pstate "github.com/gregor-kafka/gregor/core/producer"
+	"github.com/gregor-kafka/gregor/core/record"
+)
+
+var debugTxnSim = false
+
+var visibleRe = regexp.MustCompile(`\b(\d+):(v\d+)\b`)
+
+// TestTransactionsRandom drives a transactional producer and a
+// read_committed consumer through random transactions, lost and
+// duplicated and delayed messages, broker crashes and restarts, and
+// transaction timeouts, over many seeds, and checks after every step:
+//
+//   - no (producer id, epoch, sequence) is appended twice;
+//   - no record of an aborted transaction is visible to read_committed;
+//   - the last stable offset never passes the first offset of an open
+//     transaction;
+//   - no committed transaction is partly visible.
+func TestTransactionsRandom(t *testing.T) {
+	seeds := uint64(60)
+	if s := os.Getenv("TXNSIM_SEED"); s != "" {
+		n, _ := strconv.Atoi(s)
+		debugTxnSim = true
+		runTxnSim(t, uint64(n))
+		return
+	}
+	if testing.Short() {
+		seeds = 10
+	}
+	var total txnSimStats
+	for seed := uint64(1); seed <= seeds; seed++ {
+		s := runTxnSim(t, seed)
+		total.visible += s.visible
+		total.aborted += s.aborted
+		total.restarts += s.restarts
+	}
+	// The runs must have exercised what they check.
+	if total.visible == 0 || total.aborted == 0 || total.restarts == 0 {
+		t.Fatalf("runs too tame: %+v", total)
+	}
+	t.Logf("%+v", total)
+}
+
+type txnSimStats struct{ visible, aborted, restarts int }
+
+func runTxnSim(t *testing.T, seed uint64) (st txnSimStats) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	w := New(seed)
+	exec := func(cmd string) string {
+		out, _ := w.Exec(cmd) // commands refused in the current state are fine
+		return out
+	}
+	for _, c := range []string{"broker log.flush.interval.messages=1", "topic t partitions=2", "consumer c read_committed"} {
+		if _, err := w.Exec(c); err != nil {
+			t.Fatalf("seed %d: %s: %v", seed, c, err)
+		}
+	}
+	prod, instances := "p0", 0
+	exec("producer p0 transactional.id=app timeout=60s")
+	txnOf := map[string]int{} // value → the transaction (as the client began it) that wrote it
+	txn, n := 0, 0
+	var trace []string
+	for step := 0; step < 80; step++ {
+		var cmd string
+		switch r := rng.IntN(20); {
+		case r < 2:
+			cmd = "begin " + prod
+			txn++
+		case r < 9:
+			n++
+			v := fmt.Sprintf("v%d", n)
+			txnOf[v] = txn
+			cmd = fmt.Sprintf("produce %s t partition=%d value=%s", prod, rng.IntN(2), v)
+		case r < 11:
+			cmd = "commit " + prod
+		case r < 12:
+			cmd = "abort " + prod
+		case r < 13:
+			cmd = "fault drop response to=" + prod
+		case r < 14:
+			cmd = "fault duplicate request from=" + prod
+		case r < 15:
+			cmd = fmt.Sprintf("fault delay=%dms from=%s", rng.IntN(3000), prod)
+		case r < 16:
+			cmd = "crash b0"
+		case r < 17:
+			cmd = "restart b0"
+		case r < 18:
+			cmd = fmt.Sprintf("advance %dms", rng.IntN(40000))
+		default:
+			if p, ok := w.clients[prod].(*producer); ok && p.txn.fenced {
+				instances++
+				prod = fmt.Sprintf("p%d", instances)
+				cmd = "producer " + prod + " transactional.id=app timeout=60s"
+			} else {
+				cmd = "advance 1s"
+			}
+		}
+		trace = append(trace, cmd)
+		if debugTxnSim {
+			fmt.Println(">", cmd)
+		}
+		if out := exec(cmd); strings.Contains(out, "restarted") {
+			st.restarts++
+		}
+		v, a := checkTxnInvariants(t, w, seed, trace, txnOf)
+		st.visible, st.aborted = max(st.visible, v), max(st.aborted, a)
+	}
+	return st
+}
+
+// checkTxnInvariants returns how many records read_committed saw and how
+// many aborted records the log holds.
+func checkTxnInvariants(t *testing.T, w *World, seed uint64, trace []string, txnOf map[string]int) (nVisible, nAborted int) {
+	t.Helper()
+	n := w.nodes[0]
+	if !n.Up {
+		return 0, 0
+	}
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("seed %d after %d steps (%s): %s", seed, len(trace), strings.Join(trace, "; "), fmt.Sprintf(format, args...))
+	}
+	inLog := map[int]map[string]bool{}   // transaction → values in the log
+	visible := map[int]map[string]bool{} // transaction → values read_committed returned
+	for _, p := range n.Broker.Topic("t").Partitions {
+		type key struct {
+			pid   int64
+			epoch int16
+			seq   int32
+		}
+		seen := map[key]int64{}
+		open := map[int64]int64{}           // pid → first offset of its open transaction
+		pendingVals := map[int64][]string{} // pid → values of its open transaction
+		aborted := map[string]bool{}
+		err := p.Log().Scan(p.Log().StartOffset(), func(b record.Batch) error {
+			pid := b.ProducerID()
+			if b.IsControl() {
+				kind, _, err := pstate.DecodeMarker(b)
+				if err != nil {
+					return err
+				}
+				if kind == pstate.ControlAbort {
+					for _, v := range pendingVals[pid] {
+						aborted[v] = true
+					}
+				}
+				delete(open, pid)
+				delete(pendingVals, pid)
+				return nil
+			}
+			if pid >= 0 {
+				k := key{pid, b.ProducerEpoch(), b.BaseSequence()}
+				if at, dup := seen[k]; dup {
+					fail("%s: batch pid=%d epoch=%d seq=%d appended at %d and at %d", p, k.pid, k.epoch, k.seq, at, b.BaseOffset())
+				}
+				seen[k] = b.BaseOffset()
+			}
+			recs, err := b.Records()
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				v := string(r.Value)
+				tx := txnOf[v]
+				if inLog[tx] == nil {
+					inLog[tx] = map[string]bool{}
+				}
+				inLog[tx][v] = true
+				if b.IsTransactional() {
+					pendingVals[pid] = append(pendingVals[pid], v)
+				}
+			}
+			if b.IsTransactional() {
+				if _, ok := open[pid]; !ok {
+					open[pid] = b.BaseOffset()
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			fail("%s: scan: %v", p, err)
+		}
+		nAborted += len(aborted)
+		lso := p.LastStableOffset()
+		for pid, first := range open {
+			if lso > first {
+				fail("%s: lso %d passes the open transaction of pid %d at %d", p, lso, pid, first)
+			}
+		}
+		out, _ := w.Exec(fmt.Sprintf("fetch c %s offset=0", p))
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(line, "c ") {
+				continue
+			}
+			for _, m := range visibleRe.FindAllStringSubmatch(line, -1) {
+				v := m[2]
+				if aborted[v] {
+					fail("%s: aborted record %s visible to read_committed:\n%s", p, v, out)
+				}
+				tx := txnOf[v]
+				if visible[tx] == nil {
+					visible[tx] = map[string]bool{}
+				}
+				visible[tx][v] = true
+				nVisible++
+			}
+		}
+	}
+	for tx, vs := range visible {
+		if len(vs) != len(inLog[tx]) {
+			fail("transaction %d partly visible: %d of %d records (%v of %v)", tx, len(vs), len(inLog[tx]), vs, inLog[tx])
+		}
+	}
+	return nVisible, nAborted
+}

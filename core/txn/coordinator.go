@@ -1,0 +1,312 @@
+package txn
+
+import (
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// Config is what a Coordinator needs from the broker that hosts it.
+type Config struct {
+	// Partitions is transaction.state.log.num.partitions.
+	Partitions int32
+	// MaxTimeoutMs is transaction.max.timeout.ms: the largest
+	// transaction.timeout.ms a producer may ask for.
+	MaxTimeoutMs int32
+	// AbortIntervalMs is
+	// transaction.abort.timed.out.transaction.cleanup.interval.ms: how
+	// often Tick looks for transactions past their timeout.
+	AbortIntervalMs int64
+	// Log stores records in __transaction_state.
+	Log Log
+	// Markers writes transaction markers to partition leaders.
+	Markers MarkerWriter
+	// ProducerIDs hands out a fresh producer id.
+	ProducerIDs func() (int64, error)
+	// CoordinatorEpoch is the leader epoch of a __transaction_state
+	// partition, which the markers carry so a partition can refuse a
+	// deposed coordinator (TRANSACTION_COORDINATOR_FENCED).
+	CoordinatorEpoch func(partition int32) int32
+	// PartitionExists tells whether a partition may join a transaction.
+	PartitionExists func(topic string, partition int32) bool
+	// GroupPartition is the __consumer_offsets partition of a group,
+	// which AddOffsetsToTxn puts in the transaction.
+	GroupPartition func(groupID string) int32
+	// Logf receives one line per record written and per marker exchange.
+	Logf func(format string, args ...any)
+}
+
+// Log is the coordinator's storage: the partitions of __transaction_state.
+type Log interface {
+	// Append writes one batch and returns its base offset. An error
+	// means the storage failed; the request gets a retriable error.
+	Append(partition int32, b record.Batch) (int64, error)
+}
+
+// MarkerWriter writes markers to the leaders of the partitions (the
+// broker's WriteTxnMarkers, in-process for the partitions it leads).
+type MarkerWriter interface {
+	WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) *kmsg.WriteTxnMarkersResponse
+}
+
+// Coordinator is the transaction coordinator of one broker.
+type Coordinator struct {
+	cfg       Config
+	txns      map[string]*Metadata
+	now       int64
+	lastAbort int64
+}
+
+// New returns a coordinator with no transactions; Replay then restores
+// them and Recover finishes the decided ones.
+func New(cfg Config, now int64) *Coordinator {
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Partitions <= 0 {
+		cfg.Partitions = 1
+	}
+	if cfg.MaxTimeoutMs <= 0 {
+		cfg.MaxTimeoutMs = 900000
+	}
+	if cfg.AbortIntervalMs <= 0 {
+		cfg.AbortIntervalMs = 10000
+	}
+	if cfg.PartitionExists == nil {
+		cfg.PartitionExists = func(string, int32) bool { return true }
+	}
+	if cfg.GroupPartition == nil {
+		cfg.GroupPartition = func(g string) int32 { return PartitionFor(g, 50) }
+	}
+	if cfg.CoordinatorEpoch == nil {
+		cfg.CoordinatorEpoch = func(int32) int32 { return 0 }
+	}
+	return &Coordinator{cfg: cfg, txns: map[string]*Metadata{}, now: now, lastAbort: now}
+}
+
+// PartitionFor is the __transaction_state partition of a transactional id.
+func (c *Coordinator) PartitionFor(transactionalID string) int32 {
+	return PartitionFor(transactionalID, c.cfg.Partitions)
+}
+
+// Get returns a copy of a transaction's state.
+func (c *Coordinator) Get(transactionalID string) (Metadata, bool) {
+	m, ok := c.txns[transactionalID]
+	if !ok {
+		return Metadata{}, false
+	}
+	return *m.clone(), true
+}
+
+// IDs lists the known transactional ids, sorted.
+func (c *Coordinator) IDs() []string {
+	ids := make([]string, 0, len(c.txns))
+	for id := range c.txns {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func (c *Coordinator) advance(now int64) {
+	if now > c.now {
+		c.now = now
+	}
+}
+
+// write appends next as transactional id's record and, once it is in the
+// log, makes it the transaction's state.
+func (c *Coordinator) write(next *Metadata) error {
+	next.LastUpdateTimestamp = c.now
+	p := c.PartitionFor(next.TransactionalID)
+	bl := record.NewBuilder(record.NewBatchHeader(c.now))
+	bl.Add(EncodeKey(next.TransactionalID), EncodeValue(next), 0)
+	off, err := c.cfg.Log.Append(p, bl.Build())
+	if err != nil {
+		c.cfg.Logf("%s: writing to %s-%d failed: %v", next.TransactionalID, Topic, p, err)
+		return err
+	}
+	c.cfg.Logf("%s-%d offset %d: %s %s", Topic, p, off, next.TransactionalID, next.Describe())
+	c.txns[next.TransactionalID] = next
+	return nil
+}
+
+// Replay applies one record of __transaction_state partition p, in log
+// order. Records that do not decode are skipped with a log line.
+func (c *Coordinator) Replay(p int32, key, value []byte) {
+	id, m, err := Decode(key, value)
+	if err != nil {
+		c.cfg.Logf("replaying %s-%d: %v", Topic, p, err)
+		return
+	}
+	if m == nil {
+		delete(c.txns, id)
+		return
+	}
+	if old := c.txns[id]; old != nil && old.ProducerID == m.ProducerID && old.ProducerEpoch != m.ProducerEpoch {
+		m.LastProducerEpoch = old.ProducerEpoch
+	}
+	c.txns[id] = m
+}
+
+// Recover runs after Replay: every transaction left in a Prepare state
+// gets its markers again (Kafka's loadTransactionsForTxnTopicPartition
+// hands them to the marker channel); WriteMarkers then finishes them.
+func (c *Coordinator) Recover() {
+	for _, id := range c.IDs() {
+		m := c.txns[id]
+		if m.State == PrepareCommit || m.State == PrepareAbort {
+			m.pending = append([]TopicPartition(nil), m.Partitions...)
+			c.cfg.Logf("%s: found in %s after a restart: completing it", id, m.State)
+		}
+	}
+}
+
+// MarkersDue reports whether a decided transaction waits for its markers.
+func (c *Coordinator) MarkersDue() bool {
+	for _, m := range c.txns {
+		if len(m.pending) > 0 || m.State == PrepareCommit || m.State == PrepareAbort {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteMarkers is the second phase: for every transaction in PrepareCommit
+// or PrepareAbort it sends WriteTxnMarkers for the partitions still
+// missing theirs and, once all answered, writes CompleteCommit or
+// CompleteAbort. The broker calls it after the sync that made the Prepare
+// records durable. Partitions that failed are retried at the next call.
+func (c *Coordinator) WriteMarkers(now int64) {
+	c.advance(now)
+	for _, id := range c.IDs() {
+		m := c.txns[id]
+		if m.State != PrepareCommit && m.State != PrepareAbort {
+			continue
+		}
+		if len(m.pending) > 0 {
+			c.sendMarkers(m)
+		}
+		if len(m.pending) > 0 {
+			continue
+		}
+		next := m.clone()
+		next.State, next.pending = CompleteCommit, nil
+		if m.State == PrepareAbort {
+			next.State = CompleteAbort
+		}
+		next.Partitions = nil // Kafka keeps the start timestamp, drops the partitions
+		if err := c.write(next); err != nil {
+			continue // retried at the next call
+		}
+	}
+}
+
+// sendMarkers writes the markers of m's pending partitions, and keeps
+// pending those that must be tried again.
+func (c *Coordinator) sendMarkers(m *Metadata) {
+	req := kmsg.NewPtrWriteTxnMarkersRequest()
+	req.SetVersion(1)
+	mk := kmsg.NewWriteTxnMarkersRequestMarker()
+	mk.ProducerID, mk.ProducerEpoch = m.ProducerID, m.ProducerEpoch
+	mk.Committed = m.State == PrepareCommit
+	mk.CoordinatorEpoch = c.cfg.CoordinatorEpoch(c.PartitionFor(m.TransactionalID))
+	for _, tp := range m.pending {
+		if n := len(mk.Topics); n > 0 && mk.Topics[n-1].Topic == tp.Topic {
+			mk.Topics[n-1].Partitions = append(mk.Topics[n-1].Partitions, tp.Partition)
+			continue
+		}
+		t := kmsg.NewWriteTxnMarkersRequestMarkerTopic()
+		t.Topic, t.Partitions = tp.Topic, []int32{tp.Partition}
+		mk.Topics = append(mk.Topics, t)
+	}
+	req.Markers = append(req.Markers, mk)
+	c.cfg.Logf("%s: %s", m.TransactionalID, wire.Describe(req))
+	resp := c.cfg.Markers.WriteTxnMarkers(req)
+	c.cfg.Logf("%s: %s", m.TransactionalID, wire.Describe(resp))
+	var retry []TopicPartition
+	for _, rm := range resp.Markers {
+		for _, t := range rm.Topics {
+			for _, p := range t.Partitions {
+				switch p.ErrorCode {
+				case 0:
+				case kerr.UnknownTopicOrPartition.Code:
+					// The topic is gone: there is nothing to mark (Kafka
+					// skips partitions whose metadata disappeared).
+				case kerr.InvalidProducerEpoch.Code, kerr.TransactionCoordinatorFenced.Code:
+					// A newer epoch or coordinator already wrote here;
+					// Kafka stops sending this marker.
+					c.cfg.Logf("%s: marker for %s-%d refused: %s", m.TransactionalID, t.Topic, p.Partition, wire.ErrorName(p.ErrorCode))
+				default:
+					retry = append(retry, TopicPartition{t.Topic, p.Partition})
+				}
+			}
+		}
+	}
+	m.pending = retry
+}
+
+// Tick aborts, every AbortIntervalMs, the transactions that have been
+// Ongoing longer than their timeout, fencing their producer with an
+// epoch bump (Kafka's abortTimedOutTransactions).
+func (c *Coordinator) Tick(now int64) {
+	c.advance(now)
+	if now-c.lastAbort < c.cfg.AbortIntervalMs {
+		return
+	}
+	c.lastAbort = now
+	for _, id := range c.IDs() {
+		m := c.txns[id]
+		if m.State == Ongoing && m.StartTimestamp >= 0 && m.StartTimestamp+int64(m.TimeoutMs) < now {
+			c.cfg.Logf("%s: transaction of pid=%d epoch=%d ran past its timeout of %dms: aborting it", id, m.ProducerID, m.ProducerEpoch, m.TimeoutMs)
+			c.fenceAndAbort(m)
+		}
+	}
+}
+
+// NextDeadline is when Tick next has work: the next abort sweep while a
+// transaction is Ongoing, or now while markers are due.
+func (c *Coordinator) NextDeadline() (int64, bool) {
+	if c.MarkersDue() {
+		return c.now, true
+	}
+	for _, m := range c.txns {
+		if m.State == Ongoing {
+			return c.lastAbort + c.cfg.AbortIntervalMs, true
+		}
+	}
+	return 0, false
+}
+
+// fenceAndAbort bumps the epoch of an Ongoing transaction and decides to
+// abort it (PrepareEpochFence, then PrepareAbort with the new epoch), so
+// the producer that started it can no longer add to it or end it.
+func (c *Coordinator) fenceAndAbort(m *Metadata) int16 {
+	next := m.clone()
+	next.State = PrepareEpochFence
+	if next.ProducerEpoch < maxEpoch {
+		next.ProducerEpoch++
+	}
+	next.LastProducerEpoch = -1
+	c.cfg.Logf("%s: %s: epoch %d -> %d", m.TransactionalID, PrepareEpochFence, m.ProducerEpoch, next.ProducerEpoch)
+	return c.prepare(next, PrepareAbort)
+}
+
+// prepare writes the decision (PrepareCommit or PrepareAbort); the
+// markers follow at the next WriteMarkers.
+func (c *Coordinator) prepare(next *Metadata, to State) int16 {
+	next.State = to
+	next.pending = append([]TopicPartition(nil), next.Partitions...)
+	if err := c.write(next); err != nil {
+		return kerr.CoordinatorNotAvailable.Code
+	}
+	return 0
+}
+
+// maxEpoch is the largest epoch handed out before the producer id is
+// replaced (Kafka's Short.MaxValue - 1: one more is kept for fencing).
+const maxEpoch int16 = 1<<15 - 2

@@ -1,0 +1,64 @@
+// Package txn is Kafka's transaction coordinator (KIP-98) as a pure state
+// machine: Kafka's TransactionCoordinator, TransactionStateManager and the
+// decision half of TransactionMarkerChannelManager.
+//
+// Every transactional.id lives on partition
+// Utils.abs(transactionalId.hashCode()) % transaction.state.log.num.partitions
+// of __transaction_state, whose leader is its coordinator. Each change of a
+// transaction is first written there as a record in Kafka's own schema
+// (TxnMetadataKey v0, TxnMetadataValue v0), and only then takes effect, so
+// a coordinator that restarts rebuilds every transaction by replaying the
+// log (Replay, then Recover).
+//
+// The life of a transaction, as the seeds tell it:
+//
+//	InitProducerId   Empty            pid allocated, epoch bumped, the older
+//	                                  instance fenced (its open transaction
+//	                                  aborted first: CONCURRENT_TRANSACTIONS)
+//	AddPartitionsToTxn / AddOffsetsToTxn
+//	                 Ongoing          partitions recorded, the timer starts
+//	EndTxn           PrepareCommit    the decision is durable: from here the
+//	                 / PrepareAbort   transaction will finish even across a
+//	                                  crash
+//	(markers)                         WriteTxnMarkers to every partition's
+//	                                  leader: a control batch, type 0 abort
+//	                                  or 1 commit, with the coordinator epoch
+//	                 CompleteCommit   written once every marker is in
+//	                 / CompleteAbort
+//
+// A transaction that stays Ongoing longer than its transaction.timeout.ms
+// is aborted by Tick with an epoch bump (PrepareEpochFence, then
+// PrepareAbort), so the producer that carries on is fenced. Offsets sent
+// with the transaction (AddOffsetsToTxn, then TxnOffsetCommit to the group
+// coordinator, KIP-447) ride on the __consumer_offsets partition that the
+// marker also reaches.
+//
+// The epoch rules follow KIP-360 (an InitProducerId that names its current
+// producer id and epoch bumps the epoch instead of failing) and KIP-588
+// (PRODUCER_FENCED from the coordinator; older request versions get
+// INVALID_PRODUCER_EPOCH). Transaction version 2 (KIP-890 part 2: the
+// implicit partition add and the epoch bump at every EndTxn) is not
+// served: no client uses it unless the broker advertises the
+// transaction.version feature, which Gregor does not. KIP-890 part 1
+// (the leader verifies a transactional produce with the coordinator) is
+// served by Verify and by AddPartitionsToTxn v4+ with VerifyOnly.
+//
+// # Invariants
+//
+//   - A state change is applied to memory only after its record was
+//     appended to __transaction_state; a failed append leaves the
+//     transaction as it was.
+//   - Markers are written only for a transaction whose Prepare record is
+//     in the log, and only after the driver's sync (WriteMarkers runs from
+//     the broker's Commit); Complete is written only after every partition
+//     answered its marker.
+//   - A transaction in PrepareCommit or PrepareAbort is never moved but to
+//     the matching Complete state; every request that would change it gets
+//     CONCURRENT_TRANSACTIONS until then.
+//   - A transactional id's producer epoch never goes down, and a producer
+//     id changes only when the epoch is exhausted.
+//   - Replaying the records of a partition in order into a fresh
+//     Coordinator gives the transactions the live one had after its last
+//     durable write.
+//   - The package is pure: no I/O, no clock, no goroutines, no randomness.
+package txn

@@ -1,0 +1,121 @@
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// routes is the HTTP side of `gregor serve`: the playground and a health
+// check.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", WebHandler(s.cfg.IndexHTML, s.cfg.Assets))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok\n"))
+	})
+	return mux
+}
+
+// WebHandler serves the browser playground: index.html at / (whatever the
+// query: the page reads it) and the browser build under /assets/. The
+// build holds gregor.wasm only gzipped, as gregor.wasm.gz; it is sent as is
+// with Content-Encoding: gzip, or unzipped for the rare client that does
+// not accept gzip. assets may be nil or lack the build (`make wasm` was not
+// run); the page then says so.
+func WebHandler(index []byte, assets fs.FS) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Write(index)
+	})
+	a := &assetServer{fs: assets}
+	mux.HandleFunc("GET /assets/{name}", a.serve)
+	return mux
+}
+
+type assetServer struct {
+	fs   fs.FS
+	mu   sync.Mutex
+	tags map[string]string // file -> ETag
+}
+
+func (a *assetServer) serve(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if a.fs == nil || strings.HasSuffix(name, ".gz") {
+		http.NotFound(w, r)
+		return
+	}
+	gz := false
+	data, err := fs.ReadFile(a.fs, name)
+	if err != nil {
+		if data, err = fs.ReadFile(a.fs, name+".gz"); err != nil {
+			http.Error(w, name+" is not built: run `make wasm`", http.StatusNotFound)
+			return
+		}
+		gz = true
+	}
+	h := w.Header()
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if path.Ext(name) == ".wasm" {
+		ctype = "application/wasm"
+	}
+	h.Set("Content-Type", ctype)
+	h.Set("Cache-Control", "no-cache") // revalidate: cheap with the ETag
+	h.Set("ETag", a.etag(name, data))
+	if gz {
+		h.Set("Vary", "Accept-Encoding")
+	}
+	if match := r.Header.Get("If-None-Match"); match != "" && match == h.Get("ETag") {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if gz && !acceptsGzip(r) {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		io.Copy(w, zr)
+		return
+	}
+	if gz {
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	w.Write(data)
+}
+
+func (a *assetServer) etag(name string, data []byte) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t, ok := a.tags[name]; ok {
+		return t
+	}
+	if a.tags == nil {
+		a.tags = map[string]string{}
+	}
+	sum := sha256.Sum256(data)
+	a.tags[name] = `"` + hex.EncodeToString(sum[:12]) + `"`
+	return a.tags[name]
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.TrimSpace(enc) == "gzip" && strings.ReplaceAll(strings.TrimSpace(q), " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
+}

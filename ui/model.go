@@ -1,0 +1,173 @@
+package ui
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/sim"
+)
+
+// Side is one message of an exchange: who sent it to whom, what it said,
+// and what the network did to it.
+type Side struct {
+	From, To string
+	Time     int64 // virtual ms since the world began
+	Mark     string
+	Msg      MsgView
+}
+
+// Exchange is a request and its response side by side; either may be
+// missing (a dropped request, a duplicated response).
+type Exchange struct {
+	Req, Resp *Side
+}
+
+// Marks on a message, as the network treated it.
+const (
+	MarkDropped    = "dropped"
+	MarkBrokerDown = "lost: broker down"
+	MarkDuplicated = "duplicated"
+	MarkCopy       = "duplicate copy"
+	MarkDelayed    = "delayed"
+	MarkLate       = "arrived late"
+	MarkInFlight   = "in flight"
+)
+
+var heldID = regexp.MustCompile(`\(in flight (#\d+)\)`)
+var delayBy = regexp.MustCompile(`\(delayed (\d+ms)\)`)
+
+// Exchanges pairs the messages of one step (events whose Step is step)
+// into request/response rows, in the order they happened.
+func Exchanges(events []sim.Event, step int) []Exchange {
+	const (
+		sent = iota + 1
+		duplicating
+		delayed
+		done
+	)
+	type track struct {
+		row   int
+		resp  bool
+		state int
+	}
+	var rows []Exchange
+	byMsg := map[any]*track{}
+	stateOf := func(kind string) int {
+		switch kind {
+		case "send":
+			return sent
+		case "duplicate":
+			return duplicating
+		case "delay":
+			return delayed
+		}
+		return done
+	}
+	sideOf := func(t *track) **Side {
+		if t.resp {
+			return &rows[t.row].Resp
+		}
+		return &rows[t.row].Req
+	}
+	for _, e := range events {
+		if e.Step != step || e.Msg == nil {
+			continue
+		}
+		side := &Side{From: e.From, To: e.To, Time: e.Time - sim.StartTime, Msg: Message(e.Msg)}
+		switch e.Kind {
+		case "send":
+			side.Mark = MarkInFlight
+			if m := heldID.FindStringSubmatch(e.Text); m != nil {
+				side.Mark += " " + m[1]
+			}
+		case "deliver":
+		case "drop":
+			side.Mark = MarkDropped
+			if strings.Contains(e.Text, "(broker down)") {
+				side.Mark = MarkBrokerDown
+			}
+		case "duplicate":
+			side.Mark = MarkDuplicated
+		case "delay":
+			side.Mark = MarkDelayed
+			if m := delayBy.FindStringSubmatch(e.Text); m != nil {
+				side.Mark += " " + m[1]
+			}
+		default:
+			continue
+		}
+		t := byMsg[e.Msg]
+		if t != nil {
+			switch {
+			case t.state == sent, t.state == duplicating && e.Kind == "deliver":
+				// The same copy moves on: update its row in place.
+				if t.state == duplicating {
+					side.Mark = MarkDuplicated
+				}
+				*sideOf(t) = side
+				t.state = stateOf(e.Kind)
+				continue
+			case t.state == delayed && e.Kind == "deliver":
+				side.Mark = MarkLate
+			case e.Kind == "deliver":
+				side.Mark = MarkCopy
+			}
+			if t.resp {
+				rows = append(rows, Exchange{Resp: side})
+			} else {
+				rows = append(rows, Exchange{Req: side})
+			}
+			t.row, t.state = len(rows)-1, stateOf(e.Kind)
+			continue
+		}
+		t = &track{state: stateOf(e.Kind)}
+		byMsg[e.Msg] = t
+		resp, isResp := e.Msg.(kmsg.Response)
+		if !isResp {
+			rows = append(rows, Exchange{Req: side})
+			t.row = len(rows) - 1
+			continue
+		}
+		t.resp, t.row = true, -1
+		for i := len(rows) - 1; i >= 0; i-- {
+			r := rows[i]
+			if r.Resp == nil && r.Req != nil && r.Req.From == e.To && r.Req.To == e.From &&
+				r.Req.Mark != MarkDropped && r.Req.Mark != MarkBrokerDown && apiKey(r.Req) == resp.Key() {
+				rows[i].Resp, t.row = side, i
+				break
+			}
+		}
+		if t.row < 0 {
+			rows = append(rows, Exchange{Resp: side})
+			t.row = len(rows) - 1
+		}
+	}
+	return rows
+}
+
+func apiKey(s *Side) int16 { return s.Msg.Key }
+
+// Line is one printed line of a step, with the kind of event behind it.
+type Line struct {
+	Kind string // send, deliver, drop, duplicate, delay, state, note, view, error
+	Text string
+}
+
+// Lines are the printed lines of one step.
+func Lines(events []sim.Event, step int) []Line {
+	var out []Line
+	for _, e := range events {
+		if e.Step == step && e.Text != "" {
+			out = append(out, Line{Kind: e.Kind, Text: e.Text})
+		}
+	}
+	return out
+}
+
+// Clock renders virtual ms since the start as seconds.
+func Clock(ms int64) string {
+	return fmt.Sprintf("%d.%03ds", ms/1000, ms%1000)
+}

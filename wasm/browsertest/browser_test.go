@@ -1,0 +1,534 @@
+// Package browsertest drives the playground in Debian's chromium: the real
+// wasm build, served by the server's own handler from an httptest server.
+// Expectations come from replaying the same URL natively (wasm/play), so
+// the tests check that the browser shows what the engine computed, not a
+// copy of a lesson's text.
+//
+// Each test saves a screenshot; the log prints where. Without chromium the
+// tests skip, loudly, except under CI=true where they fail.
+package browsertest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/gregor-kafka/gregor"
+	"github.com/gregor-kafka/gregor/server"
+	"github.com/gregor-kafka/gregor/ui"
+	"github.com/gregor-kafka/gregor/wasm/play"
+)
+
+var (
+	buildOnce sync.Once
+	site      *httptest.Server
+	buildErr  error
+)
+
+// serve builds the wasm once and serves it as `gregor serve` does.
+func serve(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gregor-wasm-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		wasmPath := filepath.Join(dir, "gregor.wasm")
+		cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", wasmPath, "github.com/gregor-kafka/gregor/wasm")
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building the wasm: %v\n%s", err, out)
+			return
+		}
+		raw, err := os.ReadFile(wasmPath)
+		if err != nil {
+			buildErr = err
+			return
+		}
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		zw.Write(raw)
+		zw.Close()
+		root, err := exec.Command(goBin, "env", "GOROOT").Output()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		loader, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm", "wasm_exec.js"))
+		if err != nil {
+			buildErr = err
+			return
+		}
+		fmt.Printf("browsertest: gregor.wasm is %d bytes, %d gzipped (budget 2.5 MB = %d)\n", len(raw), gz.Len(), 2_500_000)
+		assets := fstest.MapFS{
+			"gregor.wasm.gz": {Data: gz.Bytes()},
+			"wasm_exec.js":   {Data: loader},
+		}
+		site = httptest.NewServer(server.WebHandler(gregor.IndexHTML, assets))
+		os.RemoveAll(dir)
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return site.URL
+}
+
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed (apt-get install chromium); CI=true, so this fails instead of skipping")
+	}
+	t.Skip("SKIPPING BROWSER TESTS: chromium is not installed (apt-get install chromium)")
+	return ""
+}
+
+// page is one browser with one tab on the test site.
+type page struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+}
+
+func open(t *testing.T, path string) *page {
+	t.Helper()
+	exe := chromium(t)
+	base := serve(t)
+	profile, err := os.MkdirTemp("", "gregor-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1440, 1000),
+	)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelTab()
+		cancelAlloc()
+		os.RemoveAll(profile)
+	})
+	p := &page{t: t, ctx: ctx, base: base}
+	p.load(path)
+	return p
+}
+
+// load navigates and waits for the wasm's first render.
+func (p *page) load(path string) {
+	p.t.Helper()
+	p.do(chromedp.Navigate(p.base + path))
+	p.do(chromedp.WaitVisible(chromedp.CSS("html[data-ready] #app > *")))
+}
+
+func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, actions...); err != nil {
+		p.shot("failed")
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+func (p *page) eval(js string) string {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		p.t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+func (p *page) count(sel string) int {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll(%q).length`, sel)))
+	if err != nil {
+		p.t.Fatalf("count %s: %v", sel, err)
+	}
+	return v
+}
+
+// text is the trimmed text of the first match, "" if none.
+func (p *page) text(sel string) string {
+	p.t.Helper()
+	return strings.Join(strings.Fields(p.eval(fmt.Sprintf(`(document.querySelector(%q)||{}).textContent||""`, sel))), " ")
+}
+
+// waitText waits until the first match's text contains want.
+func (p *page) waitText(sel, want string) {
+	p.t.Helper()
+	js := fmt.Sprintf(`((document.querySelector(%q)||{}).textContent||"").replace(/\s+/g," ").includes(%q)`, sel, want)
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		p.shot("failed")
+		p.t.Fatalf("waiting for %q in %s (it reads %q): %v", want, sel, p.text(sel), err)
+	}
+}
+
+func (p *page) click(sel string) {
+	p.t.Helper()
+	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+}
+
+func (p *page) search() string {
+	return p.eval(`location.search`)
+}
+
+// native replays the page's current URL in Go: what the browser must show.
+func (p *page) native() (*play.Session, int) {
+	p.t.Helper()
+	s := play.Parse(strings.TrimPrefix(p.search(), "?"))
+	return s, s.Pos
+}
+
+// shot saves a screenshot under $GREGOR_ARTIFACTS (default:
+// $TMPDIR/gregor-browser-tests) and logs its path.
+func (p *page) shot(name string) {
+	dir := os.Getenv("GREGOR_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "gregor-browser-tests")
+	}
+	os.MkdirAll(dir, 0o755)
+	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		p.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	path := filepath.Join(dir, p.t.Name()+"-"+name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		p.t.Logf("screenshot: %v", err)
+		return
+	}
+	p.t.Logf("screenshot: %s", path)
+}
+
+// checkStep compares the rendered step with the native replay of the URL.
+func (p *page) checkStep() {
+	p.t.Helper()
+	s, pos := p.native()
+	want := s.Page()
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", pos, want.Total))
+	if got := p.text(".step pre.command"); !strings.Contains(got, want.Step.Command) {
+		p.t.Errorf("step %d command: got %q, want %q", pos, got, want.Step.Command)
+	}
+	if len(want.Step.Narration) > 0 {
+		if got := p.text(".step .narration"); got != want.Step.Narration[0] {
+			p.t.Errorf("step %d narration: got %q, want %q", pos, got, want.Step.Narration[0])
+		}
+	}
+	if got := p.count(".exchanges tbody tr"); got != len(want.Step.Exchanges) {
+		p.t.Errorf("step %d: %d exchanges rendered, want %d", pos, got, len(want.Step.Exchanges))
+	}
+	for _, b := range want.State.Brokers {
+		status := map[bool]string{true: "up", false: "down"}[b.Up]
+		if got := p.text(fmt.Sprintf(`[data-broker=%q] h3 .badge`, b.Name)); got != status {
+			p.t.Errorf("step %d: broker %s shows %q, want %q", pos, b.Name, got, status)
+		}
+		for _, pt := range b.Partitions {
+			sel := fmt.Sprintf(`[data-broker=%q] [data-partition=%q]`, b.Name, pt.Name)
+			for key, v := range map[string]int64{"start": pt.Start, "leo": pt.LEO, "hw": pt.HW, "lso": pt.LSO} {
+				if got := p.text(sel + " ." + key + " dd"); got != fmt.Sprint(v) {
+					p.t.Errorf("step %d: %s %s shows %q, want %d", pos, pt.Name, key, got, v)
+				}
+			}
+			if got := p.count(sel + " table.segments tbody tr"); got != len(pt.Segments) {
+				p.t.Errorf("step %d: %s shows %d segments, want %d", pos, pt.Name, got, len(pt.Segments))
+			}
+		}
+		if got := p.count(fmt.Sprintf(`[data-broker=%q] .files tr`, b.Name)); got != len(b.Files) {
+			p.t.Errorf("step %d: broker %s shows %d files, want %d", pos, b.Name, got, len(b.Files))
+		}
+	}
+	if got, want := p.count(".steplist li.diverged"), countDiverged(want.Steps); got != want {
+		p.t.Errorf("step %d: %d steps marked as diverged, want %d", pos, got, want)
+	}
+}
+
+func countDiverged(steps []ui.StepItem) int {
+	n := 0
+	for _, s := range steps {
+		if s.Diverged {
+			n++
+		}
+	}
+	return n
+}
+
+// firstCommand is the 1-based step of the lesson's first command with
+// this prefix.
+func firstCommand(t *testing.T, slug, prefix string) int {
+	s := play.Parse("lesson=" + slug)
+	for i, it := range s.Items {
+		if strings.HasPrefix(it.Cmd, prefix) {
+			return i + 1
+		}
+	}
+	t.Fatalf("lesson %s has no %q step", slug, prefix)
+	return 0
+}
+
+func TestIndex(t *testing.T) {
+	p := open(t, "/")
+	defer p.shot("lesson")
+	items := play.Index()
+	if got := p.count(".lessons li"); got != len(items) {
+		t.Errorf("%d lessons listed, want %d", got, len(items))
+	}
+	unwritten := 0
+	for _, it := range items {
+		if !it.Written {
+			unwritten++
+		}
+	}
+	if got := p.count(".lessons li.unwritten .badge"); got != unwritten {
+		t.Errorf("%d lessons say not written yet, want %d", got, unwritten)
+	}
+	if !strings.Contains(p.text(".lessons li.unwritten"), "not written yet") {
+		t.Errorf("an unwritten lesson reads %q", p.text(".lessons li.unwritten"))
+	}
+	p.shot("index")
+	p.click(`.lessons a[href="?lesson=segments"]`)
+	p.waitText("#pos", "Step 1 of")
+	if got := p.search(); got != "?lesson=segments" {
+		t.Errorf("following the link: location.search = %q", got)
+	}
+}
+
+func TestLessonAtStep(t *testing.T) {
+	p := open(t, "/?lesson=segments&step=3")
+	defer p.shot("step3")
+	first, err := chromedp.Run(p.ctx, chromedp.Evaluate[float64](`window.gregorFirstRender`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("MEASURE time from navigation start to the first rendered step: %.0f ms (budget 1000 ms)", first)
+	t.Logf("MEASURE breakdown: %s", p.eval(`(() => { const n = performance.getEntriesByType("resource").find(e => e.name.endsWith("gregor.wasm")); const j = performance.getEntriesByType("resource").find(e => e.name.endsWith("wasm_exec.js")); return "index.html loaded, wasm_exec.js fetched " + Math.round(j.startTime) + ".." + Math.round(j.responseEnd) + " ms, gregor.wasm requested at " + Math.round(n.startTime) + " ms, fetched and compiled by " + Math.round(n.responseEnd) + " ms, instantiated by " + Math.round(window.gregorInstantiated) + " ms, Go main() at " + Math.round(window.gregorMainStart) + " ms, replayed at " + Math.round(window.gregorReplayed) + " ms, templ rendered at " + Math.round(window.gregorTemplated) + " ms, in the DOM at " + Math.round(window.gregorFirstRender) + " ms"; })()`))
+	p.checkStep()
+	// The step's exchange, rendered from the kmsg messages.
+	n := firstCommand(t, "segments", "produce ")
+	p.load(fmt.Sprintf("/?lesson=segments&step=%d", n))
+	p.checkStep()
+	if got := p.text(".exchanges td.msg.req .api"); got != "Produce" {
+		t.Errorf("produce step: request API %q", got)
+	}
+	resp := p.text(".exchanges td.msg.resp")
+	for _, want := range []string{"Produce", "base_offset", "error_code NONE"} {
+		if !strings.Contains(resp, want) {
+			t.Errorf("produce step: response %q lacks %q", resp, want)
+		}
+	}
+	if !strings.Contains(p.text(".exchanges td.msg.req"), "acks") {
+		t.Errorf("produce request %q lacks acks", p.text(".exchanges td.msg.req"))
+	}
+	p.shot("produce")
+}
+
+func TestStepForwardBack(t *testing.T) {
+	p := open(t, "/?lesson=segments&step=3")
+	defer p.shot("after")
+	p.click("#next")
+	p.waitText("#pos", "Step 4 of")
+	if got := p.search(); !strings.Contains(got, "step=4") {
+		t.Errorf("after Next, location.search = %q", got)
+	}
+	p.checkStep()
+	p.click("#prev")
+	p.waitText("#pos", "Step 3 of")
+	p.checkStep()
+	p.do(chromedp.KeyEvent(kb.ArrowRight))
+	p.waitText("#pos", "Step 4 of")
+	p.do(chromedp.KeyEvent(kb.ArrowRight))
+	p.waitText("#pos", "Step 5 of")
+	p.checkStep()
+	t.Logf("MEASURE one step (replay from the seed + render) after warm-up: %s ms", p.eval(`String(Math.round(window.gregorLastRenderMs))`))
+}
+
+func TestJump(t *testing.T) {
+	p := open(t, "/?lesson=segments&step=1")
+	defer p.shot("jumped")
+	total := p.count(".steplist li")
+	target := min(8, total)
+	p.eval(fmt.Sprintf(`(() => { const r = document.getElementById("jump"); r.value = "%d"; r.dispatchEvent(new Event("change", {bubbles: true})); return ""; })()`, target))
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", target, total))
+	p.checkStep()
+	p.click(".steplist li:nth-child(2) a")
+	p.waitText("#pos", fmt.Sprintf("Step 2 of %d", total))
+	p.checkStep()
+	if got := p.text(".steplist li.current .n"); got != "2" {
+		t.Errorf("current step in the list: %q", got)
+	}
+}
+
+func TestInjectCrash(t *testing.T) {
+	n := firstCommand(t, "segments", "produce ")
+	p := open(t, fmt.Sprintf("/?lesson=segments&step=%d", n))
+	total := p.count(".steplist li")
+	p.click(`button[data-cmd="crash b0"]`)
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", n+1, total+1))
+	if got := p.text(".step pre.command"); !strings.Contains(got, "crash b0") {
+		t.Errorf("injected step shows %q", got)
+	}
+	if got := p.text(`[data-broker="b0"] h3 .badge`); got != "down" {
+		t.Errorf("after crash, b0 shows %q", got)
+	}
+	if got, want := p.search(), fmt.Sprintf("actions=%d:crash+b0", n); !strings.Contains(got, want) {
+		t.Errorf("location.search = %q, want it to hold %q", got, want)
+	}
+	if p.count(".steplist li.injected") != 1 {
+		t.Errorf("the injected step is not marked in the step list")
+	}
+	p.checkStep()
+	p.shot("crashed")
+
+	// The lesson carries on from the branch: later steps now differ.
+	s, _ := p.native()
+	page := s.Page()
+	diverged := 0
+	for _, st := range page.Steps {
+		if st.Diverged {
+			diverged = st.N
+			break
+		}
+	}
+	if diverged == 0 {
+		t.Fatal("a crash before the rest of the lesson changed nothing (native replay)")
+	}
+	p.click(fmt.Sprintf(".steplist li:nth-child(%d) a", diverged))
+	p.waitText("#pos", fmt.Sprintf("Step %d of", diverged))
+	p.checkStep()
+	if p.count(".step .diff .line.add, .step .diff .line.del") == 0 {
+		t.Errorf("step %d diverged but shows no difference from the script", diverged)
+	}
+	p.shot("diverged")
+
+	// The URL replays exactly this.
+	href := p.eval("location.href")
+	p.load(strings.TrimPrefix(href, p.base))
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", diverged, total+1))
+	p.checkStep()
+
+	// Restart it, at the step after the crash.
+	p.click(fmt.Sprintf(".steplist li:nth-child(%d) a", n+1))
+	p.click(`button[data-cmd="restart b0"]`)
+	p.waitText(`[data-broker="b0"] h3 .badge`, "up")
+	p.checkStep()
+	// And remove both of the learner's steps again.
+	p.click(".steplist li.injected .remove")
+	p.click(".steplist li.injected .remove")
+	if got := p.search(); strings.Contains(got, "actions=") {
+		t.Errorf("after removing the learner's steps, location.search = %q", got)
+	}
+	if got := p.count(".steplist li.diverged"); got != 0 {
+		t.Errorf("%d steps still diverge after removing the learner's steps", got)
+	}
+}
+
+func TestDropResponse(t *testing.T) {
+	n := firstCommand(t, "segments", "produce ")
+	p := open(t, fmt.Sprintf("/?lesson=segments&step=%d", n-1))
+	defer p.shot("dropped")
+	p.click(`button[data-cmd="fault drop response"]`)
+	p.waitText(".step pre.command", "fault drop response")
+	p.click("#next")
+	p.waitText(".step pre.command", "produce")
+	p.checkStep()
+	if got := p.count(".exchanges td.msg.resp.dropped"); got != 1 {
+		t.Errorf("%d dropped responses rendered, want 1", got)
+	}
+	if got := p.text(".exchanges td.msg.resp.dropped mark"); got != "dropped" {
+		t.Errorf("the dropped response is marked %q", got)
+	}
+	if got := p.search(); !strings.Contains(got, fmt.Sprintf("actions=%d:fault+drop+response", n-1)) {
+		t.Errorf("location.search = %q", got)
+	}
+}
+
+func TestPastTheEnd(t *testing.T) {
+	p := open(t, "/?lesson=segments&step=999")
+	defer p.shot("end")
+	s := play.Parse("lesson=segments")
+	total := len(s.Items)
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", total, total))
+	if !strings.Contains(p.text(".step .note"), "past the end") {
+		t.Errorf("no past-the-end note: %q", p.text(".step .note"))
+	}
+	if p.count("details.transcript[open]") != 1 {
+		t.Errorf("the transcript is not open")
+	}
+	if got := p.count("details.transcript > section"); got != total {
+		t.Errorf("transcript has %d steps, want %d", got, total)
+	}
+	if p.count("#next") != 0 {
+		t.Errorf("a Next link at the last step")
+	}
+}
+
+func TestPlayground(t *testing.T) {
+	p := open(t, "/?playground=1")
+	defer p.shot("playground")
+	if !strings.Contains(p.text(".welcome"), "An empty world") {
+		t.Errorf("playground welcome: %q", p.text(".welcome"))
+	}
+	cmds := []string{"broker log.segment.bytes=300", "topic orders partitions=2", "producer p1 acks=1", "produce p1 orders partition=1 value=hello count=2"}
+	for i, c := range cmds {
+		p.do(chromedp.SendKeys(chromedp.ID("cmd"), c+"\r"))
+		p.waitText("#pos", fmt.Sprintf("Step %d of %d", i+1, i+1))
+	}
+	p.checkStep()
+	if got := p.text(".exchanges td.msg.req .api"); got != "Produce" {
+		t.Errorf("playground produce: request API %q", got)
+	}
+	if got := p.text(`[data-partition="orders-1"] .leo dd`); got != "2" {
+		t.Errorf("orders-1 LEO %q, want 2", got)
+	}
+	q, _ := url.QueryUnescape(p.search())
+	if !strings.Contains(q, "cmds=broker log.segment.bytes=300,topic orders partitions=2") {
+		t.Errorf("location.search = %q", p.search())
+	}
+	// An unknown command says so, in the step's output.
+	p.do(chromedp.SendKeys(chromedp.ID("cmd"), "frobnicate\r"))
+	p.waitText(".step .output", "unknown command")
+	// Faults from the buttons, and the URL replays it all.
+	p.click(`button[data-cmd="crash b0"]`)
+	p.waitText(`[data-broker="b0"] h3 .badge`, "down")
+	href := p.eval("location.href")
+	p.load(strings.TrimPrefix(href, p.base))
+	p.waitText("#pos", "Step 6 of 6")
+	p.checkStep()
+}

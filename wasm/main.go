@@ -1,0 +1,227 @@
+//go:build js && wasm
+
+// Command wasm is Gregor in the browser: the lessons and the playground,
+// with the whole engine running in the page. It reads the URL, replays the
+// lesson (or the playground's commands) to the step asked for, and renders
+// it with the ui components. After load it makes no server calls.
+//
+// syscall/js lives only here; everything it drives is pure Go (wasm/play,
+// ui, lessons, core).
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall/js"
+
+	"github.com/a-h/templ"
+
+	"github.com/gregor-kafka/gregor/ui"
+	"github.com/gregor-kafka/gregor/wasm/play"
+)
+
+var (
+	doc      = js.Global().Get("document")
+	win      = js.Global()
+	app      js.Value
+	session  *play.Session // nil on the lesson list
+	rendered bool
+)
+
+func main() {
+	win.Set("gregorMainStart", win.Get("performance").Call("now"))
+	app = doc.Call("getElementById", "app")
+	on(doc, "click", onClick)
+	on(doc, "submit", onSubmit)
+	on(doc, "change", onChange)
+	on(doc, "keydown", onKey)
+	on(win, "popstate", func(js.Value) { route() })
+	route()
+	select {}
+}
+
+func on(target js.Value, event string, fn func(js.Value)) {
+	target.Call("addEventListener", event, js.FuncOf(func(_ js.Value, args []js.Value) any {
+		defer func() {
+			if r := recover(); r != nil {
+				showError(fmt.Sprint(r))
+			}
+		}()
+		fn(args[0])
+		return nil
+	}))
+}
+
+// route renders whatever the current URL asks for.
+func route() {
+	q := strings.TrimPrefix(win.Get("location").Get("search").String(), "?")
+	if play.IsIndex(q) {
+		session = nil
+		show(ui.Index(play.Index()), "Gregor — lessons")
+		return
+	}
+	session = play.Parse(q)
+	render()
+}
+
+func render() {
+	start := win.Get("performance").Call("now").Float()
+	defer func() { win.Set("gregorLastRenderMs", win.Get("performance").Call("now").Float()-start) }()
+	p := session.Page()
+	mark("gregorReplayed")
+	show(ui.Lesson(p), p.Title+" — Gregor")
+}
+
+// mark records the first time a point of the first render is reached, for
+// the browser test's measurements.
+func mark(name string) {
+	if !rendered {
+		win.Set(name, win.Get("performance").Call("now"))
+	}
+}
+
+func show(c templ.Component, title string) {
+	var sb strings.Builder
+	if err := c.Render(context.Background(), &sb); err != nil {
+		showError(err.Error())
+		return
+	}
+	mark("gregorTemplated")
+	app.Set("innerHTML", sb.String())
+	doc.Set("title", title)
+	if !rendered {
+		rendered = true
+		t := win.Get("performance").Call("now").Float()
+		win.Set("gregorFirstRender", t)
+		doc.Get("documentElement").Get("dataset").Set("ready", "1")
+		js.Global().Get("console").Call("log", fmt.Sprintf("gregor: first render %.1f ms after navigation start", t))
+	}
+}
+
+func showError(msg string) {
+	app.Set("innerHTML", `<main class="index"><p class="error" role="alert"></p><p><a href="/">All lessons</a></p></main>`)
+	app.Call("querySelector", ".error").Set("textContent", "Something broke: "+msg)
+}
+
+// replaceURL records the session in the address bar without a new
+// history entry, so a copied link replays exactly this.
+func replaceURL() {
+	win.Get("history").Call("replaceState", nil, "", session.Href(session.Pos))
+}
+
+func closest(e js.Value, sel string) js.Value {
+	t := e.Get("target")
+	if t.IsNull() || t.IsUndefined() || t.Get("closest").IsUndefined() {
+		return js.Null()
+	}
+	return t.Call("closest", sel)
+}
+
+func onClick(e js.Value) {
+	if e.Get("button").Int() != 0 || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() || e.Get("shiftKey").Bool() {
+		return // let the browser open links in a new tab
+	}
+	if a := closest(e, "a[data-nav]"); !a.IsNull() {
+		e.Call("preventDefault")
+		navigate(a.Call("getAttribute", "href").String())
+		return
+	}
+	if b := closest(e, "[data-cmd]"); !b.IsNull() && session != nil {
+		session.Insert(b.Get("dataset").Get("cmd").String())
+		replaceURL()
+		render()
+		return
+	}
+	if b := closest(e, "[data-remove]"); !b.IsNull() && session != nil {
+		n, _ := strconv.Atoi(b.Get("dataset").Get("remove").String())
+		session.Remove(n)
+		replaceURL()
+		render()
+	}
+}
+
+// navigate follows an in-app link: a step of the same lesson replaces the
+// history entry, anything else pushes one.
+func navigate(href string) {
+	q := strings.TrimPrefix(href, "?")
+	if href == "/" {
+		q = ""
+	}
+	same := session != nil && !play.IsIndex(q) && sameSession(session, play.Parse(q))
+	url := "?" + q
+	if q == "" {
+		url = win.Get("location").Get("pathname").String()
+	}
+	if same {
+		win.Get("history").Call("replaceState", nil, "", url)
+	} else {
+		win.Get("history").Call("pushState", nil, "", url)
+	}
+	route()
+	if !same {
+		win.Call("scrollTo", 0, 0)
+	}
+}
+
+func sameSession(a, b *play.Session) bool {
+	if a.Playground || b.Playground {
+		return a.Playground == b.Playground
+	}
+	return a.Lesson != nil && b.Lesson != nil && a.Lesson.Slug == b.Lesson.Slug
+}
+
+func onSubmit(e js.Value) {
+	if e.Get("target").Get("id").String() != "cmdform" || session == nil {
+		return
+	}
+	e.Call("preventDefault")
+	cmd := doc.Call("getElementById", "cmd").Get("value").String()
+	session.Insert(cmd)
+	replaceURL()
+	render()
+	if in := doc.Call("getElementById", "cmd"); !in.IsNull() {
+		in.Call("focus")
+	}
+}
+
+func onChange(e js.Value) {
+	t := e.Get("target")
+	if t.Get("id").String() != "jump" || session == nil {
+		return
+	}
+	n, err := strconv.Atoi(t.Get("value").String())
+	if err != nil {
+		return
+	}
+	goTo(n)
+	if r := doc.Call("getElementById", "jump"); !r.IsNull() {
+		r.Call("focus")
+	}
+}
+
+func goTo(n int) {
+	if n < 1 || n > len(session.Items) {
+		return
+	}
+	session.Pos, session.PastEnd = n, false
+	replaceURL()
+	render()
+}
+
+func onKey(e js.Value) {
+	if session == nil || e.Get("altKey").Bool() || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() {
+		return
+	}
+	tag := e.Get("target").Get("tagName").String()
+	if tag == "INPUT" || tag == "TEXTAREA" || tag == "SELECT" {
+		return
+	}
+	switch e.Get("key").String() {
+	case "ArrowLeft":
+		goTo(session.Pos - 1)
+	case "ArrowRight":
+		goTo(session.Pos + 1)
+	}
+}
