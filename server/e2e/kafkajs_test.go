@@ -14,9 +14,8 @@ import (
 
 // groupsSupported says whether the broker has a group coordinator. kafkajs
 // cannot consume without a consumer group, so its consume-and-read-back part
-// runs only when this is true. Flip it to true when consumer groups land (or
-// set GREGOR_E2E_GROUPS=1 to try); kfake has groups, so it is on there.
-var groupsSupported = useKfake || os.Getenv("GREGOR_E2E_GROUPS") == "1"
+// needs one; Gregor and kfake both have it.
+const groupsSupported = true
 
 // TestKafkajs runs kafkajs (npm, pinned in kafkajs/package.json) through
 // kafkajs/script.js and checks the facts it reports.
