@@ -28,11 +28,20 @@ vet:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./wasm/play
 
 # The browser build: the engine, the lessons and the ui in one wasm, served
-# gzipped (only the .gz is kept, and embedded), plus Go's loader.
+# gzipped (only the .gz is kept, and embedded), plus Go's loader. zopfli
+# writes plain gzip 4% smaller than gzip -9 (it keeps the download under
+# 2.5 MB) but takes half a minute, so it runs only when the wasm changed.
 wasm:
 	@mkdir -p bin $(DIST)
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o bin/gregor.wasm ./wasm
-	gzip -9 -n -c bin/gregor.wasm > $(DIST)/gregor.wasm.gz
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o bin/gregor.wasm.new ./wasm
+	@if cmp -s bin/gregor.wasm.new bin/gregor.wasm && [ -s $(DIST)/gregor.wasm.gz ]; then \
+		rm bin/gregor.wasm.new; \
+	else \
+		mv bin/gregor.wasm.new bin/gregor.wasm; \
+		if command -v zopfli >/dev/null; then zopfli --i1 -c bin/gregor.wasm > $(DIST)/gregor.wasm.gz; \
+		else echo "zopfli not found: gzip -9 instead (apt-get install zopfli for a smaller download)"; \
+			gzip -9 -n -c bin/gregor.wasm > $(DIST)/gregor.wasm.gz; fi; \
+	fi
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(DIST)/wasm_exec.js
 	@echo "gregor.wasm: $$(wc -c < bin/gregor.wasm) bytes, $$(wc -c < $(DIST)/gregor.wasm.gz) gzipped"
 

@@ -1,0 +1,270 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Transactions end to end (KIP-98, KIP-447): franz-go's transactional
+// producer and GroupTransactSession across a SIGKILL of the broker, kcat
+// with a transactional.id and read_committed, and kafkajs transactions
+// with sendOffsets.
+
+const endMark = "END"
+
+// readAll appends a plain END record to each partition, then reads the
+// topic from the start at an isolation level until every partition
+// showed its END (under read_committed END shows only once every
+// transaction before it is decided), and returns the values before END.
+func readAll(t testing.TB, b *Broker, topic string, partitions int32, committed bool) []string {
+	t.Helper()
+	ctx := testCtx(t, opTimeout)
+	if committed {
+		p := b.Client(t, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		for i := range partitions {
+			if err := p.ProduceSync(ctx, &kgo.Record{Partition: i, Value: []byte(endMark)}).FirstErr(); err != nil {
+				t.Fatalf("producing END: %v", err)
+			}
+		}
+	}
+	iso := kgo.ReadUncommitted()
+	if committed {
+		iso = kgo.ReadCommitted()
+	}
+	cl := b.Client(t, kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(iso),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	var out []string
+	ended := map[int32]bool{}
+	for int32(len(ended)) < partitions {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			t.Fatalf("reading %s: %v (END seen on %v)", topic, err, ended)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if string(r.Value) == endMark {
+				ended[r.Partition] = true
+			} else if !ended[r.Partition] {
+				out = append(out, string(r.Value))
+			}
+		})
+	}
+	return out
+}
+
+// TestFranzGroupTransactSession: consume-transform-produce with
+// GroupTransactSession while the broker is SIGKILLed and restarted three times;
+// afterwards every input record is in the output exactly once for a
+// read_committed reader, and the group's committed offsets cover the input.
+func TestFranzGroupTransactSession(t *testing.T) {
+	requireBinary(t)
+	const n = 3000
+	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
+	in, out, group := topicName(t, "in"), topicName(t, "out"), topicName(t, "group")
+	adm := b.Admin(t)
+	mustCreateTopic(t, adm, in, 2, nil)
+	mustCreateTopic(t, adm, out, 2, nil)
+
+	src := b.Client(t, kgo.DefaultProduceTopic(in))
+	ctx := testCtx(t, 4*opTimeout)
+	for i := range n {
+		src.Produce(ctx, &kgo.Record{Value: fmt.Appendf(nil, "r-%05d", i)}, nil)
+	}
+	if err := src.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	sess, err := kgo.NewGroupTransactSession(
+		kgo.SeedBrokers(b.Addr),
+		kgo.TransactionalID(topicName(t, "txn")),
+		kgo.TransactionTimeout(20*time.Second),
+		kgo.ConsumerGroup(group),
+		kgo.ConsumeTopics(in),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.DefaultProduceTopic(out),
+		kgo.RetryTimeout(2*opTimeout),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var processed, commits atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			fs := sess.PollRecords(ctx, 50) // small rounds: many transactions
+			if fs.IsClientClosed() || ctx.Err() != nil {
+				return
+			}
+			if fs.NumRecords() == 0 {
+				continue
+			}
+			if err := sess.Begin(); err != nil {
+				t.Errorf("Begin: %v", err)
+				return
+			}
+			fs.EachRecord(func(r *kgo.Record) {
+				sess.Produce(ctx, &kgo.Record{Value: append([]byte("out-"), r.Value...)}, nil)
+			})
+			ok, err := sess.End(ctx, kgo.TryCommit)
+			if err == nil && ok {
+				commits.Add(1)
+				processed.Add(int64(fs.NumRecords()))
+			}
+		}
+	}()
+	for _, at := range []int64{n / 4, n / 2, 3 * n / 4} {
+		eventually(t, 2*opTimeout, fmt.Sprintf("%d records processed", at), func() error {
+			if p := processed.Load(); p < at {
+				return fmt.Errorf("%d processed", p)
+			}
+			return nil
+		})
+		b.KillAndRestart()
+	}
+	eventually(t, 3*opTimeout, "the whole input committed", func() error {
+		offs, err := adm.FetchOffsets(ctx, group)
+		if err != nil {
+			return err
+		}
+		total := int64(0)
+		for _, ps := range offs {
+			for _, o := range ps {
+				if o.Err == nil {
+					total += o.At
+				}
+			}
+		}
+		if total < n {
+			return fmt.Errorf("group at %d of %d (processed %d in %d commits)", total, n, processed.Load(), commits.Load())
+		}
+		return nil
+	})
+	close(stop)
+	sess.Close()
+	<-done
+
+	got := readAll(t, b, out, 2, true)
+	seen := map[string]int{}
+	for _, v := range got {
+		seen[v]++
+	}
+	for i := range n {
+		v := fmt.Sprintf("out-r-%05d", i)
+		if seen[v] != 1 {
+			t.Errorf("%s appears %d times in the committed output", v, seen[v])
+		}
+	}
+	if len(got) != n {
+		t.Errorf("committed output holds %d records, want exactly %d", len(got), n)
+	}
+	raw := readAll(t, b, out, 2, false)
+	t.Logf("%d commits; output: %d records read_committed, %d read_uncommitted (aborted attempts included)", commits.Load(), len(got), len(raw))
+}
+
+// TestKcatTransactions: kcat produces with -X transactional.id (librdkafka
+// runs initTransactions, one transaction, commit); a read_committed kcat
+// sees its records, and not those of a franz-go transaction left open then
+// aborted, which read_uncommitted does see.
+func TestKcatTransactions(t *testing.T) {
+	kcat := requireTool(t, "kcat")
+	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
+	topic := topicName(t, "")
+	mustCreateTopic(t, b.Admin(t), topic, 1, nil)
+	run := func(stdin string, args ...string) string {
+		t.Helper()
+		all := append([]string{"-b", b.Addr, "-X", "socket.timeout.ms=10000"}, args...)
+		cmd := exec.CommandContext(testCtx(t, opTimeout), kcat, all...)
+		cmd.Stdin = strings.NewReader(stdin)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("kcat %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(all, " "), err, stdout.String(), stderr.String())
+		}
+		if strings.Contains(stderr.String(), "ERROR") || strings.Contains(stderr.String(), "failed") {
+			t.Errorf("kcat %s reported errors:\n%s", strings.Join(all, " "), stderr.String())
+		}
+		return stdout.String()
+	}
+	run("k1\nk2\nk3\n", "-P", "-t", topic, "-p", "0", "-X", "transactional.id="+topicName(t, "kcat"))
+
+	// A franz-go transaction left open, then aborted.
+	ctx := testCtx(t, opTimeout)
+	tx := b.Client(t, kgo.TransactionalID(topicName(t, "franz")), kgo.DefaultProduceTopic(topic))
+	if err := tx.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.ProduceSync(ctx, &kgo.Record{Value: []byte("aborted")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	consume := func(iso string) []string {
+		t.Helper()
+		out := run("", "-C", "-t", topic, "-o", "beginning", "-e", "-f", "%s\n", "-X", "isolation.level="+iso)
+		return strings.Fields(out)
+	}
+	if got := consume("read_committed"); strings.Join(got, ",") != "k1,k2,k3" {
+		t.Errorf("read_committed while a transaction is open: %v, want k1 k2 k3", got)
+	}
+	if err := tx.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		t.Fatal(err)
+	}
+	if got := consume("read_committed"); strings.Join(got, ",") != "k1,k2,k3" {
+		t.Errorf("read_committed after the abort: %v, want k1 k2 k3", got)
+	}
+	if got := consume("read_uncommitted"); strings.Join(got, ",") != "k1,k2,k3,aborted" {
+		t.Errorf("read_uncommitted: %v, want k1 k2 k3 aborted", got)
+	}
+}
+
+// TestKafkajsTransactions runs kafkajs/transactions.js: a transaction with
+// two records and sendOffsets that commits, one that aborts; the output
+// and the group's offset must show only the committed one.
+func TestKafkajsTransactions(t *testing.T) {
+	node := requireTool(t, "node")
+	dir := filepath.Join(repoRoot, "server", "e2e", "kafkajs")
+	requireNpmPackage(t, dir, "kafkajs")
+	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
+	in, out, group := topicName(t, "in"), topicName(t, "out"), topicName(t, "group")
+	mustCreateTopic(t, b.Admin(t), in, 1, nil)
+	mustCreateTopic(t, b.Admin(t), out, 1, nil)
+	cmd := exec.CommandContext(testCtx(t, 2*time.Minute), node, "transactions.js", b.Addr, in, out, group, topicName(t, "txn"))
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if stderr.Len() > 0 {
+		t.Logf("kafkajs stderr:\n%s", stderr.String())
+	}
+	if err != nil {
+		t.Fatalf("node transactions.js: %v\nstdout:\n%s", err, stdout.String())
+	}
+	var res struct {
+		Offset string `json:"offset"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &res); err != nil {
+		t.Fatalf("transactions.js output: %v\n%s", err, stdout.String())
+	}
+	if res.Offset != "2" {
+		t.Errorf("group offset after commit then abort: %q, want 2", res.Offset)
+	}
+	if got := readAll(t, b, out, 1, true); strings.Join(got, ",") != "c1,c2" {
+		t.Errorf("read_committed output %v, want c1 c2", got)
+	}
+	if got := readAll(t, b, out, 1, false); strings.Join(got, ",") != "c1,c2,a1,END" && strings.Join(got, ",") != "c1,c2,a1" {
+		t.Errorf("read_uncommitted output %v, want c1 c2 a1", got)
+	}
+}
