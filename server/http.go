@@ -3,8 +3,10 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"html"
 	"io"
 	"io/fs"
 	"mime"
@@ -13,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gregor-kafka/gregor/wasm/play"
 )
 
 // routes is the HTTP side of `gregor serve`: the playground and a health
@@ -37,11 +41,51 @@ func WebHandler(index []byte, assets fs.FS) http.Handler {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
-		w.Write(index)
+		w.Write(prerender(index, r.URL.RawQuery))
 	})
 	a := &assetServer{fs: assets}
 	mux.HandleFunc("GET /assets/{name}", a.serve)
 	return mux
+}
+
+// loadingMark is the placeholder in index.html that the first render
+// replaces.
+const loadingMark = `<p class="loading">Loading the engine…</p>`
+
+// maxPrerenderQuery bounds the URLs the server replays itself: a lesson
+// link with a few of the learner's steps, not an arbitrary script.
+const maxPrerenderQuery = 2048
+
+// prerender puts the page the query asks for into index.html, rendered
+// natively by the same ui components the wasm uses, so the first step
+// shows as soon as the HTML arrives; the wasm then takes over the same
+// markup. A query too long to replay here, or one that fails to render,
+// gets the plain page, which the wasm renders on its own.
+func prerender(index []byte, query string) []byte {
+	if len(query) > maxPrerenderQuery || !bytes.Contains(index, []byte(loadingMark)) {
+		return index
+	}
+	comp, title := play.View(query)
+	var body bytes.Buffer
+	if err := comp.Render(context.Background(), &body); err != nil {
+		return index
+	}
+	out := bytes.Replace(index, []byte(loadingMark), body.Bytes(), 1)
+	return replaceTitle(out, title)
+}
+
+// replaceTitle sets the page's <title>.
+func replaceTitle(page []byte, title string) []byte {
+	start := bytes.Index(page, []byte("<title>"))
+	end := bytes.Index(page, []byte("</title>"))
+	if start < 0 || end < start {
+		return page
+	}
+	var out bytes.Buffer
+	out.Write(page[:start+len("<title>")])
+	out.WriteString(html.EscapeString(title))
+	out.Write(page[end:])
+	return out.Bytes()
 }
 
 type assetServer struct {

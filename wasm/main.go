@@ -59,7 +59,7 @@ func route() {
 	q := strings.TrimPrefix(win.Get("location").Get("search").String(), "?")
 	if play.IsIndex(q) {
 		session = nil
-		show(ui.Index(play.Index()), "Gregor — lessons")
+		show(play.View(q))
 		return
 	}
 	session = play.Parse(q)

@@ -192,7 +192,9 @@ func cmdProduce(w *World, c command) error {
 	}
 	for i := range count {
 		if i > 0 && interval > 0 {
-			w.advance(interval)
+			if err := w.advance(interval); err != nil {
+				return err
+			}
 		}
 		value := c.kv["value"]
 		if count > 1 {
@@ -332,8 +334,7 @@ func cmdAdvance(w *World, c command) error {
 	if err != nil {
 		return err
 	}
-	w.advance(ms)
-	return nil
+	return w.advance(ms)
 }
 
 // cmdCrash: crash BROKER stops it as a power loss would: whatever was not

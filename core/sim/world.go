@@ -146,11 +146,20 @@ func (w *World) start(n *Node) error {
 	return nil
 }
 
+// maxAdvanceSteps bounds the timer events one advance may fire, so that a
+// command like `advance 1000h` against millisecond timers ends with an
+// error instead of running for hours (in the browser, on the server's
+// prerender).
+const maxAdvanceSteps = 100000
+
 // advance moves the virtual clock, firing broker ticks, client timeouts
 // and delayed messages in time order.
-func (w *World) advance(ms int64) {
+func (w *World) advance(ms int64) error {
 	end := w.now + ms
-	for w.now < end {
+	for steps := 0; w.now < end; steps++ {
+		if steps == maxAdvanceSteps {
+			return fmt.Errorf("advance: stopped at %dms, %d timer events in (advance in smaller steps, or make timers less frequent)", w.now-StartTime, maxAdvanceSteps)
+		}
 		next := end
 		if at, ok := w.net.nextDue(w.now); ok && at < next {
 			next = at
@@ -177,6 +186,7 @@ func (w *World) advance(ms int64) {
 		}
 		w.settle()
 	}
+	return nil
 }
 
 func (w *World) commit(n *Node) {

@@ -1,0 +1,19 @@
+package play
+
+import (
+	"github.com/a-h/templ"
+
+	"github.com/gregor-kafka/gregor/ui"
+)
+
+// View is what a URL query shows: the lesson list, or a lesson or the
+// playground at a step, with the page title. The wasm renders it in the
+// browser; the native server renders the very same component into the page
+// it serves, so the first step is on screen before the wasm has loaded.
+func View(rawQuery string) (templ.Component, string) {
+	if IsIndex(rawQuery) {
+		return ui.Index(Index()), "Gregor — lessons"
+	}
+	p := Parse(rawQuery).Page()
+	return ui.Lesson(p), p.Title + " — Gregor"
+}
