@@ -25,18 +25,10 @@ func (c *Coordinator) offsetCommit(req *kmsg.OffsetCommitRequest) kmsg.Response 
 		for _, rp := range rt.Partitions {
 			sp := kmsg.NewOffsetCommitResponseTopicPartition()
 			sp.Partition = rp.Partition
-			meta := ""
-			if rp.Metadata != nil {
-				meta = *rp.Metadata
-			}
-			switch {
-			case code != 0:
-				sp.ErrorCode = code
-			case !known || rp.Partition < 0 || rp.Partition >= parts:
-				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			case len(meta) > c.cfg.MaxMetadataBytes:
-				sp.ErrorCode = kerr.OffsetMetadataTooLarge.Code
-			default:
+			meta, errCode := c.checkCommit(code, known && rp.Partition >= 0 && rp.Partition < parts, rp.Metadata)
+			if errCode != 0 {
+				sp.ErrorCode = errCode
+			} else {
 				ts := c.now
 				if req.Version == 1 && rp.Timestamp >= 0 {
 					ts = rp.Timestamp
@@ -70,6 +62,25 @@ func (c *Coordinator) offsetCommit(req *kmsg.OffsetCommitRequest) kmsg.Response 
 		f()
 	}
 	return resp
+}
+
+// checkCommit validates one partition of an offset commit, transactional
+// or not: the committer's check (code), a partition that exists, and
+// metadata within offset.metadata.max.bytes.
+func (c *Coordinator) checkCommit(code int16, partitionExists bool, metadata *string) (string, int16) {
+	meta := ""
+	if metadata != nil {
+		meta = *metadata
+	}
+	switch {
+	case code != 0:
+		return meta, code
+	case !partitionExists:
+		return meta, kerr.UnknownTopicOrPartition.Code
+	case len(meta) > c.cfg.MaxMetadataBytes:
+		return meta, kerr.OffsetMetadataTooLarge.Code
+	}
+	return meta, 0
 }
 
 // commitAllowed checks who commits (Kafka's validateOffsetCommit), and

@@ -54,18 +54,10 @@ func (c *Coordinator) TxnOffsetCommit(now int64, req *kmsg.TxnOffsetCommitReques
 		for _, rp := range rt.Partitions {
 			sp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
 			sp.Partition = rp.Partition
-			meta := ""
-			if rp.Metadata != nil {
-				meta = *rp.Metadata
-			}
-			switch {
-			case code != 0:
-				sp.ErrorCode = code
-			case !known || rp.Partition < 0 || rp.Partition >= parts:
-				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			case len(meta) > c.cfg.MaxMetadataBytes:
-				sp.ErrorCode = kerr.OffsetMetadataTooLarge.Code
-			default:
+			meta, errCode := c.checkCommit(code, known && rp.Partition >= 0 && rp.Partition < parts, rp.Metadata)
+			if errCode != 0 {
+				sp.ErrorCode = errCode
+			} else {
 				o := offset{rp.Offset, rp.LeaderEpoch, meta, c.now}
 				if req.Version < 2 {
 					o.leaderEpoch = -1
