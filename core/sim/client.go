@@ -30,6 +30,9 @@ type outstanding struct {
 	req    kmsg.Request
 	to     string
 	sentAt int64
+	// timeoutMs overrides the conn's timeout for this request when set
+	// (a JoinGroup waits up to rebalance.timeout.ms at the barrier).
+	timeoutMs int64
 	// retry is called when no answer came within the timeout.
 	onTimeout func(w *World)
 }
@@ -62,10 +65,18 @@ func (c *conn) take(m *Message) *outstanding {
 	return o
 }
 
+// timeout is how long a request may wait for its answer.
+func (c *conn) timeout(o *outstanding) int64 {
+	if o.timeoutMs > 0 {
+		return o.timeoutMs
+	}
+	return c.timeoutMs
+}
+
 func (c *conn) deadline() (int64, bool) {
 	at, ok := int64(0), false
 	for _, o := range c.inflight {
-		if d := o.sentAt + c.timeoutMs; !ok || d < at {
+		if d := o.sentAt + c.timeout(o); !ok || d < at {
 			at, ok = d, true
 		}
 	}
@@ -77,7 +88,7 @@ func (c *conn) deadline() (int64, bool) {
 func (c *conn) expire(w *World) {
 	var late []int32
 	for corr, o := range c.inflight {
-		if w.now-o.sentAt >= c.timeoutMs {
+		if w.now-o.sentAt >= c.timeout(o) {
 			late = append(late, corr)
 		}
 	}
@@ -85,7 +96,7 @@ func (c *conn) expire(w *World) {
 	for _, corr := range late {
 		o := c.inflight[corr]
 		delete(c.inflight, corr)
-		w.notef(c.name, "note", "no answer to %s after %dms", kmsg.NameForKey(o.req.Key()), c.timeoutMs)
+		w.notef(c.name, "note", "no answer to %s after %dms", kmsg.NameForKey(o.req.Key()), c.timeout(o))
 		if o.onTimeout != nil {
 			o.onTimeout(w)
 		}

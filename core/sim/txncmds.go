@@ -63,6 +63,11 @@ func cmdBegin(w *World, c command) error {
 // cmdEndTxn: commit PRODUCER | abort PRODUCER. EndTxn goes once every
 // send and offset commit of the transaction is answered.
 func cmdEndTxn(w *World, c command) error {
+	if len(c.args) > 0 && c.name == "commit" {
+		if _, ok := w.clients[c.args[0]].(*member); ok {
+			return cmdMemberCommit(w, c) // group_cmds.go
+		}
+	}
 	p, err := w.txnProducer(c)
 	if err != nil {
 		return err

@@ -90,7 +90,10 @@ func cmdShow(w *World, c command) error {
 		if ok, err := w.showTxn(c, what); ok { // txnviews.go
 			return err
 		}
-		return fmt.Errorf("show: unknown view %q (log, files, records, producers, txn)", what)
+		if ok, err := w.showGroup(c, what); ok { // group_views.go
+			return err
+		}
+		return fmt.Errorf("show: unknown view %q (log, files, records, producers, txn, group, offsets-log)", what)
 	}
 	return nil
 }

@@ -46,6 +46,9 @@ type World struct {
 	net     network
 	events  []Event
 	out     *strings.Builder
+	// groupHistory is what each generation of each group was assigned
+	// (group_views.go), for views that count moved partitions.
+	groupHistory map[string]map[int32]*generationRecord
 }
 
 // New returns an empty world; the seed drives every random choice.

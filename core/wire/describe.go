@@ -173,7 +173,11 @@ func Describe(msg any) string {
 		for _, p := range m.Protocols {
 			protos = append(protos, p.Name)
 		}
-		return fmt.Sprintf("JoinGroup group=%s member=%s protocols=%s", m.Group, orDash(m.MemberID), strings.Join(protos, ","))
+		inst := ""
+		if m.InstanceID != nil {
+			inst = " instance=" + *m.InstanceID
+		}
+		return fmt.Sprintf("JoinGroup group=%s member=%s%s protocols=%s", m.Group, orDash(m.MemberID), inst, strings.Join(protos, ","))
 	case *kmsg.JoinGroupResponse:
 		proto := ""
 		if m.Protocol != nil {
@@ -186,6 +190,9 @@ func Describe(msg any) string {
 		return fmt.Sprintf("Heartbeat group=%s generation=%d member=%s", m.Group, m.Generation, m.MemberID)
 	}
 	if s, ok := describeTxn(msg); ok { // describe_txn.go
+		return s
+	}
+	if s, ok := describeGroup(msg); ok { // describe_group.go
 		return s
 	}
 	return describeGeneric(msg)

@@ -124,6 +124,9 @@ func describeOffsetFetch(msg any) (string, bool) {
 				tps = append(tps, fmt.Sprintf("%s-%d", t.Topic, p))
 			}
 		}
+		if m.Topics == nil {
+			tps = []string{"all"}
+		}
 		stable := ""
 		if m.RequireStable {
 			stable = " require_stable"

@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/group/assign"
+)
+
+// TestGroupRandom drives group members through random joins, leaves,
+// kills, commits, lost, duplicated and delayed messages, and broker
+// crashes and restarts, over many seeds. Then the network goes quiet and
+// time passes beyond every timeout, and the group must have settled:
+//
+//   - every live member is stable in the same generation, the
+//     coordinator's, and the coordinator's group is Stable;
+//   - every partition of the topics the live members subscribe to has
+//     exactly one owner among them, one that subscribes to its topic.
+//
+// GROUPSIM_SEED=N replays one seed with its trace.
+func TestGroupRandom(t *testing.T) {
+	if s := os.Getenv("GROUPSIM_SEED"); s != "" {
+		n, _ := strconv.Atoi(s)
+		runGroupSim(t, uint64(n), true)
+		return
+	}
+	seeds := uint64(80)
+	if testing.Short() {
+		seeds = 15
+	}
+	settled := 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		if runGroupSim(t, seed, false) {
+			settled++
+		}
+	}
+	t.Logf("%d of %d runs ended with live members", settled, seeds)
+	if settled < int(seeds)/2 {
+		t.Fatalf("only %d of %d runs ended with live members: too tame", settled, seeds)
+	}
+}
+
+// runGroupSim reports whether the run ended with live members to check.
+func runGroupSim(t *testing.T, seed uint64, trace bool) bool {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	w := New(seed)
+	var log strings.Builder
+	exec := func(cmd string) {
+		out, err := w.Exec(cmd)
+		fmt.Fprintf(&log, "> %s\n%s", cmd, out)
+		if err != nil {
+			fmt.Fprintf(&log, "error: %v\n", err)
+		}
+	}
+	assignor := assign.Names()[rng.IntN(len(assign.Names()))]
+	flush := ""
+	if rng.IntN(2) == 0 {
+		flush = " log.flush.interval.messages=1"
+	}
+	exec("broker group.initial.rebalance.delay.ms=" + strconv.Itoa(rng.IntN(2)*3000) + flush)
+	exec("topic t partitions=3")
+	exec("topic u partitions=2")
+	subs := []string{"t", "u", "t,u"}
+	next := 0
+	addMember := func() {
+		next++
+		exec(fmt.Sprintf("member m%d group=g topics=%s assignor=%s session=%ds", next, subs[rng.IntN(len(subs))], assignor, 6+rng.IntN(10)))
+	}
+	for range 3 {
+		addMember()
+	}
+	pick := func() string { return fmt.Sprintf("m%d", 1+rng.IntN(next)) }
+	for range 50 {
+		switch r := rng.IntN(24); {
+		case r < 3:
+			exec("fault drop " + []string{"request", "response"}[rng.IntN(2)])
+		case r < 5:
+			exec("fault duplicate " + []string{"request", "response"}[rng.IntN(2)])
+		case r < 7:
+			exec(fmt.Sprintf("fault delay=%dms", rng.IntN(20000)))
+		case r < 13:
+			exec(fmt.Sprintf("advance %dms", rng.IntN(15000)))
+		case r < 14:
+			exec("crash b0")
+			exec(fmt.Sprintf("advance %dms", rng.IntN(5000)))
+			exec("restart b0")
+		case r < 16:
+			addMember()
+		case r < 17:
+			exec("leave " + pick())
+		case r < 18:
+			exec("kill " + pick())
+		default:
+			exec(fmt.Sprintf("commit %s t-%d=%d", pick(), rng.IntN(3), rng.IntN(100)))
+		}
+	}
+	// Quiet: no more faults, the broker up, and time beyond every
+	// timeout (sessions, rebalance.timeout.ms, request timeouts).
+	w.net.faults = nil
+	if !w.nodes[0].Up {
+		exec("restart b0")
+	}
+	for range 40 {
+		exec("advance 5s")
+	}
+	if trace {
+		t.Log(log.String())
+	}
+	fail := func(format string, args ...any) bool {
+		t.Helper()
+		t.Fatalf("seed %d (%s): %s\n(replay: GROUPSIM_SEED=%d go test ./core/sim -run TestGroupRandom -v)", seed, assignor, fmt.Sprintf(format, args...), seed)
+		return false
+	}
+	var live []*member
+	for _, name := range w.order {
+		if m, ok := w.clients[name].(*member); ok && m.state < memberLeft {
+			live = append(live, m)
+		}
+	}
+	if len(live) == 0 {
+		return false
+	}
+	g := w.nodes[0].Broker.Groups().Group("g")
+	if g == nil || g.State() != group.Stable {
+		return fail("group is %v, want Stable", g)
+	}
+	owners := map[assign.TopicPartition]string{}
+	want := map[string]bool{}
+	for _, m := range live {
+		if m.state != memberStable || m.generation != g.Generation() {
+			return fail("%s is %s in generation %d; the coordinator is in generation %d", m.name, m.state, m.generation, g.Generation())
+		}
+		for _, t := range m.topics {
+			want[t] = true
+		}
+		for _, tp := range m.owned {
+			if o, dup := owners[tp]; dup {
+				return fail("%s owned by %s and %s", tp, o, m.name)
+			}
+			if !slices.Contains(m.topics, tp.Topic) {
+				return fail("%s owns %s but subscribes to %v", m.name, tp, m.topics)
+			}
+			owners[tp] = m.name
+		}
+	}
+	for topic := range want {
+		n := w.nodes[0].Broker.Topic(topic)
+		for p := range n.Partitions {
+			if _, ok := owners[assign.TopicPartition{Topic: topic, Partition: int32(p)}]; !ok {
+				return fail("%s-%d has no owner; owners %v", topic, p, owners)
+			}
+		}
+	}
+	return true
+}

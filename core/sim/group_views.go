@@ -1,0 +1,253 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/group/assign"
+	"github.com/gregor-kafka/gregor/core/record"
+)
+
+// generationRecord is what the members of one generation were handed,
+// as they reported it: the simulator's memory of past assignments, so
+// that a view can count the partitions a rebalance moved.
+type generationRecord struct {
+	leader  string
+	members map[string][]assign.TopicPartition // member id → partitions
+}
+
+// ledger returns the record of a group's generation, creating it.
+func (w *World) ledger(groupID string, gen int32, leader string) *generationRecord {
+	if w.groupHistory == nil {
+		w.groupHistory = map[string]map[int32]*generationRecord{}
+	}
+	if w.groupHistory[groupID] == nil {
+		w.groupHistory[groupID] = map[int32]*generationRecord{}
+	}
+	r := w.groupHistory[groupID][gen]
+	if r == nil {
+		r = &generationRecord{leader: leader, members: map[string][]assign.TopicPartition{}}
+		w.groupHistory[groupID][gen] = r
+	}
+	return r
+}
+
+// showGroup serves the views of consumer groups:
+//
+//	show group G [since=N]  the coordinator's view: state, generation,
+//	                        protocol, members and their assignments, and
+//	                        how many partitions changed owner since the
+//	                        previous generation (or generation N)
+//	show offsets-log G      the group's records in __consumer_offsets,
+//	                        keys and values decoded
+func (w *World) showGroup(c command, what string) (bool, error) {
+	if what != "group" && what != "offsets-log" {
+		return false, nil
+	}
+	id, err := c.arg(1, "group id")
+	if err != nil {
+		return true, err
+	}
+	name, err := w.firstBroker(c)
+	if err != nil {
+		return true, err
+	}
+	n, _ := w.node(name)
+	if !n.Up {
+		return true, fmt.Errorf("show: %s is down", name)
+	}
+	if what == "offsets-log" {
+		return true, w.showOffsetsLog(n, id)
+	}
+	co := n.Broker.Groups()
+	g := co.Group(id)
+	if g == nil {
+		w.notef(n.Name, "view", "group %s: unknown to the coordinator", id)
+		return true, nil
+	}
+	req := kmsg.NewPtrDescribeGroupsRequest()
+	req.Groups = []string{id}
+	resp, _ := co.Handle(w.now, group.Call{}, req).(*kmsg.DescribeGroupsResponse)
+	if resp == nil || len(resp.Groups) != 1 {
+		return true, fmt.Errorf("show: DescribeGroups gave no answer")
+	}
+	dg := resp.Groups[0]
+	rec := w.groupHistory[id][g.Generation()]
+	head := fmt.Sprintf("group %s in %s-%d: %s, generation %d", id, group.Topic, g.Partition(), g.State(), g.Generation())
+	if dg.Protocol != "" {
+		head += ", protocol " + dg.Protocol
+	}
+	w.notef(n.Name, "view", "%s, %d members", head, len(dg.Members))
+	for _, dm := range dg.Members {
+		line := "  " + dm.MemberID
+		if dm.InstanceID != nil {
+			line += " (instance " + *dm.InstanceID + ")"
+		}
+		if g.State() == group.Stable {
+			tps, err := assign.DecodeAssignment(dm.MemberAssignment)
+			if err != nil {
+				line += fmt.Sprintf(": <%v>", err)
+			} else {
+				line += fmt.Sprintf(": %s (%d)", tpList(tps), len(tps))
+			}
+		}
+		if rec != nil && rec.leader == dm.MemberID {
+			line += " leader"
+		}
+		w.notef(n.Name, "view", "%s", line)
+	}
+	since := int64(-1)
+	if _, ok := c.kv["since"]; ok {
+		if since, err = c.int("since", -1); err != nil {
+			return true, err
+		}
+	}
+	current := map[string]bool{}
+	for _, dm := range dg.Members {
+		current[dm.MemberID] = true
+	}
+	w.showMoves(n, id, g.Generation(), int32(since), current)
+	return true, nil
+}
+
+// showMoves compares the owners of every partition in generation gen with
+// those of an earlier generation (the one before, unless since >= 0).
+// Only the current members count in generation gen: a static member that
+// restarted reported under its old member id too.
+func (w *World) showMoves(n *Node, id string, gen, since int32, current map[string]bool) {
+	hist := w.groupHistory[id]
+	cur := hist[gen]
+	if cur == nil {
+		return
+	}
+	if since < 0 {
+		for g := range hist {
+			if g < gen && g > since {
+				since = g
+			}
+		}
+	}
+	prev := hist[since]
+	if prev == nil {
+		return
+	}
+	owners := func(r *generationRecord, only map[string]bool) map[assign.TopicPartition]string {
+		o := map[assign.TopicPartition]string{}
+		for _, mid := range slices.Sorted(maps.Keys(r.members)) {
+			if only != nil && !only[mid] {
+				continue
+			}
+			for _, tp := range r.members[mid] {
+				o[tp] = mid
+			}
+		}
+		return o
+	}
+	before, after := owners(prev, nil), owners(cur, current)
+	var stayed, forced, moved, withheld, placed int
+	for tp, was := range before {
+		now, ok := after[tp]
+		switch {
+		case !ok:
+			withheld++
+		case now == was:
+			stayed++
+		case cur.members[was] == nil:
+			forced++ // its owner left the group
+		default:
+			moved++
+		}
+	}
+	for tp := range after {
+		if _, ok := before[tp]; !ok {
+			placed++
+		}
+	}
+	parts := []string{fmt.Sprintf("%d kept their owner", stayed)}
+	if forced > 0 {
+		parts = append(parts, fmt.Sprintf("%d moved because their owner left", forced))
+	}
+	parts = append(parts, fmt.Sprintf("%d moved from one member to another", moved))
+	if withheld > 0 {
+		parts = append(parts, fmt.Sprintf("%d revoked and not yet reassigned", withheld))
+	}
+	if placed > 0 {
+		parts = append(parts, fmt.Sprintf("%d newly placed", placed))
+	}
+	w.notef(n.Name, "view", "since generation %d: %s", since, strings.Join(parts, ", "))
+}
+
+// showOffsetsLog prints the records of group id in its __consumer_offsets
+// partition: keys (group, topic, partition) and values (the offset), and
+// the group metadata the coordinator writes at every generation.
+func (w *World) showOffsetsLog(n *Node, id string) error {
+	t := n.Broker.Topic(group.Topic)
+	if t == nil {
+		w.notef(n.Name, "view", "%s does not exist yet", group.Topic)
+		return nil
+	}
+	np := int32(len(t.Partitions))
+	p := t.Partitions[group.PartitionFor(id, np)]
+	w.notef(n.Name, "view", "%s: abs(hashCode(%q)=%d) %% %d = %d, leo %d", p, id, group.JavaStringHashCode(id), np, p.Index, p.Log().EndOffset())
+	l := p.Log()
+	return l.Scan(l.StartOffset(), func(b record.Batch) error {
+		if b.IsControl() {
+			w.notef(n.Name, "view", "  offset %d: control batch (transaction marker)", b.BaseOffset())
+			return nil
+		}
+		recs, err := b.Records()
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			off := b.BaseOffset() + int64(r.OffsetDelta)
+			e, err := group.DecodeEntry(r.Key, r.Value)
+			if err != nil {
+				w.notef(n.Name, "view", "  offset %d: <%v>", off, err)
+				continue
+			}
+			if e.Group != id {
+				continue
+			}
+			w.describeEntry(n, off, e)
+		}
+		return nil
+	})
+}
+
+func (w *World) describeEntry(n *Node, off int64, e group.Entry) {
+	switch {
+	case e.IsOffset && e.OffsetValue == nil:
+		w.notef(n.Name, "view", "  offset %d: OffsetCommitKey(%s, %s, %d) -> null (tombstone)", off, e.Group, e.Topic, e.Partition)
+	case e.IsOffset:
+		v := e.OffsetValue
+		w.notef(n.Name, "view", "  offset %d: OffsetCommitKey(%s, %s, %d) -> OffsetCommitValue(offset=%d commit_timestamp=%d)", off, e.Group, e.Topic, e.Partition, v.Offset, v.CommitTimestamp)
+	case e.GroupValue == nil:
+		w.notef(n.Name, "view", "  offset %d: GroupMetadataKey(%s) -> null (tombstone)", off, e.Group)
+	default:
+		v := e.GroupValue
+		proto, leader := "-", "-"
+		if v.Protocol != nil && *v.Protocol != "" {
+			proto = *v.Protocol
+		}
+		if v.Leader != nil && *v.Leader != "" {
+			leader = *v.Leader
+		}
+		w.notef(n.Name, "view", "  offset %d: GroupMetadataKey(%s) -> GroupMetadataValue(generation=%d protocol=%s leader=%s members=%d)", off, e.Group, v.Generation, proto, leader, len(v.Members))
+		members := slices.Clone(v.Members)
+		slices.SortFunc(members, func(a, b kmsg.GroupMetadataValueMember) int { return strings.Compare(a.MemberID, b.MemberID) })
+		for _, m := range members {
+			tps, err := assign.DecodeAssignment(m.Assignment)
+			as := tpList(tps)
+			if err != nil {
+				as = fmt.Sprintf("<%v>", err)
+			}
+			w.notef(n.Name, "view", "      %s session=%dms: %s", m.MemberID, m.SessionTimeoutMillis, as)
+		}
+	}
+}
