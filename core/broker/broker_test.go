@@ -162,6 +162,13 @@ func TestProduceErrors(t *testing.T) {
 			t.Errorf("%s: code %d, want %d", c.name, got, c.code)
 		}
 	}
+	if _, err := h.b.EnsureInternalTopic(OffsetsTopic); err != nil {
+		t.Fatal(err)
+	}
+	resp := call[*kmsg.ProduceResponse](h, produceReq(OffsetsTopic, 0, 1, batchOf("forged")))
+	if got := resp.Topics[0].Partitions[0].ErrorCode; got != kerr.InvalidTopicException.Code {
+		t.Errorf("produce to %s: code %d, want INVALID_TOPIC_EXCEPTION", OffsetsTopic, got)
+	}
 	if got := h.send(produceReq("t", 0, 0, batchOf("a"))); len(got) != 0 {
 		t.Fatalf("acks=0 must get no response, got %d", len(got))
 	}

@@ -49,6 +49,10 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 				if byID && t == nil {
 					sp.ErrorCode = kerr.UnknownTopicID.Code
 				}
+			} else if isInternalTopic(p.Topic.Name) {
+				// Only the coordinators write their topics (Kafka's
+				// ReplicaManager refuses "append to internal topic").
+				sp.ErrorCode = kerr.InvalidTopicException.Code
 			} else {
 				synced := b.produce(p, req.TransactionID, rp.Records, &sp)
 				mustSync = mustSync || synced
