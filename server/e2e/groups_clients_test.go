@@ -122,31 +122,7 @@ func startSarama(t *testing.T, b *Broker, group, topic string) (*offsets, func()
 	return seen, stop
 }
 
-func TestGroupsSarama(t *testing.T) {
-	b := startGroupBroker(t)
-	adm := b.Admin(t)
-	topic, group := topicName(t, ""), topicName(t, "group")
-	mustCreateTopic(t, adm, topic, groupPartitions, nil)
-	produceSpread(t, b, topic, 0, 60)
-
-	seen1, stop1 := startSarama(t, b, group, topic)
-	waitOwners(t, adm, group, topic, 1)
-	_, stop2 := startSarama(t, b, group, topic)
-	waitOwners(t, adm, group, topic, 2)
-	stop2()
-	waitOwners(t, adm, group, topic, 1)
-	seen1.waitAll(t, 10)
-	waitCommitted(t, adm, group, topic, 10)
-	stop1()
-
-	b.KillAndRestart()
-	adm = b.Admin(t)
-	waitCommitted(t, adm, group, topic, 10)
-	produceSpread(t, b, topic, 60, 30)
-	seen3, _ := startSarama(t, b, group, topic)
-	seen3.waitAll(t, 15)
-	seen3.checkFrom(t, 10)
-}
+func TestGroupsSarama(t *testing.T) { groupScenario(t, startSarama) }
 
 // ---- kafka-go --------------------------------------------------------------
 
@@ -188,16 +164,22 @@ func startKafkaGo(t *testing.T, b *Broker, group, topic string) (*offsets, func(
 	return seen, stop
 }
 
-func TestGroupsKafkaGo(t *testing.T) {
+func TestGroupsKafkaGo(t *testing.T) { groupScenario(t, startKafkaGo) }
+
+// groupScenario runs one client's group through the lifecycle the issue
+// asks for: a second member joins and leaves (one owner per partition each
+// time), offsets are committed, the broker is killed and restarted, and a
+// new member resumes from the committed offsets.
+func groupScenario(t *testing.T, start func(*testing.T, *Broker, string, string) (*offsets, func())) {
 	b := startGroupBroker(t)
 	adm := b.Admin(t)
 	topic, group := topicName(t, ""), topicName(t, "group")
 	mustCreateTopic(t, adm, topic, groupPartitions, nil)
 	produceSpread(t, b, topic, 0, 60)
 
-	seen1, stop1 := startKafkaGo(t, b, group, topic)
+	seen1, stop1 := start(t, b, group, topic)
 	waitOwners(t, adm, group, topic, 1)
-	_, stop2 := startKafkaGo(t, b, group, topic)
+	_, stop2 := start(t, b, group, topic)
 	waitOwners(t, adm, group, topic, 2)
 	stop2()
 	waitOwners(t, adm, group, topic, 1)
@@ -209,7 +191,7 @@ func TestGroupsKafkaGo(t *testing.T) {
 	adm = b.Admin(t)
 	waitCommitted(t, adm, group, topic, 10)
 	produceSpread(t, b, topic, 60, 30)
-	seen3, _ := startKafkaGo(t, b, group, topic)
+	seen3, _ := start(t, b, group, topic)
 	seen3.waitAll(t, 15)
 	seen3.checkFrom(t, 10)
 }
