@@ -27,9 +27,10 @@ type conn struct {
 }
 
 type outstanding struct {
-	req    kmsg.Request
-	to     string
-	sentAt int64
+	req     kmsg.Request
+	to      string
+	sentAt  int64
+	attempt int // the producer's attempt number for a Produce
 	// retry is called when no answer came within the timeout.
 	onTimeout func(w *World)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/store"
 )
@@ -30,6 +31,7 @@ type Node struct {
 	Name     string
 	Store    *store.Mem
 	Broker   *broker.Broker
+	Quorum   *cluster.Node // the metadata quorum member (clustered worlds)
 	Up       bool
 	settings map[string]string
 }
@@ -44,6 +46,7 @@ type World struct {
 	clients map[string]client
 	order   []string // client names in creation order
 	net     network
+	cl      *simCluster // nil unless the world is a cluster (cluster.go)
 	events  []Event
 	out     *strings.Builder
 }
@@ -134,11 +137,15 @@ func (w *World) start(n *Node) error {
 			return err
 		}
 	}
-	b, err := broker.New(broker.Config{
+	cfg := broker.Config{
 		NodeID: n.ID, Host: n.Name, Port: 9092, ClusterID: "gregor-sim", Settings: s,
 		Rand: rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64())),
 		Logf: func(format string, args ...any) { w.notef(n.Name, "state", format, args...) },
-	}, n.Store, func(r broker.Response) { w.fromBroker(n, r) }, w.now)
+	}
+	if w.cl != nil {
+		return w.startClustered(n, cfg)
+	}
+	b, err := broker.New(cfg, n.Store, func(r broker.Response) { w.fromBroker(n, r) }, w.now)
 	if err != nil {
 		return err
 	}
@@ -165,7 +172,11 @@ func (w *World) advance(ms int64) {
 				next = at
 			}
 		}
+		if w.cl != nil && w.cl.nextTick > w.now && w.cl.nextTick < next {
+			next = w.cl.nextTick
+		}
 		w.now = next
+		w.tickCluster()
 		for _, n := range w.nodes {
 			if n.Up {
 				n.Broker.Tick(w.now)
