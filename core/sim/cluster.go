@@ -425,3 +425,47 @@ func (w *World) bootstrap(pref string) string {
 	}
 	return pref
 }
+
+// showReplicas prints every replica of a partition: its LEO, high
+// watermark and role, and the ISR as the metadata has it.
+func (w *World) showReplicas(topic string, part int32) error {
+	if w.cl == nil {
+		return fmt.Errorf("show replicas: this world is not a cluster")
+	}
+	var ip *cluster.Partition
+	for _, n := range w.nodes {
+		if n.Up {
+			if p := n.Quorum.Image().Partition(topic, part); p != nil {
+				ip = p
+				break
+			}
+		}
+	}
+	if ip == nil {
+		return fmt.Errorf("show replicas: no partition %s-%d", topic, part)
+	}
+	tp := fmt.Sprintf("%s-%d", topic, part)
+	w.notef("quorum", "view", "%s leader=%s epoch=%d isr=%s", tp, leaderName(ip.Leader), ip.LeaderEpoch, idList(ip.ISR))
+	for _, r := range ip.Replicas {
+		n := w.nodes[r]
+		if !n.Up {
+			w.notef(n.Name, "view", "  %s down", tp)
+			continue
+		}
+		t := n.Broker.Topic(topic)
+		if t == nil || int(part) >= len(t.Partitions) {
+			w.notef(n.Name, "view", "  %s no replica yet", tp)
+			continue
+		}
+		p := t.Partitions[part]
+		role := "follower"
+		if p.Leader == n.ID && ip.Leader == n.ID {
+			role = "leader"
+		}
+		if !ip.InISR(n.ID) {
+			role += ", out of sync"
+		}
+		w.notef(n.Name, "view", "  %s leo=%d hw=%d (%s)", tp, p.Log().EndOffset(), p.HighWatermark, role)
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -107,7 +108,14 @@ func (n *network) nextDue(now int64) (int64, bool) {
 // settle delivers, in auto mode, every message that is due, including the
 // ones their delivery causes, until the network is quiet.
 func (w *World) settle() {
-	for {
+	for spins := 0; ; spins++ {
+		if spins > 200000 {
+			var last []string
+			for _, e := range w.events[max(0, len(w.events)-30):] {
+				last = append(last, fmt.Sprintf("%s %s->%s %s", e.Kind, e.From, e.To, wire.Describe(e.Msg)))
+			}
+			panic("sim: the network does not settle:\n" + strings.Join(last, "\n"))
+		}
 		// Traffic between brokers flows even while client messages are
 		// held.
 		i := slices.IndexFunc(w.net.queue, func(m *Message) bool {

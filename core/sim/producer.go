@@ -32,6 +32,7 @@ type producer struct {
 	learnedAt  map[string]int64  // when each count was learned
 	waiting    []*pendingRecord  // records waiting for metadata or a producer id
 	leaders    map[string]string // partition leaders learned from Metadata (clusters)
+	askedAt    map[string]int64  // when metadata was last asked per topic (clusters)
 	retries_   []*retryBatch     // batches to resend once the leader is known
 	txn        *txnClient        // transactional producers only (txn.go)
 }
@@ -48,7 +49,7 @@ const metadataMaxAge = 300000
 
 func newProducer(w *World, name, to string, acks int16, retries int, idempotent bool) *producer {
 	p := &producer{broker: to, acks: acks, retries: retries, idempotent: idempotent, pid: -1, epoch: -1,
-		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}, leaders: map[string]string{}}
+		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}, leaders: map[string]string{}, askedAt: map[string]int64{}}
 	p.init(w, name)
 	if idempotent {
 		p.initProducerID(w)
@@ -126,6 +127,14 @@ func (p *producer) flush(w *World) {
 }
 
 func (p *producer) metadata(w *World, topic string) {
+	if w.cl != nil {
+		// In a cluster the leader may be unknown for a while: ask at most
+		// once per retry.backoff.ms.
+		if at, ok := p.askedAt[topic]; ok && w.now-at < retryBackoff {
+			return
+		}
+		p.askedAt[topic] = w.now
+	}
 	req := kmsg.NewPtrMetadataRequest()
 	req.SetVersion(7)
 	t := topic
@@ -172,6 +181,11 @@ func (p *producer) deadline() (int64, bool) {
 	for _, rb := range p.retries_ {
 		if !ok || rb.at < at {
 			at, ok = rb.at, true
+		}
+	}
+	for _, asked := range p.askedAt {
+		if len(p.retries_)+len(p.waiting) > 0 && (!ok || asked+retryBackoff < at) {
+			at, ok = asked+retryBackoff, true
 		}
 	}
 	return at, ok
@@ -287,7 +301,7 @@ func (p *producer) receive(w *World, m *Message) {
 
 func (p *producer) tick(w *World) {
 	p.expire(w)
-	if len(p.retries_) > 0 {
+	if len(p.retries_) > 0 || w.cl != nil && len(p.waiting) > 0 {
 		p.flush(w)
 	}
 }
