@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/store"
 	"github.com/gregor-kafka/gregor/core/wire"
@@ -23,6 +24,10 @@ type Config struct {
 	Rand *rand.Rand
 	// Logf receives one line per notable event (recovery, retention).
 	Logf func(format string, args ...any)
+	// Cluster, when set, makes the broker one of several, with its
+	// metadata from the quorum (cluster.go); nil is a single broker that
+	// keeps its own metadata.
+	Cluster *ClusterConfig
 }
 
 // Request is one decoded client request.
@@ -50,6 +55,8 @@ type Broker struct {
 	now     int64
 
 	fetches    []*pendingFetch
+	acks       []*pendingAcks // acks=all produces waiting for the ISR
+	cl         *clusterGlue   // nil for a single broker
 	awaitFlush []Response
 	dirty      []*Partition // logs to sync at the next Commit
 	lastRetain int64
@@ -76,6 +83,12 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 	}
 	if err := b.loadMetadata(); err != nil {
 		return nil, err
+	}
+	if cfg.Cluster != nil {
+		// Topics come from the quorum's image (ApplyMetadata), not from
+		// the metadata file.
+		b.meta.Topics = map[string]*topicRecord{}
+		b.cl = &clusterGlue{cfg: *cfg.Cluster, image: cluster.NewImage(), epoch: -1, fenced: true, out: map[uint64]*outgoing{}}
 	}
 	names := make([]string, 0, len(b.meta.Topics))
 	for name := range b.meta.Topics {
@@ -121,6 +134,12 @@ func (b *Broker) reply(req Request, msg kmsg.Response) {
 func (b *Broker) Tick(now int64) {
 	b.advance(now)
 	b.expireFetches()
+	if b.cl != nil {
+		b.expireOutgoing()
+		b.tickLifecycle()
+		b.tickReplication()
+		b.completeAcks()
+	}
 	b.tickGroups(now)
 	b.tickTxn(now)
 	if iv := b.cfg.Settings.Int64("log.retention.check.interval.ms"); now-b.lastRetain >= iv {
@@ -160,6 +179,11 @@ func (b *Broker) NextDeadline() (at int64, ok bool) {
 	}
 	if t, tok := b.txn.c.NextDeadline(); tok && (!ok || t < at) {
 		at, ok = t, true
+	}
+	if b.cl != nil {
+		if t, tok := b.nextClusterDeadline(); tok && (!ok || t < at) {
+			at, ok = t, true
+		}
 	}
 	return at, ok
 }

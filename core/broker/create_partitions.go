@@ -13,6 +13,9 @@ func init() { register(37, 0, 3, handleCreatePartitions) }
 
 func handleCreatePartitions(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.CreatePartitionsRequest)
+	if b.cl != nil {
+		return notInCluster(req)
+	}
 	resp := req.ResponseKind().(*kmsg.CreatePartitionsResponse)
 	for _, rt := range req.Topics {
 		st := kmsg.NewCreatePartitionsResponseTopic()

@@ -12,6 +12,20 @@ func init() { register(19, 0, 7, handleCreateTopics) }
 
 func handleCreateTopics(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.CreateTopicsRequest)
+	if b.cl != nil {
+		// In a cluster the controller creates topics; the answer comes
+		// once the records are committed (KIP-590 forwarding).
+		b.forward(r, func() kmsg.Response {
+			resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
+			for _, rt := range req.Topics {
+				st := kmsg.NewCreateTopicsResponseTopic()
+				st.Topic, st.ErrorCode = rt.Topic, kerr.RequestTimedOut.Code
+				resp.Topics = append(resp.Topics, st)
+			}
+			return resp
+		})
+		return nil
+	}
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
 	seen := map[string]int{}
 	for _, rt := range req.Topics {

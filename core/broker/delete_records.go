@@ -25,8 +25,8 @@ func handleDeleteRecords(b *Broker, r *Request) kmsg.Response {
 			p := t.partition(rp.Partition)
 			off := rp.Offset
 			switch {
-			case p == nil:
-				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			case p == nil || !b.leads(p):
+				sp.ErrorCode = b.routeError(rt.Topic, rp.Partition)
 			case off == -1 || off >= 0 && off <= p.HighWatermark:
 				if off == -1 {
 					off = p.HighWatermark

@@ -10,6 +10,9 @@ func init() { register(20, 0, 6, handleDeleteTopics) }
 
 func handleDeleteTopics(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.DeleteTopicsRequest)
+	if b.cl != nil {
+		return notInCluster(req)
+	}
 	resp := req.ResponseKind().(*kmsg.DeleteTopicsResponse)
 	targets := req.Topics
 	for _, name := range req.TopicNames {

@@ -35,6 +35,9 @@ func handleFetch(b *Broker, r *Request) kmsg.Response {
 		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
 		return resp
 	}
+	if id := fetchReplica(req); id >= 0 && b.cl != nil {
+		b.recordFollowerFetch(req, id)
+	}
 	resp, n, failed := b.readFetch(req)
 	if failed || req.MaxWaitMillis <= 0 || n >= int(req.MinBytes) {
 		return resp
@@ -67,13 +70,19 @@ func (b *Broker) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, n 
 			sp.RecordBatches = []byte{}
 			p := t.partition(rp.Partition)
 			switch {
-			case p == nil && byID && t == nil:
+			case p == nil && byID && t == nil && (b.cl == nil || b.cl.image.TopicByID(rt.TopicID) == nil):
 				sp.ErrorCode = kerr.UnknownTopicID.Code
-			case p == nil:
+			case p == nil && b.cl == nil:
 				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			case p == nil || !b.leads(p):
+				name := rt.Topic
+				if it := b.cl.image.TopicByID(rt.TopicID); byID && it != nil {
+					name = it.Name
+				}
+				sp.ErrorCode = b.routeError(name, rp.Partition)
 			default:
 				limit := min(int(rp.PartitionMaxBytes), budget)
-				got := b.readPartition(p, req.IsolationLevel, &rp, limit, n == 0, &sp)
+				got := b.readPartition(p, req.IsolationLevel, fetchReplica(req) >= 0, &rp, limit, n == 0, &sp)
 				n += got
 				budget -= got
 			}
@@ -86,7 +95,8 @@ func (b *Broker) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, n 
 }
 
 // readPartition fills one partition's answer and returns the bytes read.
-func (b *Broker) readPartition(p *Partition, isolation int8, rp *kmsg.FetchRequestTopicPartition, limit int, minOne bool, sp *kmsg.FetchResponseTopicPartition) int {
+// A follower (replica) reads up to the log end, not the high watermark.
+func (b *Broker) readPartition(p *Partition, isolation int8, replica bool, rp *kmsg.FetchRequestTopicPartition, limit int, minOne bool, sp *kmsg.FetchResponseTopicPartition) int {
 	sp.HighWatermark = p.HighWatermark
 	sp.LastStableOffset = p.lastStableOffset()
 	sp.LogStartOffset = p.log.StartOffset()
@@ -100,6 +110,9 @@ func (b *Broker) readPartition(p *Partition, isolation int8, rp *kmsg.FetchReque
 	upTo := p.HighWatermark
 	if isolation == 1 {
 		upTo = sp.LastStableOffset
+	}
+	if replica {
+		upTo = p.log.EndOffset()
 	}
 	if rp.FetchOffset > p.log.EndOffset() || rp.FetchOffset < sp.LogStartOffset {
 		sp.ErrorCode = kerr.OffsetOutOfRange.Code
@@ -196,6 +209,38 @@ func fetchWatches(req *kmsg.FetchRequest, p *Partition) bool {
 	return false
 }
 
+// fetchReplica is the replica id of a follower's fetch, or -1 for a
+// consumer (ReplicaState from v15, KIP-903).
+func fetchReplica(req *kmsg.FetchRequest) int32 {
+	if req.Version >= 15 {
+		if req.ReplicaState.ID >= 0 {
+			return req.ReplicaState.ID
+		}
+		return -1
+	}
+	if req.ReplicaID >= 0 {
+		return req.ReplicaID
+	}
+	return -1
+}
+
+// recordFollowerFetch notes each follower's fetch offset as its LEO, once
+// per request, at the partitions this broker leads at the epoch the
+// follower knows.
+func (b *Broker) recordFollowerFetch(req *kmsg.FetchRequest, id int32) {
+	for _, rt := range req.Topics {
+		t := b.lookup(rt.Topic, rt.TopicID)
+		if req.Version >= 13 {
+			t = b.lookup("", rt.TopicID)
+		}
+		for _, rp := range rt.Partitions {
+			if p := t.partition(rp.Partition); p != nil && p.lead != nil && rp.CurrentLeaderEpoch == p.LeaderEpoch {
+				b.updateFollower(p, id, rp.FetchOffset)
+			}
+		}
+	}
+}
+
 // DropConnection forgets pending operations of a closed connection.
 func (b *Broker) DropConnection(conn uint64) {
 	kept := b.fetches[:0]
@@ -206,4 +251,12 @@ func (b *Broker) DropConnection(conn uint64) {
 	}
 	clear(b.fetches[len(kept):])
 	b.fetches = kept
+	keptAcks := b.acks[:0]
+	for _, a := range b.acks {
+		if a.req.Conn != conn {
+			keptAcks = append(keptAcks, a)
+		}
+	}
+	clear(b.acks[len(keptAcks):])
+	b.acks = keptAcks
 }

@@ -20,6 +20,10 @@ func handleInitProducerID(b *Broker, r *Request) kmsg.Response {
 	if req.TransactionalID != nil {
 		return handleTxn(b, r) // the transaction coordinator, txn_coordinator.go
 	}
+	if b.cl != nil {
+		b.clusterProducerID(*r, resp)
+		return nil
+	}
 	id, err := b.nextProducerID()
 	if err != nil {
 		b.cfg.Logf("allocating a producer id: %v", err)

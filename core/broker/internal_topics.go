@@ -39,6 +39,10 @@ func (b *Broker) EnsureInternalTopic(name string) (*Topic, error) {
 	if t := b.topics[name]; t != nil {
 		return t, nil
 	}
+	if b.cl != nil {
+		// Coordinators on replicated internal topics are not built yet.
+		return nil, fmt.Errorf("%w: %s in a cluster", ErrNoInternalPartition, name)
+	}
 	var n int64
 	switch name {
 	case OffsetsTopic:
@@ -68,7 +72,8 @@ func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int6
 	if err != nil {
 		return 0, fmt.Errorf("broker: appending to %s: %w", part, err)
 	}
-	part.advanceHighWatermark()
+	part.epochs.assign(part.LeaderEpoch, base)
+	b.advanceHighWatermark(part)
 	b.wakeFetches(part)
 	if part.log.NeedsFlush(b.now) {
 		b.markDirty(part)

@@ -23,8 +23,8 @@ func handleListOffsets(b *Broker, r *Request) kmsg.Response {
 		for _, rp := range rt.Partitions {
 			sp := kmsg.NewListOffsetsResponseTopicPartition()
 			sp.Partition = rp.Partition
-			if p := t.partition(rp.Partition); p == nil {
-				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			if p := t.partition(rp.Partition); p == nil || !b.leads(p) {
+				sp.ErrorCode = b.routeError(rt.Topic, rp.Partition)
 			} else {
 				b.listOffset(p, req.IsolationLevel, &rp, &sp)
 			}

@@ -1,8 +1,12 @@
 package broker
 
 import (
+	"slices"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
 )
 
 // Metadata v0-13. v0 lists every topic when asked for none; v1+ does so
@@ -14,6 +18,9 @@ func init() { register(3, 0, 13, handleMetadata) }
 
 func handleMetadata(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.MetadataRequest)
+	if b.cl != nil {
+		return b.clusterMetadata(req)
+	}
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
 	resp.Brokers = []kmsg.MetadataResponseBroker{{NodeID: b.cfg.NodeID, Host: b.cfg.Host, Port: b.cfg.Port}}
 	cid := b.meta.ClusterID
@@ -87,4 +94,86 @@ func (b *Broker) describeTopic(t *Topic) kmsg.MetadataResponseTopic {
 		mt.Partitions = append(mt.Partitions, mp)
 	}
 	return mt
+}
+
+// clusterMetadata answers Metadata from the quorum's image: the live
+// brokers, and per partition its leader, leader epoch, replicas, ISR and
+// the replicas on brokers that are not live (offline). An unknown topic is
+// created through the controller when allowed, and reported
+// LEADER_NOT_AVAILABLE until it exists, as Kafka does.
+func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest) kmsg.Response {
+	im := b.cl.image
+	resp := req.ResponseKind().(*kmsg.MetadataResponse)
+	live := im.LiveBrokers()
+	for _, id := range live {
+		br := im.Brokers[id]
+		resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: id, Host: br.Host, Port: br.Port, Rack: nil})
+	}
+	cid := b.meta.ClusterID
+	resp.ClusterID = &cid
+	resp.ControllerID = -1
+	if len(live) > 0 {
+		resp.ControllerID = live[0]
+	}
+	describe := func(it *cluster.Topic) kmsg.MetadataResponseTopic {
+		mt := kmsg.NewMetadataResponseTopic()
+		name := it.Name
+		mt.Topic, mt.TopicID = &name, [16]byte(it.ID)
+		mt.IsInternal = isInternalTopic(name)
+		for i, ip := range it.Partitions {
+			mp := kmsg.NewMetadataResponseTopicPartition()
+			mp.Partition, mp.Leader, mp.LeaderEpoch = int32(i), ip.Leader, ip.LeaderEpoch
+			mp.Replicas, mp.ISR = slices.Clone(ip.Replicas), slices.Clone(ip.ISR)
+			mp.OfflineReplicas = []int32{}
+			for _, r := range ip.Replicas {
+				if !im.Live(r) {
+					mp.OfflineReplicas = append(mp.OfflineReplicas, r)
+				}
+			}
+			if ip.Leader == cluster.NoLeader {
+				mp.ErrorCode = kerr.LeaderNotAvailable.Code
+			}
+			mt.Partitions = append(mt.Partitions, mp)
+		}
+		return mt
+	}
+	if req.Topics == nil || req.Version == 0 && len(req.Topics) == 0 {
+		for _, name := range im.TopicNames() {
+			resp.Topics = append(resp.Topics, describe(im.Topics[name]))
+		}
+		return resp
+	}
+	autoCreate := b.cfg.Settings.Bool("auto.create.topics.enable") && (req.Version < 4 || req.AllowAutoTopicCreation)
+	for _, rt := range req.Topics {
+		var it *cluster.Topic
+		if rt.Topic != nil {
+			it = im.Topics[*rt.Topic]
+		} else {
+			it = im.TopicByID(cluster.UUID(rt.TopicID))
+		}
+		if it != nil {
+			resp.Topics = append(resp.Topics, describe(it))
+			continue
+		}
+		mt := kmsg.NewMetadataResponseTopic()
+		mt.Topic, mt.TopicID = rt.Topic, rt.TopicID
+		switch {
+		case rt.Topic == nil:
+			mt.ErrorCode = kerr.UnknownTopicID.Code
+		case validTopicName(*rt.Topic) != "":
+			mt.ErrorCode = kerr.InvalidTopicException.Code
+		case autoCreate && !isInternalTopic(*rt.Topic):
+			mt.ErrorCode = kerr.LeaderNotAvailable.Code
+			create := kmsg.NewPtrCreateTopicsRequest()
+			create.SetVersion(4)
+			ct := kmsg.NewCreateTopicsRequestTopic()
+			ct.Topic, ct.NumPartitions, ct.ReplicationFactor = *rt.Topic, -1, -1
+			create.Topics = append(create.Topics, ct)
+			b.send(ToController, create, func(kmsg.Response) {})
+		default:
+			mt.ErrorCode = kerr.UnknownTopicOrPartition.Code
+		}
+		resp.Topics = append(resp.Topics, mt)
+	}
+	return resp
 }

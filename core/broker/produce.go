@@ -15,7 +15,11 @@ import (
 // acks=0 gets no response; acks=1 and acks=-1 are answered once the batch is
 // in the log and, when flush.messages/flush.ms ask for it, synced (group
 // commit at the next Commit). With one broker the ISR is the leader alone,
-// so acks=-1 is satisfied as soon as the leader has appended.
+// so acks=-1 is satisfied as soon as the leader has appended. In a cluster
+// (replica.go) a partition is written only at its leader
+// (NOT_LEADER_OR_FOLLOWER elsewhere), acks=-1 is refused with
+// NOT_ENOUGH_REPLICAS while the ISR is smaller than min.insync.replicas,
+// and otherwise waits until the high watermark covers the batch.
 //
 // A batch with a producer id is checked against the partition's producer
 // state first (KIP-98, see core/producer): a retry of one of the producer's
@@ -32,30 +36,54 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
 	byID := req.Version >= 13
 	mustSync := false
-	for _, rt := range req.Topics {
+	var waits []ackWait
+	for ti, rt := range req.Topics {
 		t := b.lookup(rt.Topic, rt.TopicID)
 		if byID {
 			t = b.lookup("", rt.TopicID)
 		}
+		name := rt.Topic
+		if byID && b.cl != nil {
+			if it := b.cl.image.TopicByID(rt.TopicID); it != nil {
+				name = it.Name
+			}
+		}
 		st := kmsg.NewProduceResponseTopic()
 		st.Topic, st.TopicID = rt.Topic, rt.TopicID
-		for _, rp := range rt.Partitions {
+		for pi, rp := range rt.Partitions {
 			sp := kmsg.NewProduceResponseTopicPartition()
 			sp.Partition = rp.Partition
-			if req.Acks != 0 && req.Acks != 1 && req.Acks != -1 {
+			p := t.partition(rp.Partition)
+			switch {
+			case req.Acks != 0 && req.Acks != 1 && req.Acks != -1:
 				sp.ErrorCode = kerr.InvalidRequiredAcks.Code
-			} else if p := t.partition(rp.Partition); p == nil {
+			case p == nil && b.cl == nil:
 				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				if byID && t == nil {
 					sp.ErrorCode = kerr.UnknownTopicID.Code
 				}
-			} else if isInternalTopic(p.Topic.Name) {
+			case p == nil || !b.leads(p):
+				sp.ErrorCode = b.routeError(name, rp.Partition)
+				if byID && name == "" {
+					sp.ErrorCode = kerr.UnknownTopicID.Code
+				}
+			case isInternalTopic(p.Topic.Name):
 				// Only the coordinators write their topics (Kafka's
 				// ReplicaManager refuses "append to internal topic").
 				sp.ErrorCode = kerr.InvalidTopicException.Code
-			} else {
+			case b.cl != nil && req.Acks == -1 && len(p.ISR) < b.minISR(p):
+				// Refused before appending: the ISR is too small to
+				// promise acks=all durability.
+				sp.ErrorCode = kerr.NotEnoughReplicas.Code
+				msg := fmt.Sprintf("the ISR %v of %s is smaller than min.insync.replicas=%d", p.ISR, p, b.minISR(p))
+				sp.ErrorMessage = &msg
+			default:
 				synced := b.produce(p, req.TransactionID, rp.Records, &sp)
 				mustSync = mustSync || synced
+				if b.cl != nil && req.Acks == -1 && sp.ErrorCode == 0 {
+					need := sp.BaseOffset + int64(record.Batch(rp.Records).LastOffsetDelta()) + 1
+					waits = append(waits, ackWait{p: p, lead: p.lead, need: need, ti: ti, pi: pi})
+				}
 			}
 			st.Partitions = append(st.Partitions, sp)
 		}
@@ -64,11 +92,84 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 	switch {
 	case req.Acks == 0:
 		return nil
+	case len(waits) > 0:
+		// acks=all in a cluster: the answer waits until the high watermark
+		// passes the batches, i.e. every ISR member has them.
+		b.acks = append(b.acks, &pendingAcks{req: *r, resp: resp, waits: waits,
+			deadline: b.now + int64(max(req.TimeoutMillis, 0)), mustSync: mustSync})
+		b.completeAcks()
+		return nil
 	case mustSync:
 		b.awaitFlush = append(b.awaitFlush, Response{r.Conn, r.Header.CorrelationID, resp})
 		return nil
 	}
 	return resp
+}
+
+// pendingAcks is an acks=all produce waiting for its ISR (Kafka's delayed
+// produce purgatory).
+type pendingAcks struct {
+	req      Request
+	resp     *kmsg.ProduceResponse
+	waits    []ackWait
+	deadline int64
+	mustSync bool
+}
+
+type ackWait struct {
+	p      *Partition
+	lead   *leaderState // the leadership the batch was appended under
+	need   int64        // the high watermark that covers the batch
+	ti, pi int
+	done   bool
+}
+
+// minISR is the partition's min.insync.replicas.
+func (b *Broker) minISR(p *Partition) int {
+	return int(b.cfg.Settings.TopicInt64(p.Topic.Configs, "min.insync.replicas"))
+}
+
+// completeAcks answers the acks=all produces that are done: their batches
+// are below the high watermark, leadership was lost
+// (NOT_LEADER_OR_FOLLOWER), the ISR shrank below min.insync.replicas
+// meanwhile (NOT_ENOUGH_REPLICAS_AFTER_APPEND), or they timed out.
+func (b *Broker) completeAcks() {
+	kept := b.acks[:0]
+	for _, a := range b.acks {
+		open := 0
+		for i := range a.waits {
+			w := &a.waits[i]
+			if w.done {
+				continue
+			}
+			sp := &a.resp.Topics[w.ti].Partitions[w.pi]
+			switch {
+			case w.p.lead != w.lead || w.p.deleted:
+				sp.ErrorCode, w.done = kerr.NotLeaderForPartition.Code, true
+			case w.p.HighWatermark >= w.need:
+				if len(w.p.ISR) < b.minISR(w.p) {
+					sp.ErrorCode = kerr.NotEnoughReplicasAfterAppend.Code
+				}
+				w.done = true
+			case b.now >= a.deadline:
+				sp.ErrorCode, w.done = kerr.RequestTimedOut.Code, true
+			default:
+				open++
+			}
+		}
+		if open > 0 {
+			kept = append(kept, a)
+			continue
+		}
+		r := Response{a.req.Conn, a.req.Header.CorrelationID, a.resp}
+		if a.mustSync {
+			b.awaitFlush = append(b.awaitFlush, r)
+		} else {
+			b.deliver(r)
+		}
+	}
+	clear(b.acks[len(kept):])
+	b.acks = kept
 }
 
 // produce validates and appends one partition's batch, filling sp. It
@@ -140,9 +241,10 @@ func (b *Broker) produce(p *Partition, txnID *string, records []byte, sp *kmsg.P
 		// The batch was validated before the append; a data batch cannot fail.
 		panic(fmt.Sprintf("broker: %s: producer state refused appended batch at %d: %v", p, base, err))
 	}
+	p.epochs.assign(p.LeaderEpoch, base)
 	sp.BaseOffset = base
 	sp.LogStartOffset = p.log.StartOffset()
-	p.advanceHighWatermark()
+	b.advanceHighWatermark(p)
 	b.wakeFetches(p)
 	if p.log.NeedsFlush(b.now) {
 		b.markDirty(p)

@@ -49,8 +49,14 @@ type Partition struct {
 	// HighWatermark is the offset below which every in-sync replica has
 	// the data; consumers read only below it.
 	HighWatermark int64
+	// PartitionEpoch and Recovering are the metadata's (cluster only).
+	PartitionEpoch int32
+	Recovering     bool
 
 	log       *log.Log
+	epochs    epochCache
+	lead      *leaderState    // while this broker leads it (cluster only)
+	follow    *followState    // while this broker follows it (cluster only)
 	producers *producer.State // idempotence and transactions (producer_state.go)
 	dirty     bool
 	deleted   bool
@@ -64,10 +70,14 @@ func (p *Partition) Log() *log.Log { return p.log }
 // dir is the partition's directory, as Kafka names it.
 func (p *Partition) dir() string { return fmt.Sprintf("%s-%d", p.Topic.Name, p.Index) }
 
-// advanceHighWatermark moves the high watermark to the log end offset. With
-// one broker the ISR is just the leader; replication will take the minimum
-// over the ISR's log end offsets here.
-func (p *Partition) advanceHighWatermark() {
+// advanceHighWatermark moves the high watermark after an append. With one
+// broker the ISR is just the leader, so it follows the log end offset; in
+// a cluster it is the smallest LEO in the ISR (maybeAdvanceHW).
+func (b *Broker) advanceHighWatermark(p *Partition) {
+	if p.lead != nil {
+		b.maybeAdvanceHW(p)
+		return
+	}
 	if leo := p.log.EndOffset(); leo > p.HighWatermark {
 		p.HighWatermark = leo
 	}

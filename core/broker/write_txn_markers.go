@@ -96,7 +96,7 @@ func (b *Broker) appendMarker(p *Partition, m producer.Marker) (int16, bool) {
 		return kerr.KafkaStorageError.Code, false
 	}
 	err := applyBatch(p.log, p.producers, batch)
-	p.advanceHighWatermark()
+	b.advanceHighWatermark(p)
 	b.wakeFetches(p)
 	if err != nil {
 		b.cfg.Logf("indexing an aborted transaction of %s failed: %v", p, err)

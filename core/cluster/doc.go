@@ -1,8 +1,11 @@
-// Package cluster is Gregor's metadata quorum and controller: the role seed
-// 004 gives ZooKeeper (broker registration and liveness, topics, partition
+// Package cluster is Gregor's cluster metadata: the role seed 004 gives
+// ZooKeeper (broker registration and liveness, topics, partition
 // assignments, leaders, ISRs) played the way modern Kafka plays it, as a
-// replicated log of metadata records (KRaft, KIP-500 and KIP-631), built on
-// go.etcd.io/raft/v3.
+// replicated log of metadata records (KRaft, KIP-500 and KIP-631). This
+// package holds the records, the image they build and the election rules;
+// the quorum that replicates them on go.etcd.io/raft/v3 and the controller
+// are in cluster/quorum. Brokers depend only on this package, so a build
+// without a quorum (the browser's single-broker lessons) carries no raft.
 //
 // # Pieces
 //
@@ -15,12 +18,12 @@
 //     with replicas, ISR, leader, leader epoch and partition epoch, configs
 //     and the next producer id. Every quorum member applies the same
 //     committed batches to it; its JSON is the raft snapshot.
-//   - Node (node.go, process.go, disk.go) wraps raft.RawNode: Tick, Step,
-//     Submit, then Process, which persists through a store.Storage (the
-//     log under __cluster_metadata-0/), applies, and returns the messages
-//     to send, the responses and what was applied.
-//   - The controller (controller.go, requests.go, topics.go) runs on the
-//     raft leader once it has applied its own term's first entry. It
+//   - Node (quorum/node.go, process.go, disk.go) wraps raft.RawNode: Tick,
+//     Step, Submit, then Process, which persists through a store.Storage
+//     (the log under __cluster_metadata-0/), applies, and returns the
+//     messages to send, the responses and what was applied.
+//   - The controller (quorum/controller.go, requests.go, topics.go) runs on
+//     the raft leader once it has applied its own term's first entry. It
 //     serves BrokerRegistration, BrokerHeartbeat, UnregisterBroker
 //     (KIP-631), AlterPartition (KIP-497), CreateTopics, AllocateProducerIds
 //     (KIP-730) and IncrementalAlterConfigs as kmsg requests; fences brokers

@@ -34,7 +34,8 @@ type Partition struct {
 // InISR reports whether broker id is in the ISR.
 func (p *Partition) InISR(id int32) bool { return slices.Contains(p.ISR, id) }
 
-func (p *Partition) clone() *Partition {
+// Clone copies a partition, replica lists included.
+func (p *Partition) Clone() *Partition {
 	c := *p
 	c.Replicas = slices.Clone(p.Replicas)
 	c.ISR = slices.Clone(p.ISR)
@@ -308,7 +309,7 @@ func (im *Image) applyPartition(x *PartitionRecord) (*PartitionDelta, error) {
 		return nil, err
 	}
 	t.Partitions = append(t.Partitions, p)
-	return &PartitionDelta{Topic: x.Topic, Partition: x.Partition, After: p.clone()}, nil
+	return &PartitionDelta{Topic: x.Topic, Partition: x.Partition, After: p.Clone()}, nil
 }
 
 func (im *Image) applyChange(x *PartitionChange) (*PartitionDelta, error) {
@@ -319,7 +320,7 @@ func (im *Image) applyChange(x *PartitionChange) (*PartitionDelta, error) {
 	if p.PartitionEpoch != x.ExpectEpoch {
 		return nil, fmt.Errorf("%w: partition %s-%d is at epoch %d, change expects %d", ErrStale, x.Topic, x.Partition, p.PartitionEpoch, x.ExpectEpoch)
 	}
-	next := p.clone()
+	next := p.Clone()
 	if x.ISR != nil {
 		next.ISR = slices.Clone(x.ISR)
 	}
@@ -337,9 +338,9 @@ func (im *Image) applyChange(x *PartitionChange) (*PartitionDelta, error) {
 	if err := next.check(); err != nil {
 		return nil, err
 	}
-	before := p.clone()
+	before := p.Clone()
 	*p = *next
-	return &PartitionDelta{Topic: x.Topic, Partition: x.Partition, Before: before, After: next.clone(), Unclean: x.Unclean}, nil
+	return &PartitionDelta{Topic: x.Topic, Partition: x.Partition, Before: before, After: next.Clone(), Unclean: x.Unclean}, nil
 }
 
 // check enforces the shape every partition keeps: a non-empty ISR drawn

@@ -141,7 +141,8 @@ type Record struct {
 	ProducerIDs      *ProducerIDsBlock `json:"producer_ids,omitempty"`
 }
 
-func (r *Record) count() int {
+// Count is how many of the record's kinds are set; a valid record has one.
+func (r *Record) Count() int {
 	n := 0
 	for _, set := range []bool{r.RegisterBroker != nil, r.FenceBroker != nil, r.UnfenceBroker != nil,
 		r.UnregisterBroker != nil, r.Topic != nil, r.Partition != nil, r.PartitionChange != nil,
@@ -188,7 +189,7 @@ func DecodeBatch(data []byte) (*Batch, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	for i := range b.Records {
-		if n := b.Records[i].count(); n != 1 {
+		if n := b.Records[i].Count(); n != 1 {
 			return nil, fmt.Errorf("%w: record %d has %d kinds", ErrCorrupt, i, n)
 		}
 	}

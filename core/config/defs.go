@@ -101,6 +101,13 @@ var brokerDefs = []Def{
 	{Name: "log.roll.ms", Type: Long, Default: "", Doc: "Default segment.ms; unset falls back to log.roll.hours.", Min: 1, Max: math.MaxInt64},
 	{Name: "log.roll.hours", Type: Int, Default: "168", Doc: "Default segment roll age in hours.", Min: 1, Max: math.MaxInt32},
 	{Name: "unclean.leader.election.enable", Type: Bool, Default: "false", Doc: "Default unclean.leader.election.enable."},
+	{Name: "replica.lag.time.max.ms", Type: Long, Default: "30000", Doc: "A follower that has not caught up with the leader for this long leaves the ISR.", Min: 1, Max: math.MaxInt64, ReadOnly: true},
+	{Name: "replica.fetch.wait.max.ms", Type: Int, Default: "500", Doc: "How long a follower's fetch waits at the leader for new data.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "replica.fetch.max.bytes", Type: Int, Default: "1048576", Doc: "Bytes a follower asks for per partition.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "replica.fetch.backoff.ms", Type: Int, Default: "1000", Doc: "How long a follower waits after a fetch error.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "broker.heartbeat.interval.ms", Type: Int, Default: "2000", Doc: "Interval between a broker's heartbeats to the controller.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "broker.session.timeout.ms", Type: Int, Default: "9000", Doc: "A broker the controller has not heard from for this long is fenced.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "replica.socket.timeout.ms", Type: Int, Default: "30000", Doc: "How long a broker waits for an answer from another broker or the controller.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
 }
 
 var (

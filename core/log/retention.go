@@ -192,3 +192,16 @@ func (s *segment) truncateTo(hdr []byte, offset int64) error {
 	}
 	return nil
 }
+
+// TruncateFullyAndStartAt empties the log and restarts it at offset, which
+// becomes the log start: a follower does this when the leader's log starts
+// past the follower's end (Kafka's UnifiedLog.truncateFullyAndStartAt).
+func (l *Log) TruncateFullyAndStartAt(offset, now int64) error {
+	if l.closed {
+		return ErrClosed
+	}
+	if offset < 0 {
+		return fmt.Errorf("%w: %s: start at %d", ErrOffsetOutOfRange, l.name, offset)
+	}
+	return l.truncateFullyAndStartAt(offset, now)
+}

@@ -33,6 +33,7 @@ type outstanding struct {
 	// timeoutMs overrides the conn's timeout for this request when set
 	// (a JoinGroup waits up to rebalance.timeout.ms at the barrier).
 	timeoutMs int64
+	attempt   int // the producer's attempt number for a Produce
 	// retry is called when no answer came within the timeout.
 	onTimeout func(w *World)
 }

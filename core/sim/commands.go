@@ -24,6 +24,9 @@ func init() {
 
 // cmdBroker: broker [setting=value ...] starts the next broker.
 func cmdBroker(w *World, c command) error {
+	if w.cl != nil {
+		return fmt.Errorf("broker: this world is a cluster; its brokers started with the cluster command")
+	}
 	settings := map[string]string{}
 	for _, k := range c.keys {
 		settings[k] = c.kv[k]
@@ -354,6 +357,9 @@ func cmdCrash(w *World, c command) error {
 	lost := 0
 	for _, f := range n.Store.Names() {
 		lost += n.Store.Unsynced(f)
+	}
+	if n.Quorum != nil {
+		_ = n.Quorum.Close()
 	}
 	n.Store.Crash()
 	n.Up = false

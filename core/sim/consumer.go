@@ -20,10 +20,18 @@ type consumer struct {
 	broker       string
 	readCommited bool
 	positions    map[string]int64
+	leaders      map[string]string // partition leaders (clusters)
+	queued       []queuedFetch     // fetches waiting for a leader
+}
+
+type queuedFetch struct {
+	topic     string
+	partition int32
+	maxWaitMs int32
 }
 
 func newConsumer(w *World, name, to string, readCommitted bool) *consumer {
-	c := &consumer{broker: to, readCommited: readCommitted, positions: map[string]int64{}}
+	c := &consumer{broker: to, readCommited: readCommitted, positions: map[string]int64{}, leaders: map[string]string{}}
 	c.init(w, name)
 	return c
 }
@@ -32,6 +40,19 @@ func (c *consumer) fetch(w *World, topic string, partition int32, offset int64, 
 	tp := fmt.Sprintf("%s-%d", topic, partition)
 	if offset >= 0 {
 		c.positions[tp] = offset
+	}
+	to := c.broker
+	if w.cl != nil {
+		// Kafka reads only at the leader: find it first.
+		if to = c.leaders[tp]; to == "" {
+			c.queued = append(c.queued, queuedFetch{topic, partition, maxWaitMs})
+			req := kmsg.NewPtrMetadataRequest()
+			req.SetVersion(7)
+			t := topic
+			req.Topics = []kmsg.MetadataRequestTopic{{Topic: &t}}
+			c.send(w, w.bootstrap(c.broker), req, nil)
+			return
+		}
 	}
 	req := kmsg.NewPtrFetchRequest()
 	req.SetVersion(11)
@@ -45,11 +66,30 @@ func (c *consumer) fetch(w *World, topic string, partition int32, offset int64, 
 	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = partition, c.positions[tp], 1<<20
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	c.send(w, c.broker, req, nil)
+	c.send(w, to, req, nil)
 }
 
 func (c *consumer) receive(w *World, m *Message) {
 	if c.take(m) == nil {
+		return
+	}
+	if md, ok := m.Resp.(*kmsg.MetadataResponse); ok {
+		for _, t := range md.Topics {
+			for _, p := range t.Partitions {
+				if t.Topic != nil && p.Leader >= 0 {
+					c.leaders[fmt.Sprintf("%s-%d", *t.Topic, p.Partition)] = fmt.Sprintf("b%d", p.Leader)
+				}
+			}
+		}
+		q := c.queued
+		c.queued = nil
+		for _, f := range q {
+			if c.leaders[fmt.Sprintf("%s-%d", f.topic, f.partition)] == "" {
+				w.notef(c.name, "note", "%s-%d has no leader", f.topic, f.partition)
+				continue
+			}
+			c.fetch(w, f.topic, f.partition, -1, f.maxWaitMs)
+		}
 		return
 	}
 	resp, ok := m.Resp.(*kmsg.FetchResponse)
@@ -59,6 +99,9 @@ func (c *consumer) receive(w *World, m *Message) {
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
 			tp := fmt.Sprintf("%s-%d", t.Topic, p.Partition)
+			if p.ErrorCode != 0 {
+				delete(c.leaders, tp) // NOT_LEADER_OR_FOLLOWER and the like: ask again next time
+			}
 			got, next := c.records(p, c.positions[tp])
 			if next > c.positions[tp] {
 				c.positions[tp] = next

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -20,9 +21,18 @@ type Message struct {
 	Req      kmsg.Request
 	Resp     kmsg.Response
 	Due      int64 // not delivered before this virtual time
+	// Between brokers (cluster.go): a raft message, a controller request
+	// or response (Ctl), and the id of a broker's own request (ReqID).
+	Raft  *raftMessage
+	Ctl   bool
+	ReqID uint64
+	quiet bool // not printed (decided when sent: cluster.go visible)
 }
 
 func (m *Message) body() any {
+	if m.Raft != nil {
+		return m.Raft
+	}
 	if m.Req != nil {
 		return m.Req
 	}
@@ -97,8 +107,19 @@ func (n *network) nextDue(now int64) (int64, bool) {
 // settle delivers, in auto mode, every message that is due, including the
 // ones their delivery causes, until the network is quiet.
 func (w *World) settle() {
-	for w.net.auto {
-		i := slices.IndexFunc(w.net.queue, func(m *Message) bool { return m.Due <= w.now })
+	for spins := 0; ; spins++ {
+		if spins > 200000 {
+			var last []string
+			for _, e := range w.events[max(0, len(w.events)-30):] {
+				last = append(last, fmt.Sprintf("%s %s->%s %s", e.Kind, e.From, e.To, wire.Describe(e.Msg)))
+			}
+			panic("sim: the network does not settle:\n" + strings.Join(last, "\n"))
+		}
+		// Traffic between brokers flows even while client messages are
+		// held.
+		i := slices.IndexFunc(w.net.queue, func(m *Message) bool {
+			return m.Due <= w.now && (w.net.auto || m.Raft != nil || m.Ctl || m.ReqID != 0)
+		})
 		if i < 0 {
 			return
 		}
@@ -118,7 +139,11 @@ func (w *World) deliverAt(i int) {
 		w.net.faults = slices.Delete(w.net.faults, j, j+1)
 		switch f.action {
 		case "drop":
-			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + "(dropped) " + wire.Describe(m.body())})
+			text := arrow(m.From, m.To) + "(dropped) " + wire.Describe(m.body())
+			if m.Raft != nil {
+				text = ""
+			}
+			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.body(), Text: text})
 			return
 		case "delay":
 			m.Due = w.now + f.delay
@@ -136,17 +161,26 @@ func (w *World) deliverAt(i int) {
 }
 
 func (w *World) deliver(m *Message) {
+	if w.cl != nil && w.deliverInternal(m) {
+		return
+	}
 	if m.Req != nil {
 		n, err := w.node(m.To)
 		if err != nil || !n.Up {
 			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + "(broker down) " + wire.Describe(m.Req)})
 			return
 		}
-		w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + wire.Describe(m.Req)})
+		if !m.quiet {
+			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + wire.Describe(m.Req)})
+		}
 		before := observe(n)
+		corr := m.Corr
+		if m.ReqID != 0 {
+			corr = int32(m.ReqID)
+		}
 		n.Broker.Handle(w.now, broker.Request{
 			Conn:   m.Conn,
-			Header: wire.Header{Key: m.Req.Key(), Version: m.Req.GetVersion(), CorrelationID: m.Corr, ClientID: m.ClientID},
+			Header: wire.Header{Key: m.Req.Key(), Version: m.Req.GetVersion(), CorrelationID: corr, ClientID: m.ClientID},
 			Msg:    m.Req,
 		})
 		w.commit(n)
@@ -163,6 +197,14 @@ func (w *World) deliver(m *Message) {
 
 // fromBroker puts a broker's response on the network back to its client.
 func (w *World) fromBroker(n *Node, r broker.Response) {
+	if r.Conn >= brokerConnBase {
+		// The answer to another broker's request (a follower's fetch).
+		to := fmt.Sprintf("b%d", r.Conn-brokerConnBase)
+		m := &Message{From: n.Name, To: to, Conn: r.Conn, Resp: r.Msg, ReqID: uint64(uint32(r.CorrelationID)), Due: w.now}
+		m.quiet = !w.visible(m)
+		w.net.send(m)
+		return
+	}
 	to := w.connClient(r.Conn)
 	w.net.send(&Message{From: n.Name, To: to, Conn: r.Conn, Corr: r.CorrelationID, Resp: r.Msg, Due: w.now})
 }

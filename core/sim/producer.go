@@ -27,11 +27,14 @@ type producer struct {
 	idempotent bool
 	pid        int64
 	epoch      int16
-	seqs       map[string]int32 // next sequence per topic-partition
-	partitions map[string]int32 // partition counts learned from Metadata
-	learnedAt  map[string]int64 // when each count was learned
-	waiting    []*pendingRecord // records waiting for metadata or a producer id
-	txn        *txnClient       // transactional producers only (txn.go)
+	seqs       map[string]int32  // next sequence per topic-partition
+	partitions map[string]int32  // partition counts learned from Metadata
+	learnedAt  map[string]int64  // when each count was learned
+	waiting    []*pendingRecord  // records waiting for metadata or a producer id
+	leaders    map[string]string // partition leaders learned from Metadata (clusters)
+	askedAt    map[string]int64  // when metadata was last asked per topic (clusters)
+	retries_   []*retryBatch     // batches to resend once the leader is known
+	txn        *txnClient        // transactional producers only (txn.go)
 }
 
 type pendingRecord struct {
@@ -46,7 +49,7 @@ const metadataMaxAge = 300000
 
 func newProducer(w *World, name, to string, acks int16, retries int, idempotent bool) *producer {
 	p := &producer{broker: to, acks: acks, retries: retries, idempotent: idempotent, pid: -1, epoch: -1,
-		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}}
+		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}, leaders: map[string]string{}, askedAt: map[string]int64{}}
 	p.init(w, name)
 	if idempotent {
 		p.initProducerID(w)
@@ -73,8 +76,30 @@ func (p *producer) flush(w *World) {
 	}
 	var still []*pendingRecord
 	asked := map[string]bool{}
+	if w.cl != nil {
+		var later []*retryBatch
+		for _, rb := range p.retries_ {
+			tp := fmt.Sprintf("%s-%d", rb.topic, rb.part)
+			switch {
+			case rb.at > w.now:
+				later = append(later, rb)
+			case p.leaders[tp] == "":
+				if !asked[rb.topic] {
+					asked[rb.topic] = true
+					p.metadata(w, rb.topic)
+				}
+				later = append(later, rb)
+			default:
+				p.sendProduce(w, rb.topic, rb.part, rb.batch, rb.attempt)
+			}
+		}
+		p.retries_ = later
+	}
 	for _, r := range p.waiting {
 		n, known := p.partitions[r.topic]
+		if w.cl != nil && known && r.partition >= 0 && p.leaders[fmt.Sprintf("%s-%d", r.topic, r.partition)] == "" {
+			known = false // the partition's leader is not known
+		}
 		if known && w.now-p.learnedAt[r.topic] >= metadataMaxAge {
 			delete(p.partitions, r.topic)
 			known = false
@@ -102,11 +127,68 @@ func (p *producer) flush(w *World) {
 }
 
 func (p *producer) metadata(w *World, topic string) {
+	if w.cl != nil {
+		// In a cluster the leader may be unknown for a while: ask at most
+		// once per retry.backoff.ms.
+		if at, ok := p.askedAt[topic]; ok && w.now-at < retryBackoff {
+			return
+		}
+		p.askedAt[topic] = w.now
+	}
 	req := kmsg.NewPtrMetadataRequest()
 	req.SetVersion(7)
 	t := topic
 	req.Topics = []kmsg.MetadataRequestTopic{{Topic: &t}}
-	p.send(w, p.broker, req, nil)
+	p.send(w, w.bootstrap(p.broker), req, nil)
+}
+
+// retryBatch is a batch a producer in a cluster resends after refreshing
+// its metadata (retry.backoff.ms later).
+type retryBatch struct {
+	topic   string
+	part    int32
+	batch   []byte
+	attempt int
+	at      int64
+}
+
+// retryBackoff is the Java client's retry.backoff.ms.
+const retryBackoff = 100
+
+// target is the broker a produce for topic-part goes to.
+func (p *producer) target(topic string, part int32) string {
+	if l := p.leaders[fmt.Sprintf("%s-%d", topic, part)]; l != "" {
+		return l
+	}
+	return p.broker
+}
+
+// retryLater forgets the partition's leader and resends the batch after
+// the backoff, through fresh metadata (as the Java client does on
+// NOT_LEADER_OR_FOLLOWER and timeouts).
+func (p *producer) retryLater(w *World, topic string, part int32, batch []byte, attempt int) {
+	if attempt > p.retries {
+		w.notef(p.name, "note", "gave up on %s-%d after %d attempts: the record may be lost", topic, part, attempt)
+		return
+	}
+	delete(p.leaders, fmt.Sprintf("%s-%d", topic, part))
+	w.notef(p.name, "note", "retrying %s-%d (attempt %d) after refreshing metadata", topic, part, attempt+1)
+	p.retries_ = append(p.retries_, &retryBatch{topic, part, batch, attempt + 1, w.now + retryBackoff})
+}
+
+func (p *producer) deadline() (int64, bool) {
+	at, ok := p.conn.deadline()
+	for _, rb := range p.retries_ {
+		if !ok || rb.at < at {
+			at, ok = rb.at, true
+		}
+	}
+	for _, asked := range p.askedAt {
+		if len(p.retries_)+len(p.waiting) > 0 && (!ok || asked+retryBackoff < at) {
+			at, ok = asked+retryBackoff, true
+		}
+	}
+	return at, ok
 }
 
 // sendBatch builds a one-record batch and sends it; a retry resends the
@@ -137,12 +219,17 @@ func (p *producer) sendProduce(w *World, topic string, part int32, batch []byte,
 	rp.Partition, rp.Records = part, batch
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
+	to := p.target(topic, part)
 	if p.acks == 0 {
-		w.net.send(&Message{From: p.name, To: p.broker, Conn: p.id, Corr: p.nextCorr(), ClientID: p.name, Req: req, Due: w.now})
-		w.emit(Event{Kind: "send", From: p.name, To: p.broker, Msg: req})
+		w.net.send(&Message{From: p.name, To: to, Conn: p.id, Corr: p.nextCorr(), ClientID: p.name, Req: req, Due: w.now})
+		w.emit(Event{Kind: "send", From: p.name, To: to, Msg: req})
 		return
 	}
-	p.send(w, p.broker, req, func(w *World) {
+	corr := p.send(w, to, req, func(w *World) {
+		if w.cl != nil {
+			p.retryLater(w, topic, part, batch, attempt)
+			return
+		}
 		if attempt > p.retries {
 			w.notef(p.name, "note", "gave up on %s-%d after %d attempts: the record may be lost", topic, part, attempt)
 			return
@@ -150,12 +237,14 @@ func (p *producer) sendProduce(w *World, topic string, part int32, batch []byte,
 		w.notef(p.name, "note", "retrying %s-%d (attempt %d)", topic, part, attempt+1)
 		p.sendProduce(w, topic, part, batch, attempt+1)
 	})
+	p.inflight[corr].attempt = attempt
 }
 
 func (p *producer) nextCorr() int32 { p.corr++; return p.corr }
 
 func (p *producer) receive(w *World, m *Message) {
-	if p.take(m) == nil {
+	o := p.take(m)
+	if o == nil {
 		w.notef(p.name, "note", "ignored a late answer")
 		return
 	}
@@ -175,9 +264,19 @@ func (p *producer) receive(w *World, m *Message) {
 			if t.ErrorCode == 0 && t.Topic != nil {
 				p.partitions[*t.Topic] = int32(len(t.Partitions))
 				p.learnedAt[*t.Topic] = w.now
+				for _, mp := range t.Partitions {
+					if mp.Leader >= 0 && w.cl != nil {
+						p.leaders[fmt.Sprintf("%s-%d", *t.Topic, mp.Partition)] = fmt.Sprintf("b%d", mp.Leader)
+					}
+				}
 			}
 		}
 		p.flush(w)
+		if w.cl != nil && len(p.retries_) > 0 {
+			for _, rb := range p.retries_ {
+				rb.at = max(rb.at, w.now) // resend at the backoff's end
+			}
+		}
 	case *kmsg.ProduceResponse:
 		for _, t := range resp.Topics {
 			for _, pr := range t.Partitions {
@@ -186,6 +285,9 @@ func (p *producer) receive(w *World, m *Message) {
 					w.notef(p.name, "note", "acked %s-%d offset %d", t.Topic, pr.Partition, pr.BaseOffset)
 				case kerr.IsRetriable(kerr.ErrorForCode(pr.ErrorCode)):
 					w.notef(p.name, "note", "%s-%d: %s (retriable)", t.Topic, pr.Partition, wire.ErrorName(pr.ErrorCode))
+					if req, ok := o.req.(*kmsg.ProduceRequest); ok && w.cl != nil {
+						p.retryLater(w, t.Topic, pr.Partition, req.Topics[0].Partitions[0].Records, o.attempt)
+					}
 				default:
 					w.notef(p.name, "error", "%s-%d: %s", t.Topic, pr.Partition, wire.ErrorName(pr.ErrorCode))
 				}
@@ -197,4 +299,9 @@ func (p *producer) receive(w *World, m *Message) {
 	}
 }
 
-func (p *producer) tick(w *World) { p.expire(w) }
+func (p *producer) tick(w *World) {
+	p.expire(w)
+	if len(p.retries_) > 0 || w.cl != nil && len(p.waiting) > 0 {
+		p.flush(w)
+	}
+}

@@ -43,6 +43,16 @@ func cmdShow(w *World, c command) error {
 		return err
 	}
 	switch what {
+	case "replicas":
+		tp, err := c.arg(1, "topic-partition")
+		if err != nil {
+			return err
+		}
+		topic, idx, err := splitTP(tp)
+		if err != nil {
+			return err
+		}
+		return w.showReplicas(topic, idx)
 	case "log":
 		tp, err := c.arg(1, "topic-partition")
 		if err != nil {

@@ -30,6 +30,7 @@ type Node struct {
 	Name     string
 	Store    *store.Mem
 	Broker   *broker.Broker
+	Quorum   *quorumNode // the metadata quorum member (clustered worlds)
 	Up       bool
 	settings map[string]string
 }
@@ -44,6 +45,7 @@ type World struct {
 	clients map[string]client
 	order   []string // client names in creation order
 	net     network
+	cl      *simCluster // nil unless the world is a cluster (cluster.go)
 	events  []Event
 	out     *strings.Builder
 	// groupHistory is what each generation of each group was assigned
@@ -137,11 +139,15 @@ func (w *World) start(n *Node) error {
 			return err
 		}
 	}
-	b, err := broker.New(broker.Config{
+	cfg := broker.Config{
 		NodeID: n.ID, Host: n.Name, Port: 9092, ClusterID: "gregor-sim", Settings: s,
 		Rand: rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64())),
 		Logf: func(format string, args ...any) { w.notef(n.Name, "state", format, args...) },
-	}, n.Store, func(r broker.Response) { w.fromBroker(n, r) }, w.now)
+	}
+	if w.cl != nil {
+		return w.startClustered(n, cfg)
+	}
+	b, err := broker.New(cfg, n.Store, func(r broker.Response) { w.fromBroker(n, r) }, w.now)
 	if err != nil {
 		return err
 	}
@@ -177,7 +183,11 @@ func (w *World) advance(ms int64) error {
 				next = at
 			}
 		}
+		if w.cl != nil && w.cl.nextTick > w.now && w.cl.nextTick < next {
+			next = w.cl.nextTick
+		}
 		w.now = next
+		w.tickCluster()
 		for _, n := range w.nodes {
 			if n.Up {
 				n.Broker.Tick(w.now)
@@ -197,3 +207,20 @@ func (w *World) commit(n *Node) {
 		w.notef(n.Name, "error", "sync failed: %v", err)
 	}
 }
+
+// bootstrap is the broker a client asks for metadata: its own broker if
+// that is up, else the first one that is (a client's bootstrap list).
+func (w *World) bootstrap(pref string) string {
+	if n, err := w.node(pref); err == nil && n.Up {
+		return pref
+	}
+	for _, n := range w.nodes {
+		if n.Up {
+			return n.Name
+		}
+	}
+	return pref
+}
+
+// brokerConnBase numbers the connections brokers open to each other.
+const brokerConnBase = 1 << 32

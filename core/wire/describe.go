@@ -39,6 +39,16 @@ func Describe(msg any) string {
 		if m.IsolationLevel == 1 {
 			iso = " isolation=read_committed"
 		}
+		if m.ReplicaID >= 0 || m.ReplicaState.ID >= 0 && m.Version >= 15 {
+			// A follower's fetch: it reads up to the leader's log end.
+			var rp []string
+			for _, t := range m.Topics {
+				for _, p := range t.Partitions {
+					rp = append(rp, fmt.Sprintf("%s-%d offset=%d epoch=%d", t.Topic, p.Partition, p.FetchOffset, p.CurrentLeaderEpoch))
+				}
+			}
+			return "Fetch (replica) " + strings.Join(rp, "; ")
+		}
 		return fmt.Sprintf("Fetch %s%s", strings.Join(parts, "; "), iso)
 	case *kmsg.FetchResponse:
 		var parts []string
@@ -165,9 +175,50 @@ func Describe(msg any) string {
 			if t.Topic != nil {
 				name = *t.Topic
 			}
-			parts = append(parts, fmt.Sprintf("%s partitions=%d%s", name, len(t.Partitions), errField(t.ErrorCode)))
+			s := fmt.Sprintf("%s partitions=%d%s", name, len(t.Partitions), errField(t.ErrorCode))
+			if len(m.Brokers) > 1 {
+				// Several brokers: where each partition is led.
+				var ls []string
+				for _, p := range t.Partitions {
+					ls = append(ls, fmt.Sprintf("%d:b%d", p.Partition, p.Leader))
+				}
+				s += " leaders=[" + strings.Join(ls, " ") + "]"
+			}
+			parts = append(parts, s)
 		}
 		return fmt.Sprintf("Metadata brokers=%d %s", len(m.Brokers), strings.Join(parts, "; "))
+	case *kmsg.OffsetForLeaderEpochRequest:
+		var parts []string
+		for _, t := range m.Topics {
+			for _, p := range t.Partitions {
+				parts = append(parts, fmt.Sprintf("%s-%d epoch=%d", t.Topic, p.Partition, p.LeaderEpoch))
+			}
+		}
+		return "OffsetForLeaderEpoch " + strings.Join(parts, "; ")
+	case *kmsg.OffsetForLeaderEpochResponse:
+		var parts []string
+		for _, t := range m.Topics {
+			for _, p := range t.Partitions {
+				parts = append(parts, fmt.Sprintf("%s-%d epoch=%d end_offset=%d%s", t.Topic, p.Partition, p.LeaderEpoch, p.EndOffset, errField(p.ErrorCode)))
+			}
+		}
+		return "OffsetForLeaderEpoch " + strings.Join(parts, "; ")
+	case *kmsg.AlterPartitionRequest:
+		var parts []string
+		for _, t := range m.Topics {
+			for _, p := range t.Partitions {
+				parts = append(parts, fmt.Sprintf("%s-%d isr=%s", t.Topic, p.Partition, ids(p.NewISR)))
+			}
+		}
+		return "AlterPartition " + strings.Join(parts, "; ")
+	case *kmsg.AlterPartitionResponse:
+		var parts []string
+		for _, t := range m.Topics {
+			for _, p := range t.Partitions {
+				parts = append(parts, fmt.Sprintf("%s-%d isr=%s%s", t.Topic, p.Partition, ids(p.ISR), errField(p.ErrorCode)))
+			}
+		}
+		return "AlterPartition " + strings.Join(parts, "; ") + errField(m.ErrorCode)
 	case *kmsg.JoinGroupRequest:
 		var protos []string
 		for _, p := range m.Protocols {
@@ -259,6 +310,15 @@ func ErrorName(code int16) string {
 		}
 	}
 	return fmt.Sprintf("ERROR_%d", code)
+}
+
+// ids renders broker ids as [0 1 2].
+func ids(s []int32) string {
+	out := make([]string, len(s))
+	for i, id := range s {
+		out[i] = fmt.Sprint(id)
+	}
+	return "[" + strings.Join(out, " ") + "]"
 }
 
 func errField(code int16) string {

@@ -54,7 +54,7 @@ func serve(t *testing.T) string {
 			return
 		}
 		wasmPath := filepath.Join(dir, "gregor.wasm")
-		cmd := exec.Command(goBin, "build", "-trimpath", "-gcflags=all=-l", "-ldflags=-s -w", "-o", wasmPath, "github.com/gregor-kafka/gregor/wasm")
+		cmd := exec.Command(goBin, "build", "-trimpath", "-tags", "noquorum", "-gcflags=all=-l", "-ldflags=-s -w", "-o", wasmPath, "github.com/gregor-kafka/gregor/wasm")
 		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("building the wasm: %v\n%s", err, out)

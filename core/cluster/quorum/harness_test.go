@@ -1,8 +1,9 @@
-package cluster
+package quorum
 
 import (
 	"crypto/sha256"
 	"fmt"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -46,7 +47,7 @@ type harness struct {
 	entries map[uint64]string // raft index -> digest of the applied entry
 	images  map[uint64]string // image index -> digest of the image
 	epochs  map[uint64]map[string][2]int32
-	onDelta func(node uint64, d PartitionDelta, im *Image)
+	onDelta func(node uint64, d cluster.PartitionDelta, im *cluster.Image)
 	observe func(Applied) // sees everything node 1 applies
 }
 
@@ -61,7 +62,7 @@ type simBroker struct {
 	id          int32
 	up          bool
 	epoch       int64
-	incarnation UUID
+	incarnation cluster.UUID
 	registering bool
 	regAt       int64
 	fenced      bool
@@ -258,7 +259,7 @@ func (h *harness) check(n *Node, applied []Applied) {
 		}
 		data := []byte(fmt.Sprint(a.Term))
 		if a.Batch != nil {
-			data = append(data, EncodeBatch(a.Batch)...)
+			data = append(data, cluster.EncodeBatch(a.Batch)...)
 		}
 		sum := fmt.Sprintf("%x", sha256.Sum256(data))
 		if prev, ok := h.entries[a.Index]; ok && prev != sum {
@@ -277,14 +278,14 @@ func (h *harness) check(n *Node, applied []Applied) {
 	h.images[im.Index] = sum
 	for _, name := range im.TopicNames() {
 		for i, p := range im.Topics[name].Partitions {
-			if p.Leader != NoLeader && !p.InISR(p.Leader) {
+			if p.Leader != cluster.NoLeader && !p.InISR(p.Leader) {
 				h.fatalf("node %d: %s-%d leader %d not in ISR %v", id, name, i, p.Leader, p.ISR)
 			}
 		}
 	}
 }
 
-func (h *harness) checkDelta(id uint64, d PartitionDelta, im *Image) {
+func (h *harness) checkDelta(id uint64, d cluster.PartitionDelta, im *cluster.Image) {
 	key := fmt.Sprintf("%s-%d", d.Topic, d.Partition)
 	a := d.After
 	if last, ok := h.epochs[id][key]; ok && (a.LeaderEpoch < last[0] || a.PartitionEpoch <= last[1]) {
@@ -304,7 +305,7 @@ func (h *harness) checkDelta(id uint64, d PartitionDelta, im *Image) {
 	if (a.Leader != b.Leader) != (a.LeaderEpoch == b.LeaderEpoch+1) || a.LeaderEpoch < b.LeaderEpoch {
 		h.fatalf("node %d: %s leader %d@%d -> %d@%d", id, key, b.Leader, b.LeaderEpoch, a.Leader, a.LeaderEpoch)
 	}
-	outOfSync := a.Leader != NoLeader && a.Leader != b.Leader && !b.InISR(a.Leader)
+	outOfSync := a.Leader != cluster.NoLeader && a.Leader != b.Leader && !b.InISR(a.Leader)
 	if outOfSync != d.Unclean {
 		h.fatalf("node %d: %s leader %d from ISR %v, unclean=%v", id, key, a.Leader, b.ISR, d.Unclean)
 	}
@@ -346,8 +347,8 @@ func (h *harness) brokersTick() {
 			continue
 		}
 		if b.epoch == 0 {
-			if b.incarnation == (UUID{}) {
-				b.incarnation = UUID{byte(id), byte(h.now), byte(h.now >> 8), 1}
+			if b.incarnation == (cluster.UUID{}) {
+				b.incarnation = cluster.UUID{byte(id), byte(h.now), byte(h.now >> 8), 1}
 			}
 			req := kmsg.NewPtrBrokerRegistrationRequest()
 			req.BrokerID, req.IncarnationID = id, b.incarnation

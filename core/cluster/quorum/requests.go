@@ -1,7 +1,8 @@
-package cluster
+package quorum
 
 import (
 	"errors"
+	"github.com/gregor-kafka/gregor/core/cluster"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -32,7 +33,7 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 // register records a broker registration (KIP-631). The broker starts
 // fenced; its epoch is the offset of the record, returned once committed.
 func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
-	rec := &RegisterBroker{ID: r.BrokerID, IncarnationID: r.IncarnationID}
+	rec := &cluster.RegisterBroker{ID: r.BrokerID, IncarnationID: r.IncarnationID}
 	if r.Rack != nil {
 		rec.Rack = *r.Rack
 	}
@@ -40,7 +41,7 @@ func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
 		rec.Host, rec.Port = r.Listeners[0].Host, int32(r.Listeners[0].Port)
 	}
 	c.lastHeard[r.BrokerID] = c.n.now
-	c.propose([]Record{{RegisterBroker: rec}}, &pending{id: id, req: r, done: func(errs []error) kmsg.Response {
+	c.propose([]cluster.Record{{RegisterBroker: rec}}, &pending{id: id, req: r, done: func(errs []error) kmsg.Response {
 		resp := newResponse[*kmsg.BrokerRegistrationResponse](r)
 		if b := c.n.image.Brokers[r.BrokerID]; b != nil && b.IncarnationID == r.IncarnationID {
 			resp.BrokerEpoch = b.Epoch
@@ -72,19 +73,19 @@ func (c *controller) heartbeat(id uint64, r *kmsg.BrokerHeartbeatRequest) {
 	resp.IsCaughtUp, resp.IsFenced = caughtUp, b.Fenced
 	resp.ShouldShutdown = r.WantShutdown && b.Fenced
 	_, busy := c.inflight[brokerKey(b.ID)]
-	var rec Record
+	var rec cluster.Record
 	switch {
 	case busy:
 	case (r.WantFence || r.WantShutdown) && !b.Fenced:
-		rec.FenceBroker = &FenceBroker{ID: b.ID, Epoch: b.Epoch}
+		rec.FenceBroker = &cluster.FenceBroker{ID: b.ID, Epoch: b.Epoch}
 	case !r.WantFence && !r.WantShutdown && b.Fenced && caughtUp:
-		rec.UnfenceBroker = &UnfenceBroker{ID: b.ID, Epoch: b.Epoch}
+		rec.UnfenceBroker = &cluster.UnfenceBroker{ID: b.ID, Epoch: b.Epoch}
 	}
-	if rec.count() == 0 {
+	if rec.Count() == 0 {
 		c.n.respond(id, resp)
 		return
 	}
-	c.propose([]Record{rec}, &pending{id: id, req: r, done: func([]error) kmsg.Response {
+	c.propose([]cluster.Record{rec}, &pending{id: id, req: r, done: func([]error) kmsg.Response {
 		now := c.n.image.Brokers[r.BrokerID]
 		resp.IsFenced = now == nil || now.Fenced
 		resp.ShouldShutdown = r.WantShutdown && resp.IsFenced
@@ -101,7 +102,7 @@ func (c *controller) unregister(id uint64, r *kmsg.UnregisterBrokerRequest) {
 		c.n.respond(id, resp)
 		return
 	}
-	c.propose([]Record{{UnregisterBroker: &UnregisterBroker{ID: b.ID, Epoch: b.Epoch}}}, &pending{id: id, req: r,
+	c.propose([]cluster.Record{{UnregisterBroker: &cluster.UnregisterBroker{ID: b.ID, Epoch: b.Epoch}}}, &pending{id: id, req: r,
 		done: func(errs []error) kmsg.Response {
 			resp := newResponse[*kmsg.UnregisterBrokerResponse](r)
 			resp.ErrorCode = recordError(errs[0])
@@ -118,10 +119,10 @@ func (c *controller) allocateProducerIDs(id uint64, r *kmsg.AllocateProducerIDsR
 		c.n.respond(id, resp)
 		return
 	}
-	blk := &ProducerIDsBlock{BrokerID: r.BrokerID, BrokerEpoch: r.BrokerEpoch,
+	blk := &cluster.ProducerIDsBlock{BrokerID: r.BrokerID, BrokerEpoch: r.BrokerEpoch,
 		Start: max(c.nextPID, c.n.image.NextProducerID), Len: c.n.cfg.ProducerIDBlock}
 	c.nextPID = blk.Start + int64(blk.Len)
-	c.propose([]Record{{ProducerIDs: blk}}, &pending{id: id, req: r, done: func(errs []error) kmsg.Response {
+	c.propose([]cluster.Record{{ProducerIDs: blk}}, &pending{id: id, req: r, done: func(errs []error) kmsg.Response {
 		if resp.ErrorCode = recordError(errs[0]); resp.ErrorCode == 0 {
 			resp.ProducerIDStart, resp.ProducerIDLen = blk.Start, blk.Len
 		}
@@ -133,7 +134,7 @@ func (c *controller) allocateProducerIDs(id uint64, r *kmsg.AllocateProducerIDsR
 // cluster-wide defaults (BROKER with an empty name).
 func (c *controller) alterConfigs(id uint64, r *kmsg.IncrementalAlterConfigsRequest) {
 	resp := newResponse[*kmsg.IncrementalAlterConfigsResponse](r)
-	var recs []Record
+	var recs []cluster.Record
 	for _, res := range r.Resources {
 		out := kmsg.NewIncrementalAlterConfigsResponseResource()
 		out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
@@ -147,13 +148,13 @@ func (c *controller) alterConfigs(id uint64, r *kmsg.IncrementalAlterConfigsRequ
 		default:
 			out.ErrorCode = kerr.InvalidRequest.Code
 		}
-		var mine []Record
+		var mine []cluster.Record
 		for _, cfg := range res.Configs {
 			switch cfg.Op {
 			case kmsg.IncrementalAlterConfigOpSet:
-				mine = append(mine, Record{Config: &ConfigRecord{Topic: topic, Name: cfg.Name, Value: cfg.Value}})
+				mine = append(mine, cluster.Record{Config: &cluster.ConfigRecord{Topic: topic, Name: cfg.Name, Value: cfg.Value}})
 			case kmsg.IncrementalAlterConfigOpDelete:
-				mine = append(mine, Record{Config: &ConfigRecord{Topic: topic, Name: cfg.Name}})
+				mine = append(mine, cluster.Record{Config: &cluster.ConfigRecord{Topic: topic, Name: cfg.Name}})
 			default:
 				out.ErrorCode = kerr.InvalidRequest.Code
 			}
@@ -175,11 +176,11 @@ func recordError(err error) int16 {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, ErrStale):
+	case errors.Is(err, cluster.ErrStale):
 		return kerr.InvalidUpdateVersion.Code
-	case errors.Is(err, ErrUnknown):
+	case errors.Is(err, cluster.ErrUnknown):
 		return kerr.UnknownTopicOrPartition.Code
-	case errors.Is(err, ErrExists):
+	case errors.Is(err, cluster.ErrExists):
 		return kerr.TopicAlreadyExists.Code
 	default:
 		return kerr.InvalidRequest.Code

@@ -1,8 +1,9 @@
-package cluster
+package quorum
 
 import (
 	"flag"
 	"fmt"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"slices"
 	"testing"
 
@@ -76,7 +77,7 @@ func (s *faultStats) observe(a Applied) {
 		if d.Unclean {
 			s.Unclean++
 		}
-		if d.After.Leader == NoLeader {
+		if d.After.Leader == cluster.NoLeader {
 			s.Offline++
 		}
 	}
@@ -156,7 +157,7 @@ func randomRunStats(t *testing.T, seed uint64, observe func(Applied)) *harness {
 		im := c.Image()
 		for _, name := range im.TopicNames() {
 			for _, p := range im.Topics[name].Partitions {
-				if p.Leader == NoLeader {
+				if p.Leader == cluster.NoLeader {
 					return false
 				}
 			}
@@ -205,7 +206,7 @@ func randomAlter(h *harness) {
 	parts := im.Topics[name].Partitions
 	pi := rng.IntN(len(parts))
 	p := parts[pi]
-	if p.Leader == NoLeader || !h.brokers[p.Leader].up {
+	if p.Leader == cluster.NoLeader || !h.brokers[p.Leader].up {
 		return
 	}
 	isr := slices.Clone(p.ISR)

@@ -1,6 +1,7 @@
-package cluster
+package quorum
 
 import (
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"slices"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestCreateTopicPlacement(t *testing.T) {
 func TestFencedLeaderMovesToISR(t *testing.T) {
 	h := threeBrokers(t, scenarioConfig())
 	h.createTopic("t", 1, 3, nil)
-	before := h.controller().Image().Partition("t", 0).clone()
+	before := h.controller().Image().Partition("t", 0).Clone()
 	h.stopBroker(before.Leader)
 	h.runUntil(100, "leader moved", func() bool { return h.controller().Image().Partition("t", 0).Leader != before.Leader })
 	h.run(3)
@@ -72,8 +73,8 @@ func TestFencedLeaderMovesToISR(t *testing.T) {
 
 // shrinkToLeader makes the leader of t-0 shrink its ISR to itself, and
 // checks AlterPartition's epoch rules on the way.
-func shrinkToLeader(t *testing.T, h *harness) *Partition {
-	p := h.controller().Image().Partition("t", 0).clone()
+func shrinkToLeader(t *testing.T, h *harness) *cluster.Partition {
+	p := h.controller().Image().Partition("t", 0).Clone()
 	if code := h.alterISR("t", 0, p.LeaderEpoch, p.PartitionEpoch+1, []int32{p.Leader}, 0); code != kerr.InvalidUpdateVersion.Code {
 		t.Fatalf("future partition epoch: %v", kerr.ErrorForCode(code))
 	}
@@ -94,7 +95,7 @@ func shrinkToLeader(t *testing.T, h *harness) *Partition {
 	if code := h.alterISR("t", 0, p.LeaderEpoch, p.PartitionEpoch, []int32{p.Leader}, 0); code != kerr.InvalidUpdateVersion.Code {
 		t.Fatalf("stale partition epoch: %v", kerr.ErrorForCode(code))
 	}
-	return got.clone()
+	return got.Clone()
 }
 
 func TestCleanElectionLeavesPartitionOffline(t *testing.T) {
@@ -102,11 +103,11 @@ func TestCleanElectionLeavesPartitionOffline(t *testing.T) {
 	h.createTopic("t", 1, 3, nil)
 	p := shrinkToLeader(t, h)
 	h.stopBroker(p.Leader)
-	h.runUntil(100, "partition offline", func() bool { return h.controller().Image().Partition("t", 0).Leader == NoLeader })
+	h.runUntil(100, "partition offline", func() bool { return h.controller().Image().Partition("t", 0).Leader == cluster.NoLeader })
 	h.run(60) // stays offline: nobody else is in sync
 	h.agree()
-	off := h.controller().Image().Partition("t", 0).clone()
-	if off.Leader != NoLeader || !slices.Equal(off.ISR, []int32{p.Leader}) || off.LeaderEpoch != p.LeaderEpoch+1 {
+	off := h.controller().Image().Partition("t", 0).Clone()
+	if off.Leader != cluster.NoLeader || !slices.Equal(off.ISR, []int32{p.Leader}) || off.LeaderEpoch != p.LeaderEpoch+1 {
 		t.Fatalf("offline partition: %+v", off)
 	}
 	h.startBroker(p.Leader)
@@ -130,8 +131,8 @@ func TestUncleanElectionChoosesOutOfSyncReplica(t *testing.T) {
 		t.Fatalf("configs: %+v", im.Topics["t"].Configs)
 	}
 	p := shrinkToLeader(t, h)
-	var unclean []PartitionDelta
-	h.onDelta = func(node uint64, d PartitionDelta, _ *Image) {
+	var unclean []cluster.PartitionDelta
+	h.onDelta = func(node uint64, d cluster.PartitionDelta, _ *cluster.Image) {
 		if node == 1 && d.Unclean {
 			unclean = append(unclean, d)
 		}
@@ -139,7 +140,7 @@ func TestUncleanElectionChoosesOutOfSyncReplica(t *testing.T) {
 	h.stopBroker(p.Leader)
 	h.runUntil(100, "unclean leader", func() bool {
 		l := h.controller().Image().Partition("t", 0).Leader
-		return l != p.Leader && l != NoLeader
+		return l != p.Leader && l != cluster.NoLeader
 	})
 	h.run(3)
 	h.agree()

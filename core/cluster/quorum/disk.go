@@ -1,9 +1,10 @@
-package cluster
+package quorum
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"path"
 
 	"go.etcd.io/raft/v3"
@@ -63,7 +64,7 @@ func (d *disk) load(ms *raft.MemoryStorage) (fresh bool, err error) {
 	}
 	snap := &pb.Snapshot{}
 	if err := proto.Unmarshal(snapData, snap); err != nil {
-		return false, fmt.Errorf("%w: snapshot: %v", ErrCorrupt, err)
+		return false, fmt.Errorf("%w: snapshot: %v", cluster.ErrCorrupt, err)
 	}
 	if err := ms.ApplySnapshot(snap); err != nil {
 		return false, err
@@ -71,7 +72,7 @@ func (d *disk) load(ms *raft.MemoryStorage) (fresh bool, err error) {
 	if hs, err := d.st.ReadFile(d.name("hardstate")); err == nil {
 		h := &pb.HardState{}
 		if err := proto.Unmarshal(hs, h); err != nil {
-			return false, fmt.Errorf("%w: hardstate: %v", ErrCorrupt, err)
+			return false, fmt.Errorf("%w: hardstate: %v", cluster.ErrCorrupt, err)
 		}
 		if err := ms.SetHardState(h); err != nil {
 			return false, err

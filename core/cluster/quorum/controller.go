@@ -1,7 +1,8 @@
-package cluster
+package quorum
 
 import (
 	"fmt"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -76,10 +77,10 @@ func (c *controller) resign() {
 
 // propose appends a batch. p (optional) waits for it; keys mark what it
 // changes so tick does not propose the same change again meanwhile.
-func (c *controller) propose(recs []Record, p *pending, keys []string) {
+func (c *controller) propose(recs []cluster.Record, p *pending, keys []string) {
 	c.seq++
-	b := &Batch{Proposer: c.n.cfg.ID, Seq: c.seq, Records: recs}
-	if err := c.n.rn.Propose(EncodeBatch(b)); err != nil {
+	b := &cluster.Batch{Proposer: c.n.cfg.ID, Seq: c.seq, Records: recs}
+	if err := c.n.rn.Propose(cluster.EncodeBatch(b)); err != nil {
 		if p != nil {
 			c.n.respond(p.id, errorResponse(p.req, notController))
 		}
@@ -96,7 +97,7 @@ func (c *controller) propose(recs []Record, p *pending, keys []string) {
 }
 
 // committed is called for every applied batch; it completes ours.
-func (c *controller) committed(term uint64, b *Batch, errs []error) {
+func (c *controller) committed(term uint64, b *cluster.Batch, errs []error) {
 	if b.Proposer != c.n.cfg.ID || term != c.term {
 		return
 	}
@@ -126,7 +127,7 @@ func (c *controller) tick() {
 		return
 	}
 	im := c.n.image
-	var recs []Record
+	var recs []cluster.Record
 	var keys []string
 	fencing := map[int32]bool{}
 	for _, id := range im.BrokerIDs() {
@@ -141,7 +142,7 @@ func (c *controller) tick() {
 		}
 		fencing[id] = true
 		if _, busy := c.inflight[brokerKey(id)]; !busy {
-			recs = append(recs, Record{FenceBroker: &FenceBroker{ID: id, Epoch: b.Epoch}})
+			recs = append(recs, cluster.Record{FenceBroker: &cluster.FenceBroker{ID: id, Epoch: b.Epoch}})
 			keys = append(keys, brokerKey(id))
 		}
 	}
@@ -156,9 +157,9 @@ func (c *controller) tick() {
 // reconcile elects leaders and prunes ISRs for every partition whose
 // leader or ISR includes a broker that is not live, or that has no leader
 // and could have one (Kafka's handleBrokerFenced / handleBrokerUnfenced).
-func (c *controller) reconcile(live func(int32) bool) ([]Record, []string) {
+func (c *controller) reconcile(live func(int32) bool) ([]cluster.Record, []string) {
 	im := c.n.image
-	var recs []Record
+	var recs []cluster.Record
 	var keys []string
 	for _, name := range im.TopicNames() {
 		t := im.Topics[name]
@@ -168,8 +169,8 @@ func (c *controller) reconcile(live func(int32) bool) ([]Record, []string) {
 			if _, busy := c.inflight[key]; busy {
 				continue
 			}
-			if ch := Elect(p, live, unclean).Change(name, int32(i), p); ch != nil {
-				recs = append(recs, Record{PartitionChange: ch})
+			if ch := cluster.Elect(p, live, unclean).Change(name, int32(i), p); ch != nil {
+				recs = append(recs, cluster.Record{PartitionChange: ch})
 				keys = append(keys, key)
 			}
 		}

@@ -1,6 +1,7 @@
-package cluster
+package quorum
 
 import (
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -14,9 +15,9 @@ import (
 func (c *controller) createTopics(id uint64, r *kmsg.CreateTopicsRequest) {
 	im := c.n.image
 	resp := newResponse[*kmsg.CreateTopicsResponse](r)
-	var recs []Record
+	var recs []cluster.Record
 	var keys []string
-	type span struct{ topic, rec int } // response topic -> its TopicRecord
+	type span struct{ topic, rec int } // response topic -> its cluster.TopicRecord
 	var spans []span
 	live := im.LiveBrokers()
 	seen := map[string]bool{}
@@ -33,18 +34,18 @@ func (c *controller) createTopics(id uint64, r *kmsg.CreateTopicsRequest) {
 		if code != 0 || r.ValidateOnly {
 			continue
 		}
-		var tid UUID
-		for tid == (UUID{}) || im.TopicByID(tid) != nil {
+		var tid cluster.UUID
+		for tid == (cluster.UUID{}) || im.TopicByID(tid) != nil {
 			for i := range tid {
 				tid[i] = byte(c.n.cfg.Rand.Uint32())
 			}
 		}
 		resp.Topics[len(resp.Topics)-1].TopicID = tid
 		spans = append(spans, span{len(resp.Topics) - 1, len(recs)})
-		recs = append(recs, Record{Topic: &TopicRecord{Name: t.Topic, ID: tid}})
+		recs = append(recs, cluster.Record{Topic: &cluster.TopicRecord{Name: t.Topic, ID: tid}})
 		for _, cfg := range t.Configs {
 			if cfg.Value != nil {
-				recs = append(recs, Record{Config: &ConfigRecord{Topic: t.Topic, Name: cfg.Name, Value: cfg.Value}})
+				recs = append(recs, cluster.Record{Config: &cluster.ConfigRecord{Topic: t.Topic, Name: cfg.Name, Value: cfg.Value}})
 			}
 		}
 		for i, reps := range assignment {
@@ -54,7 +55,7 @@ func (c *controller) createTopics(id uint64, r *kmsg.CreateTopicsRequest) {
 					isr = append(isr, b)
 				}
 			}
-			recs = append(recs, Record{Partition: &PartitionRecord{Topic: t.Topic, Partition: int32(i),
+			recs = append(recs, cluster.Record{Partition: &cluster.PartitionRecord{Topic: t.Topic, Partition: int32(i),
 				Replicas: reps, ISR: isr, Leader: isr[0]}})
 			keys = append(keys, partitionKey(t.Topic, int32(i)))
 		}
@@ -67,7 +68,7 @@ func (c *controller) createTopics(id uint64, r *kmsg.CreateTopicsRequest) {
 		for _, s := range spans {
 			if code := recordError(errs[s.rec]); code != 0 {
 				rt := &resp.Topics[s.topic]
-				rt.ErrorCode, rt.TopicID, rt.NumPartitions, rt.ReplicationFactor = code, UUID{}, -1, -1
+				rt.ErrorCode, rt.TopicID, rt.NumPartitions, rt.ReplicationFactor = code, cluster.UUID{}, -1, -1
 			}
 		}
 		return resp
@@ -119,7 +120,7 @@ func (c *controller) planTopic(t *kmsg.CreateTopicsRequestTopic, live []int32, d
 	if rf <= 0 || int(rf) > len(live) {
 		return nil, kerr.InvalidReplicationFactor.Code
 	}
-	return Place(live, c.n.cfg.Rand.IntN(len(live)), 0, int(np), int(rf)), 0
+	return cluster.Place(live, c.n.cfg.Rand.IntN(len(live)), 0, int(np), int(rf)), 0
 }
 
 // validTopicName is Kafka's rule: 1-249 of [a-zA-Z0-9._-], not "." or "..".
@@ -154,7 +155,7 @@ func (c *controller) alterPartition(id uint64, r *kmsg.AlterPartitionRequest) {
 		topic string
 		rec   int // index in recs, or -1
 	}
-	var recs []Record
+	var recs []cluster.Record
 	var slots []slot
 	for ti, rt := range r.Topics {
 		out := kmsg.NewAlterPartitionResponseTopic()
@@ -166,7 +167,7 @@ func (c *controller) alterPartition(id uint64, r *kmsg.AlterPartitionRequest) {
 		for pi, rp := range rt.Partitions {
 			op := kmsg.NewAlterPartitionResponseTopicPartition()
 			op.Partition = rp.Partition
-			var ch *PartitionChange
+			var ch *cluster.PartitionChange
 			if t == nil {
 				op.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				if rt.Topic == "" {
@@ -182,7 +183,7 @@ func (c *controller) alterPartition(id uint64, r *kmsg.AlterPartitionRequest) {
 			s := slot{ti, pi, t.Name, -1}
 			if ch != nil {
 				s.rec = len(recs)
-				recs = append(recs, Record{PartitionChange: ch})
+				recs = append(recs, cluster.Record{PartitionChange: ch})
 			}
 			slots = append(slots, s)
 		}
@@ -214,7 +215,7 @@ func (c *controller) alterPartition(id uint64, r *kmsg.AlterPartitionRequest) {
 
 // checkAlter validates one partition of an AlterPartition request against
 // the committed image and returns the change (nil: nothing to change).
-func (c *controller) checkAlter(broker int32, topic string, rp *kmsg.AlterPartitionRequestTopicPartition) (*PartitionChange, int16) {
+func (c *controller) checkAlter(broker int32, topic string, rp *kmsg.AlterPartitionRequestTopicPartition) (*cluster.PartitionChange, int16) {
 	im := c.n.image
 	p := im.Partition(topic, rp.Partition)
 	switch {
@@ -245,14 +246,14 @@ func (c *controller) checkAlter(broker int32, topic string, rp *kmsg.AlterPartit
 			return nil, kerr.IneligibleReplica.Code
 		}
 	}
-	ch := &PartitionChange{Topic: topic, Partition: rp.Partition, ExpectEpoch: p.PartitionEpoch, Leader: NoLeaderChange}
+	ch := &cluster.PartitionChange{Topic: topic, Partition: rp.Partition, ExpectEpoch: p.PartitionEpoch, Leader: cluster.NoLeaderChange}
 	switch {
 	case rp.LeaderRecoveryState == 1 && !p.Recovering:
 		return nil, kerr.InvalidRequest.Code
 	case rp.LeaderRecoveryState == 1 && len(isr) > 1:
 		return nil, kerr.InvalidRequest.Code
 	case rp.LeaderRecoveryState == 0 && p.Recovering:
-		ch.Recovery = RecoveryRecovered
+		ch.Recovery = cluster.RecoveryRecovered
 	}
 	if !slices.Equal(isr, p.ISR) {
 		ch.ISR = isr

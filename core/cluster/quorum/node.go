@@ -1,7 +1,8 @@
-package cluster
+package quorum
 
 import (
 	"fmt"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"math/rand/v2"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -69,7 +70,7 @@ type Node struct {
 	rn        *raft.RawNode
 	ms        *raft.MemoryStorage
 	disk      *disk
-	image     *Image
+	image     *cluster.Image
 	confState *pb.ConfState
 	snapIndex uint64
 
@@ -97,11 +98,11 @@ type Applied struct {
 	Term  uint64
 	// Batch is the entry's records; nil for raft's own entries and for a
 	// snapshot.
-	Batch *Batch
+	Batch *cluster.Batch
 	// Errs says, per record, why it was skipped (nil: applied).
 	Errs []error
 	// Deltas are the partitions the batch changed, in record order.
-	Deltas []PartitionDelta
+	Deltas []cluster.PartitionDelta
 	// Snapshot: the image was replaced by a snapshot at Index; reload it
 	// whole.
 	Snapshot bool
@@ -178,7 +179,7 @@ func NewNode(cfg Config) (*Node, error) {
 	if fresh {
 		// Every voter starts from the same snapshot at index 1 holding the
 		// membership and the empty image (etcd raft's bootstrap pattern).
-		snap := &pb.Snapshot{Data: NewImage().Encode(), Metadata: &pb.SnapshotMetadata{
+		snap := &pb.Snapshot{Data: cluster.NewImage().Encode(), Metadata: &pb.SnapshotMetadata{
 			Index: new(uint64(1)), Term: new(uint64(1)), ConfState: &pb.ConfState{Voters: cfg.Voters}}}
 		if err := n.ms.ApplySnapshot(snap); err != nil {
 			return nil, err
@@ -190,7 +191,7 @@ func NewNode(cfg Config) (*Node, error) {
 		}
 	}
 	snap, _ := n.ms.Snapshot()
-	im, err := DecodeImage(snap.GetData())
+	im, err := cluster.DecodeImage(snap.GetData())
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +293,7 @@ func (n *Node) ReportUnreachable(peer uint64) { n.rn.ReportUnreachable(peer) }
 
 // Image is the applied metadata. It is the node's own: read it, never
 // change it, and do not keep it across Process calls (Clone it to keep).
-func (n *Node) Image() *Image { return n.image }
+func (n *Node) Image() *cluster.Image { return n.image }
 
 // ID is the node's id.
 func (n *Node) ID() uint64 { return n.cfg.ID }

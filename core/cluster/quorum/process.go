@@ -1,7 +1,8 @@
-package cluster
+package quorum
 
 import (
 	"fmt"
+	"github.com/gregor-kafka/gregor/core/cluster"
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -56,7 +57,7 @@ func (n *Node) persist(rd *raft.Ready) error {
 				return err
 			}
 		}
-		im, err := DecodeImage(rd.Snapshot.GetData())
+		im, err := cluster.DecodeImage(rd.Snapshot.GetData())
 		if err != nil {
 			return err
 		}
@@ -111,7 +112,7 @@ func (n *Node) apply(e *pb.Entry) error {
 			}
 			break
 		}
-		b, err := DecodeBatch(e.GetData())
+		b, err := cluster.DecodeBatch(e.GetData())
 		if err != nil {
 			// Every member skips it alike; nothing to apply.
 			n.image.Index = e.GetIndex()
@@ -128,13 +129,13 @@ func (n *Node) apply(e *pb.Entry) error {
 		if e.GetType() == pb.EntryConfChange {
 			c := &pb.ConfChange{}
 			if err := proto.Unmarshal(e.GetData(), c); err != nil {
-				return fmt.Errorf("%w: conf change %d: %v", ErrCorrupt, e.GetIndex(), err)
+				return fmt.Errorf("%w: conf change %d: %v", cluster.ErrCorrupt, e.GetIndex(), err)
 			}
 			cc = c
 		} else {
 			c := &pb.ConfChangeV2{}
 			if err := proto.Unmarshal(e.GetData(), c); err != nil {
-				return fmt.Errorf("%w: conf change %d: %v", ErrCorrupt, e.GetIndex(), err)
+				return fmt.Errorf("%w: conf change %d: %v", cluster.ErrCorrupt, e.GetIndex(), err)
 			}
 			cc = c
 		}

@@ -1,0 +1,312 @@
+package broker
+
+import (
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
+)
+
+// A broker in a cluster (Config.Cluster set) takes its metadata from the
+// quorum's image instead of its own metadata file, and talks to the other
+// brokers and to the controller with kmsg requests it hands to the driver
+// (KIP-500, KIP-631):
+//
+//   - lifecycle: it registers with a random incarnation id, heartbeats with
+//     the metadata offset it has applied, and re-registers when the
+//     controller no longer knows its epoch;
+//   - ApplyMetadata: every image the driver applies makes it leader or
+//     follower of its replicas (replica.go);
+//   - followers fetch from leaders with real Fetch requests carrying their
+//     replica id; leaders change the ISR with AlterPartition (KIP-497).
+//
+// The driver owns the transport: Send puts a request on the wire, and the
+// answer comes back through Receive with the same id. A request that is
+// lost is never answered; the broker gives up on it after
+// replica.socket.timeout.ms and tries again.
+
+// ToController addresses a request to the active controller.
+const ToController int32 = -1
+
+// ClusterConfig makes a broker one of several.
+type ClusterConfig struct {
+	// Send hands a request to the driver: for broker to, or for the
+	// active controller when to is ToController. It must not call back
+	// into the broker.
+	Send func(to int32, id uint64, req kmsg.Request)
+	// Incarnation identifies this run of the broker (KIP-631); the driver
+	// draws it anew at every start.
+	Incarnation [16]byte
+}
+
+type clusterGlue struct {
+	cfg   ClusterConfig
+	image *cluster.Image
+
+	epoch       int64 // broker epoch; -1 while unregistered
+	registering bool
+	fenced      bool
+	nextBeat    int64
+	beating     bool
+
+	nextID uint64
+	out    map[uint64]*outgoing
+
+	pidNext, pidEnd int64 // the producer id block being handed out
+	pidAsking       bool
+	pidWaiting      []pidWait
+}
+
+type outgoing struct {
+	to       int32
+	deadline int64
+	done     func(resp kmsg.Response) // resp is nil when it timed out
+}
+
+func (b *Broker) clustered() bool { return b.cl != nil }
+
+// ClusterEpoch is the broker epoch the controller gave this broker, or -1.
+func (b *Broker) ClusterEpoch() int64 {
+	if b.cl == nil {
+		return -1
+	}
+	return b.cl.epoch
+}
+
+// Fenced reports whether the controller holds this broker fenced.
+func (b *Broker) Fenced() bool { return b.cl != nil && b.cl.fenced }
+
+// send puts a request on the driver's transport and remembers what to do
+// with the answer.
+func (b *Broker) send(to int32, req kmsg.Request, done func(kmsg.Response)) {
+	b.cl.nextID++
+	id := b.cl.nextID
+	b.cl.out[id] = &outgoing{to: to, deadline: b.now + b.cfg.Settings.Int64("replica.socket.timeout.ms"), done: done}
+	b.cl.cfg.Send(to, id, req)
+}
+
+// Receive hands the broker the answer to one of its requests.
+func (b *Broker) Receive(now int64, id uint64, resp kmsg.Response) {
+	b.advance(now)
+	if b.cl == nil {
+		return
+	}
+	o := b.cl.out[id]
+	if o == nil {
+		return // late: already timed out
+	}
+	delete(b.cl.out, id)
+	o.done(resp)
+}
+
+// expireOutgoing gives up on requests that were not answered in time.
+func (b *Broker) expireOutgoing() {
+	var late []uint64
+	for id, o := range b.cl.out {
+		if o.deadline <= b.now {
+			late = append(late, id)
+		}
+	}
+	sort.Slice(late, func(i, j int) bool { return late[i] < late[j] })
+	for _, id := range late {
+		o := b.cl.out[id]
+		delete(b.cl.out, id)
+		o.done(nil)
+	}
+}
+
+// tickLifecycle registers the broker and heartbeats (KIP-631).
+func (b *Broker) tickLifecycle() {
+	c := b.cl
+	if c.epoch < 0 {
+		if !c.registering {
+			b.register()
+		}
+		return
+	}
+	if c.beating || b.now < c.nextBeat {
+		return
+	}
+	c.beating = true
+	c.nextBeat = b.now + b.cfg.Settings.Int64("broker.heartbeat.interval.ms")
+	req := kmsg.NewPtrBrokerHeartbeatRequest()
+	req.BrokerID, req.BrokerEpoch = b.cfg.NodeID, c.epoch
+	req.CurrentMetadataOffset = int64(c.image.Index)
+	epoch := c.epoch
+	b.send(ToController, req, func(r kmsg.Response) {
+		c.beating = false
+		resp, _ := r.(*kmsg.BrokerHeartbeatResponse)
+		if resp == nil || c.epoch != epoch {
+			return
+		}
+		switch resp.ErrorCode {
+		case 0:
+			if c.fenced != resp.IsFenced {
+				c.fenced = resp.IsFenced
+			}
+		case kerr.StaleBrokerEpoch.Code, kerr.BrokerIDNotRegistered.Code:
+			c.epoch, c.fenced = -1, true
+			b.register()
+		default: // NOT_CONTROLLER and the like: the next beat goes to the new one
+			c.nextBeat = b.now
+		}
+	})
+}
+
+func (b *Broker) register() {
+	c := b.cl
+	c.registering = true
+	req := kmsg.NewPtrBrokerRegistrationRequest()
+	req.BrokerID, req.ClusterID, req.IncarnationID = b.cfg.NodeID, b.meta.ClusterID, c.cfg.Incarnation
+	l := kmsg.NewBrokerRegistrationRequestListener()
+	l.Name, l.Host, l.Port = "PLAINTEXT", b.cfg.Host, uint16(b.cfg.Port)
+	req.Listeners = append(req.Listeners, l)
+	b.send(ToController, req, func(r kmsg.Response) {
+		c.registering = false
+		resp, _ := r.(*kmsg.BrokerRegistrationResponse)
+		if resp == nil || resp.ErrorCode != 0 {
+			return // tried again at the next tick
+		}
+		c.epoch, c.fenced, c.nextBeat = resp.BrokerEpoch, true, b.now
+		b.cfg.Logf("registered with the controller (broker epoch %d)", resp.BrokerEpoch)
+	})
+}
+
+// nextClusterDeadline is the earliest time the cluster machinery has work.
+func (b *Broker) nextClusterDeadline() (int64, bool) {
+	c := b.cl
+	at, ok := c.nextBeat, c.epoch >= 0 && !c.beating
+	consider := func(t int64) {
+		if !ok || t < at {
+			at, ok = t, true
+		}
+	}
+	for _, o := range c.out {
+		consider(o.deadline)
+	}
+	for _, p := range b.partitions() {
+		if p.lead != nil {
+			consider(p.lead.nextISRCheck)
+		}
+		if f := p.follow; f != nil && !f.inflight {
+			consider(f.retryAt)
+		}
+	}
+	for _, a := range b.acks {
+		consider(a.deadline)
+	}
+	return at, ok
+}
+
+// liveBrokers lists the brokers that may host replicas.
+func (b *Broker) liveBrokers() []int32 {
+	if b.cl == nil {
+		return []int32{b.cfg.NodeID}
+	}
+	return b.cl.image.LiveBrokers()
+}
+
+// Image is the metadata image the broker last applied (nil for a single
+// broker). Callers must not modify it.
+func (b *Broker) Image() *cluster.Image {
+	if b.cl == nil {
+		return nil
+	}
+	return b.cl.image
+}
+
+// routeError is the error for a request about a partition this broker does
+// not lead: NOT_LEADER_OR_FOLLOWER when the partition exists (the client
+// refreshes its metadata and goes to the leader), LEADER_NOT_AVAILABLE while
+// it has no leader, UNKNOWN_TOPIC_OR_PARTITION when it does not exist.
+func (b *Broker) routeError(topic string, idx int32) int16 {
+	if b.cl == nil {
+		return kerr.UnknownTopicOrPartition.Code
+	}
+	ip := b.cl.image.Partition(topic, idx)
+	switch {
+	case ip == nil:
+		return kerr.UnknownTopicOrPartition.Code
+	case ip.Leader == cluster.NoLeader:
+		return kerr.LeaderNotAvailable.Code
+	}
+	return kerr.NotLeaderForPartition.Code
+}
+
+// leads reports whether this broker serves reads and writes of p.
+func (b *Broker) leads(p *Partition) bool {
+	return b.cl == nil || p.Leader == b.cfg.NodeID && p.lead != nil
+}
+
+// forward sends a client's request to the controller and answers the
+// client with the controller's response (CreateTopics in a cluster).
+func (b *Broker) forward(r *Request, onTimeout func() kmsg.Response) {
+	req := *r
+	b.send(ToController, req.Msg, func(resp kmsg.Response) {
+		if resp == nil {
+			resp = onTimeout()
+		}
+		resp.SetVersion(req.Msg.GetVersion())
+		b.reply(req, resp)
+	})
+}
+
+// clusterProducerID answers InitProducerId from a block of producer ids
+// the controller allocated to this broker (AllocateProducerIds, KIP-730),
+// so ids are unique across the cluster; while a block is being fetched the
+// requests wait.
+func (b *Broker) clusterProducerID(r Request, resp *kmsg.InitProducerIDResponse) {
+	c := b.cl
+	c.pidWaiting = append(c.pidWaiting, pidWait{r, resp})
+	b.servePIDs()
+}
+
+type pidWait struct {
+	req  Request
+	resp *kmsg.InitProducerIDResponse
+}
+
+func (b *Broker) servePIDs() {
+	c := b.cl
+	for len(c.pidWaiting) > 0 && c.pidNext < c.pidEnd {
+		w := c.pidWaiting[0]
+		c.pidWaiting = c.pidWaiting[1:]
+		w.resp.ProducerID, w.resp.ProducerEpoch = c.pidNext, 0
+		c.pidNext++
+		b.reply(w.req, w.resp)
+	}
+	if len(c.pidWaiting) == 0 || c.pidAsking {
+		return
+	}
+	if c.epoch < 0 {
+		for _, w := range c.pidWaiting {
+			w.resp.ErrorCode = kerr.CoordinatorNotAvailable.Code
+			b.reply(w.req, w.resp)
+		}
+		c.pidWaiting = nil
+		return
+	}
+	c.pidAsking = true
+	req := kmsg.NewPtrAllocateProducerIDsRequest()
+	req.BrokerID, req.BrokerEpoch = b.cfg.NodeID, c.epoch
+	b.send(ToController, req, func(r kmsg.Response) {
+		c.pidAsking = false
+		resp, _ := r.(*kmsg.AllocateProducerIDsResponse)
+		if resp == nil || resp.ErrorCode != 0 {
+			code := kerr.RequestTimedOut.Code
+			if resp != nil {
+				code = resp.ErrorCode
+			}
+			for _, w := range c.pidWaiting {
+				w.resp.ErrorCode = code
+				b.reply(w.req, w.resp)
+			}
+			c.pidWaiting = nil
+			return
+		}
+		c.pidNext, c.pidEnd = resp.ProducerIDStart, resp.ProducerIDStart+int64(resp.ProducerIDLen)
+		b.servePIDs()
+	})
+}

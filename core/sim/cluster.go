@@ -1,0 +1,467 @@
+//go:build !noquorum
+
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+	pb "go.etcd.io/raft/v3/raftpb"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/cluster"
+	"github.com/gregor-kafka/gregor/core/cluster/quorum"
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// The quorum's types, under the names the rest of the package uses; a build
+// with the noquorum tag (the browser's single-broker bundle) replaces them
+// with empty ones and has no `cluster` command (cluster_off.go).
+type (
+	quorumNode  = quorum.Node
+	raftMessage = pb.Message
+)
+
+func init() { commands["cluster"] = cmdCluster }
+
+// A clustered world runs every broker in KRaft's combined mode: each node
+// is a broker and a voter of the metadata quorum (core/cluster). Raft
+// messages, controller requests and follower fetches all travel on the
+// simulated network, so crashes and faults reach them as they reach
+// clients. Raft messages, heartbeats and registrations are not printed;
+// what the controller decides is, once, as the records are applied
+// ("quorum" lines), and so are the follower fetches that move data or a
+// high watermark.
+
+// RaftTickMs is how much virtual time one raft tick stands for.
+const RaftTickMs = 100
+
+type simCluster struct {
+	nextTick   int64
+	printed    uint64 // highest metadata index printed
+	ctlNext    uint64
+	ctlPending map[uint64]ctlRequest
+	// what each follower last told and heard, to print only follower
+	// fetches that change something
+	fetchOffset map[string]int64
+	fetchHW     map[string]int64
+	// Unclean counts unclean elections applied, for invariant checks.
+	Unclean int
+	ready   bool
+}
+
+type ctlRequest struct {
+	from  string
+	reqID uint64
+}
+
+// cmdCluster: cluster N [setting=value ...] starts N brokers b0..bN-1 that
+// form one cluster, and runs until each is registered and unfenced.
+func cmdCluster(w *World, c command) error {
+	if len(w.nodes) > 0 {
+		return fmt.Errorf("cluster: start the cluster before any broker")
+	}
+	ns, err := c.arg(0, "number of brokers")
+	if err != nil {
+		return err
+	}
+	var n int
+	if _, err := fmt.Sscan(ns, &n); err != nil || n < 1 || n > 9 {
+		return fmt.Errorf("cluster: the number of brokers must be 1..9")
+	}
+	settings := map[string]string{}
+	for _, k := range c.keys {
+		settings[k] = c.kv[k]
+	}
+	w.cl = &simCluster{nextTick: w.now + RaftTickMs, ctlPending: map[uint64]ctlRequest{},
+		fetchOffset: map[string]int64{}, fetchHW: map[string]int64{}}
+	for range n {
+		if _, err := w.addNode(settings); err != nil {
+			return err
+		}
+	}
+	for limit := 0; !w.clusterReady(); limit++ {
+		if limit > 600 {
+			return fmt.Errorf("cluster: not ready after 60s")
+		}
+		w.advance(RaftTickMs)
+	}
+	var names []string
+	for _, nd := range w.nodes {
+		names = append(names, nd.Name)
+	}
+	w.cl.ready = true
+	w.notef("quorum", "state", "brokers %s registered and unfenced; controller %s", strings.Join(names, " "), w.controllerName())
+	return nil
+}
+
+// clusterReady: every up broker is registered and unfenced, in every up
+// node's image.
+func (w *World) clusterReady() bool {
+	for _, n := range w.nodes {
+		if !n.Up {
+			continue
+		}
+		if n.Broker.ClusterEpoch() < 0 || n.Broker.Fenced() {
+			return false
+		}
+		for _, o := range w.nodes {
+			if o.Up && !o.Quorum.Image().Live(n.ID) {
+				return false
+			}
+		}
+	}
+	return w.controllerName() != "none"
+}
+
+// controllerName is the broker hosting the active controller.
+func (w *World) controllerName() string {
+	best, term := "none", uint64(0)
+	for _, n := range w.nodes {
+		if n.Up && n.Quorum != nil {
+			if st := n.Quorum.Status(); st.Controller && st.Term >= term {
+				best, term = n.Name, st.Term
+			}
+		}
+	}
+	return best
+}
+
+func raftID(id int32) uint64 { return uint64(id) + 1 }
+
+// startClustered opens a node's quorum member and broker.
+func (w *World) startClustered(n *Node, cfg broker.Config) error {
+	var voters []uint64
+	for i := range w.nodes {
+		voters = append(voters, raftID(int32(i)))
+	}
+	sessionMs := cfg.Settings.Int64("broker.session.timeout.ms")
+	q, err := quorum.NewNode(quorum.Config{
+		ID: raftID(n.ID), Voters: voters, ElectionTicks: 10, HeartbeatTicks: 1,
+		SessionTicks: sessionMs / RaftTickMs, DefaultPartitions: 1, DefaultReplicationFactor: 1,
+		UncleanDefault: cfg.Settings.Bool("unclean.leader.election.enable"),
+		Rand:           rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64())), Storage: n.Store,
+	})
+	if err != nil {
+		return err
+	}
+	var inc [16]byte
+	for i := range inc {
+		inc[i] = byte(w.rng.Uint32())
+	}
+	cfg.Cluster = &broker.ClusterConfig{Incarnation: inc, Send: func(to int32, id uint64, req kmsg.Request) {
+		w.brokerSend(n, to, id, req)
+	}}
+	b, err := broker.New(cfg, n.Store, func(r broker.Response) { w.fromBroker(n, r) }, w.now)
+	if err != nil {
+		_ = q.Close()
+		return err
+	}
+	n.Broker, n.Quorum, n.Up = b, q, true
+	if err := b.ApplyMetadata(w.now, q.Image().Clone()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// brokerSend puts a broker's request on the network: to another broker,
+// or to the node it believes hosts the active controller.
+func (w *World) brokerSend(n *Node, to int32, id uint64, req kmsg.Request) {
+	m := &Message{From: n.Name, Req: req, ReqID: id, Due: w.now, Conn: brokerConnBase + uint64(n.ID)}
+	if to == broker.ToController {
+		m.Ctl = true
+		m.To = n.Name // nobody known: our own node answers NOT_CONTROLLER
+		if lead := n.Quorum.Status().Lead; lead != 0 {
+			m.To = fmt.Sprintf("b%d", lead-1)
+		}
+	} else {
+		m.To = fmt.Sprintf("b%d", to)
+	}
+	m.quiet = !w.visible(m)
+	w.net.send(m)
+	w.emit(Event{Kind: "send", From: m.From, To: m.To, Msg: req})
+}
+
+// process runs a quorum member's Process and routes its output.
+func (w *World) process(n *Node) {
+	if !n.Up || n.Quorum == nil {
+		return
+	}
+	out, err := n.Quorum.Process()
+	if err != nil {
+		w.notef(n.Name, "error", "metadata quorum: %v", err)
+		return
+	}
+	for _, m := range out.Messages {
+		w.net.send(&Message{From: n.Name, To: fmt.Sprintf("b%d", m.GetTo()-1), Raft: m, Due: w.now, quiet: true})
+	}
+	for _, r := range out.Responses {
+		cr, ok := w.cl.ctlPending[r.ID]
+		if !ok {
+			continue
+		}
+		delete(w.cl.ctlPending, r.ID)
+		m := &Message{From: n.Name, To: cr.from, Resp: r.Msg, ReqID: cr.reqID, Ctl: true, Due: w.now}
+		m.quiet = !w.visible(m)
+		w.net.send(m)
+	}
+	if len(out.Applied) > 0 {
+		w.printApplied(n, out.Applied)
+		if err := n.Broker.ApplyMetadata(w.now, n.Quorum.Image().Clone()); err != nil {
+			w.notef(n.Name, "error", "applying metadata: %v", err)
+		}
+		w.commit(n)
+	}
+}
+
+// printApplied prints what the controller decided, once per entry.
+func (w *World) printApplied(n *Node, applied []quorum.Applied) {
+	for _, a := range applied {
+		if a.Index <= w.cl.printed {
+			continue
+		}
+		w.cl.printed = a.Index
+		if a.Batch == nil {
+			continue
+		}
+		for i, r := range a.Batch.Records {
+			if a.Errs[i] != nil {
+				continue
+			}
+			switch {
+			case r.FenceBroker != nil:
+				w.notef("quorum", "state", "b%d fenced", r.FenceBroker.ID)
+			case r.UnfenceBroker != nil && w.clusterStarted():
+				w.notef("quorum", "state", "b%d unfenced", r.UnfenceBroker.ID)
+			case r.RegisterBroker != nil && w.clusterStarted():
+				w.notef("quorum", "state", "b%d registered", r.RegisterBroker.ID)
+			case r.Topic != nil:
+				w.notef("quorum", "state", "topic %s created", r.Topic.Name)
+			}
+		}
+		for _, d := range a.Deltas {
+			w.notef("quorum", "state", "%s", describeDelta(d))
+			if d.Unclean {
+				w.cl.Unclean++
+			}
+		}
+	}
+}
+
+// clusterStarted: the cluster command has finished starting the brokers.
+func (w *World) clusterStarted() bool { return w.cl.ready }
+
+func describeDelta(d cluster.PartitionDelta) string {
+	a := d.After
+	s := fmt.Sprintf("%s-%d leader=%s epoch=%d isr=%s", d.Topic, d.Partition, leaderName(a.Leader), a.LeaderEpoch, idList(a.ISR))
+	switch {
+	case d.Before == nil:
+		s += fmt.Sprintf(" replicas=%s", idList(a.Replicas))
+	case d.Unclean:
+		s += " (unclean election: records only the old ISR had are lost)"
+	case d.Before.Leader != a.Leader && a.Leader == cluster.NoLeader:
+		s += " (offline: no in-sync replica is live)"
+	case d.Before.Leader != a.Leader:
+		s += " (leader elected from the ISR)"
+	case len(a.ISR) < len(d.Before.ISR):
+		s += " (ISR shrank)"
+	case len(a.ISR) > len(d.Before.ISR):
+		s += " (ISR grew)"
+	}
+	return s
+}
+
+func leaderName(id int32) string {
+	if id == cluster.NoLeader {
+		return "none"
+	}
+	return fmt.Sprintf("b%d", id)
+}
+
+func idList(ids []int32) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = fmt.Sprintf("b%d", id)
+	}
+	return "[" + strings.Join(out, " ") + "]"
+}
+
+// deliverInternal hands a raft message, a controller request or a
+// response to a broker's own request to its node. It reports false for
+// client traffic.
+func (w *World) deliverInternal(m *Message) bool {
+	switch {
+	case m.Raft != nil:
+		if n, err := w.node(m.To); err == nil && n.Up {
+			if err := n.Quorum.Step(m.Raft); err == nil {
+				w.process(n)
+			}
+		}
+		return true
+	case m.Ctl && m.Req != nil:
+		n, err := w.node(m.To)
+		if err != nil || !n.Up {
+			return true
+		}
+		if !m.quiet {
+			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + wire.Describe(m.Req)})
+		}
+		w.cl.ctlNext++
+		w.cl.ctlPending[w.cl.ctlNext] = ctlRequest{from: m.From, reqID: m.ReqID}
+		n.Quorum.Submit(w.cl.ctlNext, m.Req)
+		w.process(n)
+		return true
+	case m.Resp != nil && (m.Ctl || m.ReqID != 0):
+		n, err := w.node(m.To)
+		if err != nil || !n.Up {
+			return true
+		}
+		if !m.quiet {
+			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Resp, Text: arrow(m.From, m.To) + wire.Describe(m.Resp)})
+		}
+		before := observe(n)
+		n.Broker.Receive(w.now, m.ReqID, m.Resp)
+		w.commit(n)
+		w.report(n, before)
+		return true
+	}
+	return false
+}
+
+// visible decides whether a message between brokers is printed: never
+// raft, heartbeats or registrations; AlterPartition and
+// OffsetForLeaderEpoch always; a follower fetch when it reports a new
+// offset, and its answer when it carries records, a new high watermark or
+// an error.
+func (w *World) visible(m *Message) bool {
+	switch msg := m.body().(type) {
+	case *pb.Message, *kmsg.BrokerHeartbeatRequest, *kmsg.BrokerHeartbeatResponse,
+		*kmsg.BrokerRegistrationRequest, *kmsg.BrokerRegistrationResponse:
+		return false
+	case *kmsg.CreateTopicsRequest, *kmsg.CreateTopicsResponse:
+		return !m.Ctl
+	case *kmsg.FetchRequest:
+		if m.ReqID == 0 {
+			return true
+		}
+		changed := false
+		for _, t := range msg.Topics {
+			for _, p := range t.Partitions {
+				key := fmt.Sprintf("%s>%s/%s-%d", m.From, m.To, t.Topic, p.Partition)
+				if last, ok := w.cl.fetchOffset[key]; !ok || last != p.FetchOffset {
+					changed = true
+				}
+				w.cl.fetchOffset[key] = p.FetchOffset
+			}
+		}
+		return changed
+	case *kmsg.FetchResponse:
+		if m.ReqID == 0 {
+			return true
+		}
+		changed := msg.ErrorCode != 0
+		for _, t := range msg.Topics {
+			for _, p := range t.Partitions {
+				key := fmt.Sprintf("%s>%s/%s-%d", m.To, m.From, t.Topic, p.Partition)
+				if last, ok := w.cl.fetchHW[key]; !ok || last != p.HighWatermark || len(p.RecordBatches) > 0 || p.ErrorCode != 0 {
+					changed = true
+				}
+				w.cl.fetchHW[key] = p.HighWatermark
+			}
+		}
+		return changed
+	}
+	return true
+}
+
+// tickCluster ticks every up quorum member for each raft tick due.
+func (w *World) tickCluster() {
+	for w.cl != nil && w.cl.nextTick <= w.now {
+		w.cl.nextTick += RaftTickMs
+		for _, n := range w.nodes {
+			if n.Up {
+				n.Quorum.Tick()
+				w.process(n)
+			}
+		}
+	}
+}
+
+// Leader returns the broker the image of any up node names leader of tp.
+func (w *World) Leader(topic string, partition int32) *Node {
+	for _, n := range w.nodes {
+		if !n.Up || n.Quorum == nil {
+			continue
+		}
+		if p := n.Quorum.Image().Partition(topic, partition); p != nil && p.Leader >= 0 && int(p.Leader) < len(w.nodes) {
+			return w.nodes[p.Leader]
+		}
+	}
+	return nil
+}
+
+// UncleanElections is how many unclean elections were applied so far.
+func (w *World) UncleanElections() int {
+	if w.cl == nil {
+		return 0
+	}
+	return w.cl.Unclean
+}
+
+// upNames lists the up brokers.
+func (w *World) upNames() []string {
+	var out []string
+	for _, n := range w.nodes {
+		if n.Up {
+			out = append(out, n.Name)
+		}
+	}
+	return slices.Clip(out)
+}
+
+// showReplicas prints every replica of a partition: its LEO, high
+// watermark and role, and the ISR as the metadata has it.
+func (w *World) showReplicas(topic string, part int32) error {
+	if w.cl == nil {
+		return fmt.Errorf("show replicas: this world is not a cluster")
+	}
+	var ip *cluster.Partition
+	for _, n := range w.nodes {
+		if n.Up {
+			if p := n.Quorum.Image().Partition(topic, part); p != nil {
+				ip = p
+				break
+			}
+		}
+	}
+	if ip == nil {
+		return fmt.Errorf("show replicas: no partition %s-%d", topic, part)
+	}
+	tp := fmt.Sprintf("%s-%d", topic, part)
+	w.notef("quorum", "view", "%s leader=%s epoch=%d isr=%s", tp, leaderName(ip.Leader), ip.LeaderEpoch, idList(ip.ISR))
+	for _, r := range ip.Replicas {
+		n := w.nodes[r]
+		if !n.Up {
+			w.notef(n.Name, "view", "  %s down", tp)
+			continue
+		}
+		t := n.Broker.Topic(topic)
+		if t == nil || int(part) >= len(t.Partitions) {
+			w.notef(n.Name, "view", "  %s no replica yet", tp)
+			continue
+		}
+		p := t.Partitions[part]
+		role := "follower"
+		if p.Leader == n.ID && ip.Leader == n.ID {
+			role = "leader"
+		}
+		if !ip.InISR(n.ID) {
+			role += ", out of sync"
+		}
+		w.notef(n.Name, "view", "  %s leo=%d hw=%d (%s)", tp, p.Log().EndOffset(), p.HighWatermark, role)
+	}
+	return nil
+}

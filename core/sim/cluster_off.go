@@ -1,0 +1,29 @@
+//go:build noquorum
+
+package sim
+
+import (
+	"errors"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+)
+
+// Without the quorum (the noquorum tag, used for the browser's
+// single-broker bundle so that it carries no raft), a world has single
+// brokers only: there is no `cluster` command, so w.cl stays nil and none
+// of these is reached but for the no-ops.
+
+var errNoQuorum = errors.New("this build has no metadata quorum: multi-broker worlds need the full build")
+
+type (
+	quorumNode  struct{}
+	raftMessage struct{}
+	simCluster  struct{ nextTick int64 }
+)
+
+func (*quorumNode) Close() error                                  { return nil }
+func (w *World) startClustered(*Node, broker.Config) error        { return errNoQuorum }
+func (w *World) tickCluster()                                     {}
+func (w *World) deliverInternal(*Message) bool                    { return false }
+func (w *World) visible(*Message) bool                            { return true }
+func (w *World) showReplicas(topic string, partition int32) error { return errNoQuorum }
