@@ -18,11 +18,15 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/gregor-kafka/gregor/core/sim"
 	"github.com/gregor-kafka/gregor/ui"
 	"github.com/gregor-kafka/gregor/wasm/play"
 )
 
 var (
+	// passive is set on pages this build cannot run (serverOnly): the
+	// server rendered them, and their links load pages from it.
+	passive  bool
 	doc      = js.Global().Get("document")
 	win      = js.Global()
 	app      js.Value
@@ -54,9 +58,19 @@ func on(target js.Value, event string, fn func(js.Value)) {
 	}))
 }
 
+// serverOnly reports whether a page needs what the browser bundle leaves
+// out: the metadata quorum of multi-broker worlds (etcd raft would double
+// the download). The native server renders such pages itself.
+func serverOnly(q string) bool { return !sim.HasQuorum && play.NeedsQuorum(q) }
+
 // route renders whatever the current URL asks for.
 func route() {
 	q := strings.TrimPrefix(win.Get("location").Get("search").String(), "?")
+	if serverOnly(q) {
+		passive = true
+		doc.Get("documentElement").Get("dataset").Set("ready", "1")
+		return
+	}
 	if play.IsIndex(q) {
 		session = nil
 		show(play.View(q))
@@ -120,6 +134,9 @@ func closest(e js.Value, sel string) js.Value {
 }
 
 func onClick(e js.Value) {
+	if passive {
+		return
+	}
 	if e.Get("button").Int() != 0 || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() || e.Get("shiftKey").Bool() {
 		return // let the browser open links in a new tab
 	}
@@ -149,6 +166,10 @@ func navigate(href string) {
 	if href == "/" {
 		q = ""
 	}
+	if serverOnly(q) {
+		win.Get("location").Call("assign", href)
+		return
+	}
 	same := session != nil && !play.IsIndex(q) && sameSession(session, play.Parse(q))
 	url := "?" + q
 	if q == "" {
@@ -173,7 +194,7 @@ func sameSession(a, b *play.Session) bool {
 }
 
 func onSubmit(e js.Value) {
-	if e.Get("target").Get("id").String() != "cmdform" || session == nil {
+	if passive || e.Get("target").Get("id").String() != "cmdform" || session == nil {
 		return
 	}
 	e.Call("preventDefault")

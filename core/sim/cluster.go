@@ -27,6 +27,9 @@ type (
 
 func init() { commands["cluster"] = cmdCluster }
 
+// HasQuorum says whether this build can run multi-broker worlds.
+const HasQuorum = true
+
 // A clustered world runs every broker in KRaft's combined mode: each node
 // is a broker and a voter of the metadata quorum (core/cluster). Raft
 // messages, controller requests and follower fetches all travel on the

@@ -13,6 +13,9 @@ import (
 // brokers only: there is no `cluster` command, so w.cl stays nil and none
 // of these is reached but for the no-ops.
 
+// HasQuorum says whether this build can run multi-broker worlds.
+const HasQuorum = false
+
 var errNoQuorum = errors.New("this build has no metadata quorum: multi-broker worlds need the full build")
 
 type (

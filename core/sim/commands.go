@@ -340,8 +340,10 @@ func cmdAdvance(w *World, c command) error {
 	return w.advance(ms)
 }
 
-// cmdCrash: crash BROKER stops it as a power loss would: whatever was not
-// synced is gone, and so are the messages in flight to and from it.
+// cmdCrash: crash BROKER [process] stops it as a power loss would:
+// whatever was not synced is gone, and so are the messages in flight to and
+// from it. With process, only the process dies: the machine's page cache
+// keeps what was written.
 func cmdCrash(w *World, c command) error {
 	name, err := c.arg(0, "broker")
 	if err != nil {
@@ -361,7 +363,11 @@ func cmdCrash(w *World, c command) error {
 	if n.Quorum != nil {
 		_ = n.Quorum.Close()
 	}
-	n.Store.Crash()
+	if c.has("process") {
+		n.Store.Kill()
+	} else {
+		n.Store.Crash()
+	}
 	n.Up = false
 	kept := w.net.queue[:0]
 	for _, m := range w.net.queue {
@@ -371,7 +377,11 @@ func cmdCrash(w *World, c command) error {
 		kept = append(kept, m)
 	}
 	w.net.queue = kept
-	w.notef(name, "state", "crashed: %d unsynced bytes lost", lost)
+	if c.has("process") {
+		w.notef(name, "state", "process killed: the page cache keeps its %d unsynced bytes", lost)
+	} else {
+		w.notef(name, "state", "crashed: %d unsynced bytes lost", lost)
+	}
 	return nil
 }
 
@@ -397,6 +407,10 @@ func cmdRestart(w *World, c command) error {
 			parts = append(parts, fmt.Sprintf("%s leo=%d", p, p.Log().EndOffset()))
 		}
 	}
-	w.notef(name, "state", "restarted: %s", strings.Join(parts, ", "))
+	if len(parts) == 0 {
+		w.notef(name, "state", "restarted")
+	} else {
+		w.notef(name, "state", "restarted: %s", strings.Join(parts, ", "))
+	}
 	return nil
 }

@@ -97,14 +97,14 @@ func (p *producer) flush(w *World) {
 	}
 	for _, r := range p.waiting {
 		n, known := p.partitions[r.topic]
-		if w.cl != nil && known && r.partition >= 0 && p.leaders[fmt.Sprintf("%s-%d", r.topic, r.partition)] == "" {
-			known = false // the partition's leader is not known
-		}
+		// In a cluster a client must know the partition's leader first,
+		// even when it chose the partition itself.
+		noLeader := w.cl != nil && r.partition >= 0 && p.leaders[fmt.Sprintf("%s-%d", r.topic, r.partition)] == ""
 		if known && w.now-p.learnedAt[r.topic] >= metadataMaxAge {
 			delete(p.partitions, r.topic)
 			known = false
 		}
-		if !known && r.partition < 0 {
+		if !known && r.partition < 0 || noLeader {
 			if !asked[r.topic] {
 				asked[r.topic] = true
 				p.metadata(w, r.topic)

@@ -534,3 +534,23 @@ func TestPlayground(t *testing.T) {
 	p.waitText("#pos", "Step 6 of 6")
 	p.checkStep()
 }
+
+// TestServerOnlyLesson: the replication lesson runs a multi-broker world,
+// which the browser bundle leaves out (no raft in the download). The server
+// renders its steps, the wasm leaves the page alone, and Next is a plain
+// link to the server's rendering of the next step.
+func TestServerOnlyLesson(t *testing.T) {
+	p := open(t, "/?lesson=replication&step=3")
+	defer p.shot("replication")
+	total := len(play.Parse("lesson=replication").Items)
+	p.waitText("#pos", fmt.Sprintf("Step 3 of %d", total))
+	if !strings.Contains(p.text("#app"), "leo=") {
+		t.Errorf("the replicas view is not rendered: %q", p.text("#app"))
+	}
+	next := p.eval(`document.querySelector("#next").getAttribute("href")`)
+	if !strings.Contains(next, "step=4") {
+		t.Fatalf("Next points at %q", next)
+	}
+	p.load("/" + next) // a full page load: the server renders step 4
+	p.waitText("#pos", fmt.Sprintf("Step 4 of %d", total))
+}

@@ -1,6 +1,8 @@
 package play
 
 import (
+	"strings"
+
 	"github.com/a-h/templ"
 
 	"github.com/gregor-kafka/gregor/ui"
@@ -16,4 +18,18 @@ func View(rawQuery string) (templ.Component, string) {
 	}
 	p := Parse(rawQuery).Page()
 	return ui.Lesson(p), p.Title + " — Gregor"
+}
+
+// NeedsQuorum reports whether a URL's timeline starts a multi-broker world
+// (the `cluster` command), which needs the metadata quorum.
+func NeedsQuorum(rawQuery string) bool {
+	if IsIndex(rawQuery) {
+		return false
+	}
+	for _, it := range Parse(rawQuery).Items {
+		if it.Cmd == "cluster" || strings.HasPrefix(it.Cmd, "cluster ") {
+			return true
+		}
+	}
+	return false
 }
