@@ -43,6 +43,7 @@ const HasQuorum = true
 const RaftTickMs = 100
 
 type simCluster struct {
+	size       int // brokers in the cluster, all of them voters
 	nextTick   int64
 	printed    uint64 // highest metadata index printed
 	ctlNext    uint64
@@ -79,7 +80,7 @@ func cmdCluster(w *World, c command) error {
 	for _, k := range c.keys {
 		settings[k] = c.kv[k]
 	}
-	w.cl = &simCluster{nextTick: w.now + RaftTickMs, ctlPending: map[uint64]ctlRequest{},
+	w.cl = &simCluster{size: n, nextTick: w.now + RaftTickMs, ctlPending: map[uint64]ctlRequest{},
 		fetchOffset: map[string]int64{}, fetchHW: map[string]int64{}}
 	for range n {
 		if _, err := w.addNode(settings); err != nil {
@@ -137,8 +138,11 @@ func raftID(id int32) uint64 { return uint64(id) + 1 }
 
 // startClustered opens a node's quorum member and broker.
 func (w *World) startClustered(n *Node, cfg broker.Config) error {
+	// Every member starts with the whole voter set, not just the nodes
+	// started before it: a member bootstrapped with fewer voters would
+	// never send to the others (raft only talks to its configuration).
 	var voters []uint64
-	for i := range w.nodes {
+	for i := range w.cl.size {
 		voters = append(voters, raftID(int32(i)))
 	}
 	sessionMs := cfg.Settings.Int64("broker.session.timeout.ms")

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -28,13 +30,6 @@ var replSeed = flag.Uint64("repl-seed", 0, "replay one seed of TestReplicationRa
 //     the same value, and only once in the log;
 //   - acknowledged records are lost only after an unclean election.
 func TestReplicationRandom(t *testing.T) {
-	if *replSeed == 0 && os.Getenv("GREGOR_REPL_RANDOM") == "" {
-		// Not green yet, see the branch report: with
-		// log.flush.interval.messages=1 a clustered world livelocks at
-		// start-up, and without it a power loss of every ISR member in
-		// turn loses acknowledged records (Kafka needs KIP-966 there).
-		t.Skip("set GREGOR_REPL_RANDOM=1 or -repl-seed=N to run")
-	}
 	seeds := []uint64{}
 	if *replSeed != 0 {
 		seeds = append(seeds, *replSeed)
@@ -43,13 +38,26 @@ func TestReplicationRandom(t *testing.T) {
 		if testing.Short() {
 			n = 10
 		}
+		if v, err := strconv.ParseUint(os.Getenv("GREGOR_REPL_SEEDS"), 10, 64); err == nil {
+			n = v
+		}
 		for s := uint64(1); s <= n; s++ {
 			seeds = append(seeds, s)
 		}
 	}
+	acked, elections := 0, 0
 	for _, seed := range seeds {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { replicationRun(t, seed) })
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			a, e := replicationRun(t, seed)
+			acked, elections = acked+a, elections+e
+		})
 	}
+	// The faults must have done something, or the checks above prove
+	// nothing: records acknowledged, leaders lost and re-elected.
+	if len(seeds) > 1 && (acked == 0 || elections == 0) {
+		t.Fatalf("%d seeds acknowledged %d records through %d elections: the faults did not bite", len(seeds), acked, elections)
+	}
+	t.Logf("%d seeds: %d records acknowledged through %d leader elections", len(seeds), acked, elections)
 }
 
 type ackedRecord struct {
@@ -57,7 +65,9 @@ type ackedRecord struct {
 	value  string
 }
 
-func replicationRun(t *testing.T, seed uint64) {
+// replicationRun runs one seed and returns how many records were
+// acknowledged and how many leader elections the faults caused.
+func replicationRun(t *testing.T, seed uint64) (int, int) {
 	rng := rand.New(rand.NewPCG(seed, 0x7e9))
 	w := New(seed)
 	unclean := seed%4 == 0
@@ -166,9 +176,15 @@ func replicationRun(t *testing.T, seed uint64) {
 	lp := partition(leader)
 	im := leader.Broker.Image()
 	ip := im.Partition("t", 0)
+	elections := 0
+	for _, e := range w.Events() {
+		if strings.Contains(e.Text, "(leader elected from the ISR)") || strings.Contains(e.Text, "unclean") {
+			elections++
+		}
+	}
 	if w.UncleanElections() > 0 {
 		t.Logf("seed %d: %d unclean elections; %d records acknowledged", seed, w.UncleanElections(), len(acked))
-		return
+		return len(acked), elections
 	}
 	for _, a := range acked {
 		if a.offset >= lp.HighWatermark {
@@ -195,6 +211,7 @@ func replicationRun(t *testing.T, seed uint64) {
 	if len(acked) == 0 {
 		t.Logf("seed %d: nothing acknowledged", seed)
 	}
+	return len(acked), elections
 }
 
 func partition(n *Node) *broker.Partition {
