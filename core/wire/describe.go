@@ -180,7 +180,11 @@ func Describe(msg any) string {
 				// Several brokers: where each partition is led.
 				var ls []string
 				for _, p := range t.Partitions {
-					ls = append(ls, fmt.Sprintf("%d:b%d", p.Partition, p.Leader))
+					leader := fmt.Sprintf("b%d", p.Leader)
+					if p.Leader < 0 {
+						leader = "none"
+					}
+					ls = append(ls, fmt.Sprintf("%d:%s", p.Partition, leader))
 				}
 				s += " leaders=[" + strings.Join(ls, " ") + "]"
 			}
