@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+	pb "go.etcd.io/raft/v3/raftpb"
 
 	"github.com/gregor-kafka/gregor/core/broker"
 )
@@ -16,6 +17,14 @@ type inbound struct {
 	conn *conn
 	kind eventKind
 	req  broker.Request
+
+	// cluster events (cluster.go)
+	peer int32 // the node it came from
+	raft *pb.Message
+	id   uint64
+	ctl  bool
+	msg  kmsg.Request
+	resp kmsg.Response
 }
 
 type eventKind uint8
@@ -24,6 +33,11 @@ const (
 	evRequest eventKind = iota
 	evOpen
 	evClose
+	evRaft         // a raft message from a peer
+	evPeerRequest  // a request of a peer's broker
+	evPeerResponse // the answer to one of our broker's requests
+	evUnreachable  // a peer link failed
+	evRaftTick     // time for a quorum tick
 )
 
 // engine runs the broker on one goroutine.
@@ -33,6 +47,9 @@ type engine struct {
 	conns    map[uint64]*conn
 	stopping <-chan struct{}
 	logf     func(string, ...any)
+
+	cl    *clusterDriver // nil for a single broker
+	later []func()       // work queued by broker callbacks (cluster.go)
 }
 
 func newEngine(logf func(string, ...any)) *engine {
@@ -46,6 +63,10 @@ func newEngine(logf func(string, ...any)) *engine {
 // deliver routes a response to its connection. It runs on the engine
 // goroutine, called back by the broker.
 func (e *engine) deliver(r broker.Response) {
+	if e.cl != nil && r.Conn >= peerConnBase {
+		e.deliverPeer(r)
+		return
+	}
 	if c := e.conns[r.Conn]; c != nil {
 		c.complete(r.CorrelationID, r.Msg)
 	}
@@ -60,10 +81,18 @@ const tickEvery = 200 * time.Millisecond
 func (e *engine) run(ctx context.Context) {
 	timer := time.NewTimer(tickEvery)
 	defer timer.Stop()
+	var raftTick <-chan time.Time
+	if e.cl != nil {
+		t := time.NewTicker(RaftTick)
+		defer t.Stop()
+		raftTick = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-raftTick:
+			e.handle(inbound{kind: evRaftTick})
 		case in := <-e.in:
 			e.handle(in)
 		drain:
@@ -79,6 +108,7 @@ func (e *engine) run(ctx context.Context) {
 		}
 		now := time.Now().UnixMilli()
 		e.b.Tick(now)
+		e.runLater()
 		if err := e.b.Commit(); err != nil {
 			e.logf("commit: %v", err)
 		}
@@ -107,6 +137,18 @@ func (e *engine) handle(in inbound) {
 		if e.conns[in.conn.id] != nil {
 			e.safely(in)
 		}
+	default:
+		e.handleCluster(in)
+	}
+	e.runLater()
+}
+
+// runLater runs the work broker callbacks queued, until none is left.
+func (e *engine) runLater() {
+	for len(e.later) > 0 {
+		f := e.later[0]
+		e.later = e.later[1:]
+		f()
 	}
 }
 

@@ -29,6 +29,12 @@ type Config struct {
 	// Assets is the browser build served under /assets/ (see WebHandler).
 	Assets fs.FS
 	Logf   func(format string, args ...any)
+	// ControllerQuorum (--controller-quorum) makes the broker one of a
+	// cluster: node id -> controller address of every voter. Nil runs a
+	// single broker. ControllerAddr (--controller-addr) is where this
+	// node listens for its peers; empty means its entry in the quorum.
+	ControllerQuorum map[int32]string
+	ControllerAddr   string
 }
 
 // Server is a running broker with its listeners.
@@ -73,16 +79,33 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.e = newEngine(cfg.Logf)
 	now := time.Now()
-	s.e.b, err = broker.New(broker.Config{
+	bcfg := broker.Config{
 		NodeID:   int32(cfg.Settings.Int64("node.id")),
 		Host:     host,
 		Port:     port,
 		Settings: cfg.Settings,
 		Rand:     rand.New(rand.NewPCG(uint64(now.UnixNano()), uint64(now.Unix()))),
 		Logf:     cfg.Logf,
-	}, fs, s.e.deliver, now.UnixMilli())
+	}
+	if cfg.ControllerQuorum != nil {
+		if err := s.startCluster(&bcfg, fs); err != nil {
+			return fail(err)
+		}
+	}
+	s.e.b, err = broker.New(bcfg, fs, s.e.deliver, now.UnixMilli())
 	if err != nil {
+		if s.e.cl != nil {
+			s.e.cl.close()
+			_ = s.e.cl.node.Close()
+		}
 		return fail(err)
+	}
+	if s.e.cl != nil {
+		if err := s.e.b.ApplyMetadata(now.UnixMilli(), s.e.cl.node.Image().Clone()); err != nil {
+			s.e.cl.close()
+			_ = s.e.cl.node.Close()
+			return fail(err)
+		}
 	}
 	s.web = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
 	return s, nil
@@ -98,6 +121,10 @@ func (s *Server) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.e.stopping = ctx.Done()
+	if s.e.cl != nil {
+		go s.e.cl.serveController(s.e)
+		s.cfg.Logf("node %d: controller listening on %s", s.e.cl.id, s.e.cl.ln.Addr())
+	}
 	engineDone := make(chan struct{})
 	go func() { defer close(engineDone); s.e.run(ctx) }()
 	go func() {
@@ -141,6 +168,12 @@ func (s *Server) Run(ctx context.Context) error {
 		}()
 	}
 	<-engineDone
+	if s.e.cl != nil {
+		s.e.cl.close()
+		if err := s.e.cl.node.Close(); err != nil {
+			s.cfg.Logf("closing metadata log: %v", err)
+		}
+	}
 	s.wg.Wait()
 	shutdownCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
 	defer done()

@@ -51,6 +51,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	httpAddr := fs.String("http-addr", "127.0.0.1:8080", "address the web UI listens on")
 	dataDir := fs.String("data-dir", "./data", "directory holding the logs (Kafka's log.dirs)")
 	propsFile := fs.String("config", "", "a Kafka-style .properties file of broker settings")
+	nodeID := fs.String("node-id", "", "this node's id (Kafka's node.id); alias of --node.id")
+	controllerAddr := fs.String("controller-addr", "", "address the metadata quorum and peer brokers listen on (default: this node's entry in --controller-quorum)")
+	controllerQuorum := fs.String("controller-quorum", "", "run as one broker of a cluster: every voter as id@host:port,... (Kafka's controller.quorum.voters)")
 	settings := map[string]*string{}
 	for _, d := range config.BrokerDefs() {
 		settings[d.Name] = fs.String(d.Name, "", brokerHelp(d))
@@ -85,12 +88,25 @@ func run(args []string, stdout, stderr io.Writer) error {
 			setErr = b.SetStatic(f.Name, *p)
 		}
 	})
+	if setErr == nil && *nodeID != "" {
+		setErr = b.SetStatic("node.id", *nodeID)
+	}
 	if setErr != nil {
 		return setErr
+	}
+	var voters map[int32]string
+	if *controllerQuorum != "" {
+		var err error
+		if voters, err = server.ParseQuorum(*controllerQuorum); err != nil {
+			return err
+		}
+	} else if *controllerAddr != "" {
+		return fmt.Errorf("--controller-addr needs --controller-quorum")
 	}
 	srv, err := server.Start(server.Config{
 		KafkaAddr: *kafkaAddr, HTTPAddr: *httpAddr, DataDir: *dataDir,
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
+		ControllerQuorum: voters, ControllerAddr: *controllerAddr,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,504 @@
+package server
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/cluster/quorum"
+	"github.com/gregor-kafka/gregor/core/store"
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// The native cluster driver: every gregor process started with
+// --controller-quorum is a broker and a voter of the metadata quorum
+// (KRaft's combined mode), wired exactly as the simulator wires them
+// (core/sim/cluster.go). All quorum.Node and broker calls happen on the
+// engine goroutine; the controller listener and the peer links only move
+// frames between processes.
+//
+// Every node listens on its --controller-addr. Between two nodes travel
+// length-prefixed frames:
+//
+//	size int32 | type int8 | from int32 (sender's node id) | body
+//
+// type 1: a raft message (proto encoding of raftpb.Message);
+// type 2: a request of one broker to another, or to the controller:
+//
+//	id uint64 | ctl int8 | key int16 | version int16 | kmsg body
+//
+// type 3: the answer to a type 2 request, with the same header.
+//
+// Each node sends on its own outbound link to the peer; answers come back
+// on the peer's outbound link, so a link is one-way and never waits for a
+// reply.
+
+// RaftTick is how much wall time one quorum tick stands for (the
+// simulator's RaftTickMs).
+const RaftTick = 100 * time.Millisecond
+
+const (
+	frameRaft byte = 1
+	frameReq  byte = 2
+	frameResp byte = 3
+)
+
+// maxPeerFrame bounds a frame between nodes (a follower fetch answer).
+const maxPeerFrame = 256 << 20
+
+// peerConnBase numbers the pseudo connections on which the broker serves
+// requests of other brokers: peerConnBase + the sender's node id.
+const peerConnBase = 1 << 62
+
+// raftID maps a Kafka node id to a raft id (raft ids are never 0).
+func raftID(id int32) uint64 { return uint64(id) + 1 }
+
+// ParseQuorum parses --controller-quorum: 1@host:port,2@host:port,...
+func ParseQuorum(s string) (map[int32]string, error) {
+	out := map[int32]string{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		idStr, addr, ok := strings.Cut(part, "@")
+		if !ok {
+			return nil, fmt.Errorf("controller quorum %q: want id@host:port", part)
+		}
+		id, err := strconv.ParseInt(idStr, 10, 32)
+		if err != nil || id < 0 {
+			return nil, fmt.Errorf("controller quorum %q: bad node id", part)
+		}
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return nil, fmt.Errorf("controller quorum %q: %w", part, err)
+		}
+		if _, dup := out[int32(id)]; dup {
+			return nil, fmt.Errorf("controller quorum: node %d given twice", id)
+		}
+		out[int32(id)] = addr
+	}
+	if len(out) == 0 {
+		return nil, errors.New("controller quorum: empty")
+	}
+	return out, nil
+}
+
+type ctlPending struct {
+	from  int32 // node id of the broker that asked
+	reqID uint64
+	ver   int16
+}
+
+// clusterDriver is the engine's part of a clustered node.
+type clusterDriver struct {
+	id      int32
+	node    *quorum.Node
+	ln      net.Listener
+	links   map[int32]*peerLink
+	ctlNext uint64
+	pending map[uint64]ctlPending
+	logf    func(string, ...any)
+
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+}
+
+// startCluster opens the quorum member and the controller listener, and
+// makes cfg a clustered broker config. Called from Start.
+func (s *Server) startCluster(cfg *broker.Config, st store.Storage) error {
+	c := s.cfg
+	id := int32(c.Settings.Int64("node.id"))
+	if _, ok := c.ControllerQuorum[id]; !ok {
+		return fmt.Errorf("controller quorum: node.id %d is not one of its voters", id)
+	}
+	var voters []uint64
+	for v := range c.ControllerQuorum {
+		voters = append(voters, raftID(v))
+	}
+	sort.Slice(voters, func(i, j int) bool { return voters[i] < voters[j] })
+	q, err := quorum.NewNode(quorum.Config{
+		ID: raftID(id), Voters: voters, ElectionTicks: 10, HeartbeatTicks: 1,
+		SessionTicks:             c.Settings.Int64("broker.session.timeout.ms") / RaftTick.Milliseconds(),
+		DefaultPartitions:        int32(c.Settings.Int64("num.partitions")),
+		DefaultReplicationFactor: int16(c.Settings.Int64("default.replication.factor")),
+		UncleanDefault:           c.Settings.Bool("unclean.leader.election.enable"),
+		Rand:                     cfg.Rand,
+		Storage:                  st,
+	})
+	if err != nil {
+		return err
+	}
+	addr := c.ControllerAddr
+	if addr == "" {
+		addr = c.ControllerQuorum[id]
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		_ = q.Close()
+		return fmt.Errorf("controller listener: %w", err)
+	}
+	d := &clusterDriver{id: id, node: q, ln: ln, links: map[int32]*peerLink{},
+		pending: map[uint64]ctlPending{}, logf: c.Logf, conns: map[net.Conn]bool{}}
+	for pid, paddr := range c.ControllerQuorum {
+		if pid != id {
+			d.links[pid] = newPeerLink(id, pid, paddr, s.e)
+		}
+	}
+	var inc [16]byte
+	_, _ = rand.Read(inc[:])
+	e := s.e
+	cfg.Cluster = &broker.ClusterConfig{Incarnation: inc, Send: func(to int32, reqID uint64, req kmsg.Request) {
+		e.brokerSend(to, reqID, req)
+	}}
+	s.e.cl = d
+	return nil
+}
+
+// serveController accepts peer connections until the listener closes.
+func (d *clusterDriver) serveController(e *engine) {
+	for {
+		nc, err := d.ln.Accept()
+		if err != nil {
+			return
+		}
+		d.mu.Lock()
+		d.conns[nc] = true
+		d.mu.Unlock()
+		go func() {
+			defer func() {
+				nc.Close()
+				d.mu.Lock()
+				delete(d.conns, nc)
+				d.mu.Unlock()
+			}()
+			if err := readPeerFrames(nc, e); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				d.logf("controller connection from %s: %v", nc.RemoteAddr(), err)
+			}
+		}()
+	}
+}
+
+func (d *clusterDriver) close() {
+	d.ln.Close()
+	d.mu.Lock()
+	for nc := range d.conns {
+		nc.Close()
+	}
+	d.mu.Unlock()
+	for _, l := range d.links {
+		l.close()
+	}
+}
+
+// readPeerFrames decodes frames from one peer connection into engine
+// events.
+func readPeerFrames(nc net.Conn, e *engine) error {
+	r := bufio.NewReaderSize(nc, 64<<10)
+	var hdr [4]byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			return err
+		}
+		size := int32(binary.BigEndian.Uint32(hdr[:]))
+		if size < 5 || size > maxPeerFrame {
+			return fmt.Errorf("bad frame size %d", size)
+		}
+		buf := make([]byte, size)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return err
+		}
+		in, err := decodePeerFrame(buf)
+		if err != nil {
+			return err
+		}
+		select {
+		case e.in <- in:
+		case <-e.stopping:
+			return nil
+		}
+	}
+}
+
+func decodePeerFrame(buf []byte) (inbound, error) {
+	typ, from, body := buf[0], int32(binary.BigEndian.Uint32(buf[1:5])), buf[5:]
+	in := inbound{peer: from}
+	switch typ {
+	case frameRaft:
+		m := new(pb.Message)
+		if err := proto.Unmarshal(body, m); err != nil {
+			return in, fmt.Errorf("raft message: %w", err)
+		}
+		in.kind, in.raft = evRaft, m
+		return in, nil
+	case frameReq, frameResp:
+		if len(body) < 13 {
+			return in, errors.New("short peer frame")
+		}
+		in.id = binary.BigEndian.Uint64(body)
+		in.ctl = body[8] == 1
+		key := int16(binary.BigEndian.Uint16(body[9:]))
+		ver := int16(binary.BigEndian.Uint16(body[11:]))
+		body = body[13:]
+		if typ == frameReq {
+			req := kmsg.RequestForKey(key)
+			if req == nil {
+				return in, fmt.Errorf("unknown request key %d", key)
+			}
+			req.SetVersion(ver)
+			if err := req.ReadFrom(body); err != nil {
+				return in, fmt.Errorf("%s request: %w", kmsg.NameForKey(key), err)
+			}
+			in.kind, in.msg = evPeerRequest, req
+		} else {
+			resp := kmsg.ResponseForKey(key)
+			if resp == nil {
+				return in, fmt.Errorf("unknown response key %d", key)
+			}
+			resp.SetVersion(ver)
+			if err := resp.ReadFrom(body); err != nil {
+				return in, fmt.Errorf("%s response: %w", kmsg.NameForKey(key), err)
+			}
+			in.kind, in.resp = evPeerResponse, resp
+		}
+		return in, nil
+	}
+	return in, fmt.Errorf("unknown frame type %d", typ)
+}
+
+func frameHeader(typ byte, from int32) []byte {
+	buf := make([]byte, 9, 256)
+	buf[4] = typ
+	binary.BigEndian.PutUint32(buf[5:], uint32(from))
+	return buf
+}
+
+func finishFrame(buf []byte) []byte {
+	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
+	return buf
+}
+
+func kmsgFrame(typ byte, from int32, id uint64, ctl bool, key, ver int16, appendBody func([]byte) []byte) []byte {
+	buf := frameHeader(typ, from)
+	buf = binary.BigEndian.AppendUint64(buf, id)
+	c := byte(0)
+	if ctl {
+		c = 1
+	}
+	buf = append(buf, c)
+	buf = binary.BigEndian.AppendUint16(buf, uint16(key))
+	buf = binary.BigEndian.AppendUint16(buf, uint16(ver))
+	return finishFrame(appendBody(buf))
+}
+
+// peerLink is this node's outbound connection to one peer. Frames are
+// queued without blocking the engine; when the peer cannot be reached they
+// are dropped (raft and the broker retry), as the network would.
+type peerLink struct {
+	self, peer int32
+	addr       string
+	e          *engine
+	q          chan []byte
+	done       chan struct{}
+	once       sync.Once
+}
+
+func newPeerLink(self, peer int32, addr string, e *engine) *peerLink {
+	l := &peerLink{self: self, peer: peer, addr: addr, e: e, q: make(chan []byte, 4096), done: make(chan struct{})}
+	go l.run()
+	return l
+}
+
+func (l *peerLink) send(frame []byte) {
+	select {
+	case l.q <- frame:
+	default: // backlog full: drop
+	}
+}
+
+func (l *peerLink) close() { l.once.Do(func() { close(l.done) }) }
+
+func (l *peerLink) unreachable() {
+	select {
+	case l.e.in <- inbound{kind: evUnreachable, peer: l.peer}:
+	default:
+	}
+}
+
+func (l *peerLink) run() {
+	var nc net.Conn
+	var w *bufio.Writer
+	var retryAt time.Time
+	defer func() {
+		if nc != nil {
+			nc.Close()
+		}
+	}()
+	for {
+		var frame []byte
+		select {
+		case <-l.done:
+			return
+		case frame = <-l.q:
+		}
+		if nc == nil {
+			if time.Now().Before(retryAt) {
+				continue // dropped
+			}
+			c, err := net.DialTimeout("tcp", l.addr, time.Second)
+			if err != nil {
+				retryAt = time.Now().Add(200 * time.Millisecond)
+				l.unreachable()
+				continue
+			}
+			nc, w = c, bufio.NewWriterSize(c, 64<<10)
+		}
+		_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		_, err := w.Write(frame)
+		// write what else is queued before flushing
+		for err == nil && len(l.q) > 0 {
+			_, err = w.Write(<-l.q)
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			nc.Close()
+			nc, w = nil, nil
+			l.unreachable()
+		}
+	}
+}
+
+// --- on the engine goroutine ---
+
+// brokerSend routes a request of the local broker: to a peer broker, or to
+// the node hosting the active controller (the local node when it is the
+// controller or no leader is known: it answers NOT_CONTROLLER itself).
+func (e *engine) brokerSend(to int32, reqID uint64, req kmsg.Request) {
+	d := e.cl
+	ctl := to == broker.ToController
+	if ctl {
+		to = d.id
+		st := d.node.Status()
+		if !st.Controller && st.Lead != 0 {
+			to = int32(st.Lead - 1)
+		}
+		if to == d.id {
+			// Submit after the broker's call returns: Send must not call
+			// back into the broker, and Process may answer at once.
+			e.later = append(e.later, func() { e.submitCtl(d.id, reqID, req) })
+			return
+		}
+	}
+	l := d.links[to]
+	if l == nil {
+		return // unknown broker: the request times out
+	}
+	l.send(kmsgFrame(frameReq, d.id, reqID, ctl, req.Key(), req.GetVersion(), req.AppendTo))
+}
+
+// submitCtl hands a controller request to the local quorum node.
+func (e *engine) submitCtl(from int32, reqID uint64, req kmsg.Request) {
+	d := e.cl
+	d.ctlNext++
+	d.pending[d.ctlNext] = ctlPending{from: from, reqID: reqID, ver: req.GetVersion()}
+	d.node.Submit(d.ctlNext, req)
+	e.process()
+}
+
+// process runs the quorum node's Process and routes its output.
+func (e *engine) process() {
+	d := e.cl
+	out, err := d.node.Process()
+	if err != nil {
+		e.logf("metadata quorum: %v", err)
+		return
+	}
+	for _, m := range out.Messages {
+		to := int32(m.GetTo() - 1)
+		l := d.links[to]
+		if l == nil {
+			continue
+		}
+		body, err := proto.Marshal(m)
+		if err != nil {
+			e.logf("raft message: %v", err)
+			continue
+		}
+		l.send(finishFrame(append(frameHeader(frameRaft, d.id), body...)))
+	}
+	now := time.Now().UnixMilli()
+	for _, r := range out.Responses {
+		p, ok := d.pending[r.ID]
+		if !ok {
+			continue
+		}
+		delete(d.pending, r.ID)
+		r.Msg.SetVersion(p.ver)
+		if p.from == d.id {
+			e.b.Receive(now, p.reqID, r.Msg)
+			continue
+		}
+		if l := d.links[p.from]; l != nil {
+			l.send(kmsgFrame(frameResp, d.id, p.reqID, true, r.Msg.Key(), p.ver, r.Msg.AppendTo))
+		}
+	}
+	if len(out.Applied) > 0 {
+		if err := e.b.ApplyMetadata(now, d.node.Image().Clone()); err != nil {
+			e.logf("applying metadata: %v", err)
+		}
+	}
+}
+
+// handleCluster handles the engine events of a clustered node.
+func (e *engine) handleCluster(in inbound) {
+	d := e.cl
+	if d == nil {
+		return
+	}
+	now := time.Now().UnixMilli()
+	switch in.kind {
+	case evRaft:
+		if err := d.node.Step(in.raft); err == nil {
+			e.process()
+		}
+	case evUnreachable:
+		d.node.ReportUnreachable(raftID(in.peer))
+	case evPeerRequest:
+		if in.ctl {
+			e.submitCtl(in.peer, in.id, in.msg)
+			return
+		}
+		e.b.Handle(now, broker.Request{Conn: peerConnBase + uint64(in.peer), Msg: in.msg,
+			Header: wire.Header{Key: in.msg.Key(), Version: in.msg.GetVersion(), CorrelationID: int32(uint32(in.id)),
+				ClientID: fmt.Sprintf("broker-%d", in.peer)}})
+	case evPeerResponse:
+		e.b.Receive(now, in.id, in.resp)
+	case evRaftTick:
+		d.node.Tick()
+		e.process()
+	}
+}
+
+// deliverPeer sends the broker's answer to another broker's request.
+func (e *engine) deliverPeer(r broker.Response) {
+	d := e.cl
+	peer := int32(r.Conn - peerConnBase)
+	if l := d.links[peer]; l != nil {
+		l.send(kmsgFrame(frameResp, d.id, uint64(uint32(r.CorrelationID)), false, r.Msg.Key(), r.Msg.GetVersion(), r.Msg.AppendTo))
+	}
+}
