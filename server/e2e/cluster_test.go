@@ -1,0 +1,276 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// startCluster starts n gregor processes that form one cluster (every node
+// a broker and a voter of the metadata quorum), and waits until every
+// broker sees all n registered.
+func startCluster(t *testing.T, n int, opts ...BrokerOpt) []*Broker {
+	t.Helper()
+	requireBinary(t)
+	ctl := make([]string, n)
+	var voters []string
+	for i := range n {
+		ctl[i] = freeAddr(t)
+		voters = append(voters, fmt.Sprintf("%d@%s", i+1, ctl[i]))
+	}
+	q := strings.Join(voters, ",")
+	bs := make([]*Broker, n)
+	for i := range n {
+		bs[i] = startBroker(t, append([]BrokerOpt{WithArgs("--node-id", strconv.Itoa(i+1),
+			"--controller-addr", ctl[i], "--controller-quorum", q)}, opts...)...)
+		bs[i].NodeID = int32(i + 1)
+	}
+	for _, b := range bs {
+		eventually(t, 30*time.Second, "every broker registered", func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr))
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
+			if err != nil {
+				return err
+			}
+			if len(md.Brokers) != n {
+				return fmt.Errorf("%s sees %d brokers, want %d", b.Addr, len(md.Brokers), n)
+			}
+			return nil
+		})
+	}
+	return bs
+}
+
+func seeds(bs []*Broker) []string {
+	var out []string
+	for _, b := range bs {
+		out = append(out, b.Addr)
+	}
+	return out
+}
+
+func clusterClient(t *testing.T, bs []*Broker, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(seeds(bs)...)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// partitionState is partition 0 of topic as the metadata of any live
+// broker has it.
+func partitionState(t *testing.T, adm *kadm.Client, topic string) (kadm.PartitionDetail, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	md, err := adm.Metadata(ctx, topic)
+	if err != nil {
+		return kadm.PartitionDetail{}, err
+	}
+	td, ok := md.Topics[topic]
+	if !ok || td.Err != nil {
+		return kadm.PartitionDetail{}, fmt.Errorf("topic %s: present=%v err=%v", topic, ok, td.Err)
+	}
+	p, ok := td.Partitions[0]
+	if !ok {
+		return kadm.PartitionDetail{}, errors.New("no partition 0")
+	}
+	return p, nil
+}
+
+// createReplicated creates topic with one partition, RF=3 and
+// min.insync.replicas=2, and waits for a leader and a full ISR.
+func createReplicated(t *testing.T, bs []*Broker, topic string) *kadm.Client {
+	t.Helper()
+	adm := kadm.NewClient(clusterClient(t, bs, kgo.RetryTimeout(20*time.Second)))
+	two := "2"
+	eventually(t, 30*time.Second, "topic created", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		resp, err := adm.CreateTopic(ctx, 1, 3, map[string]*string{"min.insync.replicas": &two}, topic)
+		if err != nil {
+			return err
+		}
+		if resp.Err != nil && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
+			return fmt.Errorf("%v (%s)", resp.Err, resp.ErrMessage)
+		}
+		return nil
+	})
+	eventually(t, 30*time.Second, "leader and full ISR", func() error {
+		p, err := partitionState(t, adm, topic)
+		if err != nil {
+			return err
+		}
+		if p.Leader < 0 || len(p.ISR) != 3 {
+			return fmt.Errorf("leader %d isr %v", p.Leader, p.ISR)
+		}
+		return nil
+	})
+	return adm
+}
+
+// TestClusterLeaderKill: three processes, RF=3, min.insync.replicas=2; an
+// idempotent acks=all producer writes numbered records while the partition
+// leader is SIGKILLed and later restarted. Afterwards a consumer reads the
+// partition: every acknowledged record is there exactly once, and nothing
+// is there twice.
+func TestClusterLeaderKill(t *testing.T) {
+	bs := startCluster(t, 3)
+	topic := topicName(t, "")
+	adm := createReplicated(t, bs, topic)
+
+	prod := clusterClient(t, bs,
+		kgo.DefaultProduceTopic(topic),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.RecordRetries(1<<30),
+		kgo.RetryTimeout(60*time.Second),
+		kgo.ProducerLinger(time.Millisecond),
+	)
+	var (
+		mu     sync.Mutex
+		acked  = map[int]bool{}
+		failed int
+		next   int
+	)
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(acked)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			mu.Lock()
+			i := next
+			next++
+			mu.Unlock()
+			prod.Produce(ctx, &kgo.Record{Value: []byte(strconv.Itoa(i))}, func(_ *kgo.Record, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					failed++
+					return
+				}
+				acked[i] = true
+			})
+			if i%50 == 49 {
+				_ = prod.Flush(ctx)
+			}
+		}
+	}()
+	waitAcked := func(n int, what string) {
+		eventually(t, 60*time.Second, what, func() error {
+			if c := count(); c < n {
+				return fmt.Errorf("%d records acknowledged, want %d", c, n)
+			}
+			return nil
+		})
+	}
+
+	waitAcked(500, "records acknowledged before the kill")
+	p, err := partitionState(t, adm, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := bs[p.Leader-1]
+	t.Logf("killing the leader, broker %d, after %d acks", p.Leader, count())
+	leader.Kill()
+	eventually(t, 60*time.Second, "a new leader", func() error {
+		p, err := partitionState(t, adm, topic)
+		if err != nil {
+			return err
+		}
+		if p.Leader == leader.NodeID || p.Leader < 0 {
+			return fmt.Errorf("leader still %d", p.Leader)
+		}
+		return nil
+	})
+	before := count()
+	waitAcked(before+500, "records acknowledged by the new leader")
+	t.Logf("restarting broker %d after %d acks", leader.NodeID, count())
+	leader.Restart()
+	eventually(t, 60*time.Second, "the restarted broker back in the ISR", func() error {
+		p, err := partitionState(t, adm, topic)
+		if err != nil {
+			return err
+		}
+		for _, r := range p.ISR {
+			if r == leader.NodeID {
+				return nil
+			}
+		}
+		return fmt.Errorf("isr %v", p.ISR)
+	})
+	waitAcked(count()+300, "records acknowledged after the restart")
+	cancel()
+	<-done
+	flushCtx, fc := context.WithTimeout(context.Background(), 30*time.Second)
+	defer fc()
+	_ = prod.Flush(flushCtx)
+
+	// Read everything.
+	ends, err := adm.ListEndOffsets(testCtx(t, opTimeout), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := ends[topic][0].Offset
+	cons := clusterClient(t, bs, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
+	seen := map[int]int{}
+	var read int64
+	rctx := testCtx(t, opTimeout)
+	for read < end {
+		fs := cons.PollFetches(rctx)
+		if rctx.Err() != nil {
+			t.Fatalf("reading: got %d of %d records", read, end)
+		}
+		fs.EachError(func(_ string, _ int32, err error) { t.Logf("fetch: %v", err) })
+		fs.EachRecord(func(r *kgo.Record) {
+			read = r.Offset + 1
+			v, err := strconv.Atoi(string(r.Value))
+			if err != nil {
+				t.Fatalf("offset %d: bad value %q", r.Offset, r.Value)
+			}
+			seen[v]++
+		})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for v, n := range seen {
+		if n > 1 {
+			t.Errorf("record %d is in the log %d times", v, n)
+		}
+	}
+	lost := 0
+	for v := range acked {
+		if seen[v] != 1 {
+			lost++
+			if lost <= 10 {
+				t.Errorf("acknowledged record %d is not in the log", v)
+			}
+		}
+	}
+	t.Logf("%d acknowledged, %d failed, %d in the log (end offset %d), %d lost", len(acked), failed, len(seen), end, lost)
+	if lost > 0 {
+		t.Errorf("%d acknowledged records lost", lost)
+	}
+}
