@@ -8,13 +8,28 @@ DATA    ?= ./data
 # serves the playground by itself.
 DIST    := wasm/dist
 
-.PHONY: build run test check-fmt vet wasm wasm-core generate check-templ bench clean
+.PHONY: build run cluster test check-fmt vet wasm wasm-core generate check-templ bench clean
 
 build: wasm
 	$(GO) build -o bin/gregor ./server/cmd/gregor
 
 run: build
 	./bin/gregor serve --kafka-addr $(ADDR) --http-addr $(HTTP) --data-dir $(DATA)
+
+# Three brokers on 127.0.0.1 forming one cluster (each a broker and a voter
+# of the metadata quorum): Kafka on 9092/9093/9094, HTTP on 8080/8081/8082,
+# the quorum on 9192/9193/9194, data in $(DATA)/1..3. In the foreground;
+# Ctrl-C stops all three.
+QUORUM  := 1@127.0.0.1:9192,2@127.0.0.1:9193,3@127.0.0.1:9194
+cluster: build
+	@pids=""; \
+	for i in 1 2 3; do \
+		./bin/gregor serve --node-id $$i --kafka-addr 127.0.0.1:$$((9091+i)) --http-addr 127.0.0.1:$$((8079+i)) \
+			--controller-addr 127.0.0.1:$$((9191+i)) --controller-quorum $(QUORUM) --data-dir $(DATA)/$$i & \
+		pids="$$pids $$!"; \
+	done; \
+	trap 'kill -INT $$pids 2>/dev/null' INT TERM; \
+	wait; wait
 
 test: check-fmt vet check-templ wasm-core
 	$(GO) test -count=1 -timeout 12m ./...

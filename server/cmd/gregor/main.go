@@ -1,6 +1,13 @@
 // Command gregor runs a Kafka-compatible broker.
 //
 //	gregor serve --kafka-addr 127.0.0.1:9092 --http-addr 127.0.0.1:8080 --data-dir ./data
+//
+// One broker of a three-node cluster (each node a broker and a voter of the
+// metadata quorum, KRaft's combined mode):
+//
+//	gregor serve --node-id 1 --kafka-addr 127.0.0.1:9092 --http-addr 127.0.0.1:8080 \
+//	  --controller-addr 127.0.0.1:9192 \
+//	  --controller-quorum 1@127.0.0.1:9192,2@127.0.0.1:9193,3@127.0.0.1:9194 --data-dir ./data/1
 package main
 
 import (
@@ -100,6 +107,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if voters, err = server.ParseQuorum(*controllerQuorum); err != nil {
 			return err
 		}
+		// Several nodes often share a terminal (make cluster).
+		logger.SetPrefix(fmt.Sprintf("[node %d] ", b.Int64("node.id")))
 	} else if *controllerAddr != "" {
 		return fmt.Errorf("--controller-addr needs --controller-quorum")
 	}
