@@ -274,3 +274,77 @@ func TestClusterLeaderKill(t *testing.T) {
 		t.Errorf("%d acknowledged records lost", lost)
 	}
 }
+
+// TestClusterTwoDown: with two of three brokers down (the followers, so
+// the leader still serves and the quorum has lost its majority), an
+// acks=all write to a topic with min.insync.replicas=2 is not
+// acknowledged: it times out or gets NOT_ENOUGH_REPLICAS. Once the two
+// are back, writes are acknowledged again and every acknowledged record
+// is in the log.
+func TestClusterTwoDown(t *testing.T) {
+	bs := startCluster(t, 3)
+	topic := topicName(t, "")
+	adm := createReplicated(t, bs, topic)
+	// Not idempotent: franz-go fails an idempotent producer's record on
+	// timeout only when that cannot break its sequence numbers, so its
+	// write would wait for the brokers instead of failing.
+	prod := clusterClient(t, bs, kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.DisableIdempotentWrite(), kgo.RecordDeliveryTimeout(8*time.Second), kgo.ProduceRequestTimeout(3*time.Second))
+	produce := func(v string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		return prod.ProduceSync(ctx, &kgo.Record{Value: []byte(v)}).FirstErr()
+	}
+	if err := produce("before"); err != nil {
+		t.Fatalf("produce with all brokers up: %v", err)
+	}
+	p, err := partitionState(t, adm, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down []*Broker
+	for _, b := range bs {
+		if b.NodeID != p.Leader {
+			b.Kill()
+			down = append(down, b)
+		}
+	}
+	t.Logf("leader %d; killed %d and %d", p.Leader, down[0].NodeID, down[1].NodeID)
+	err = produce("unreplicated")
+	if err == nil {
+		t.Fatalf("acks=all write acknowledged with two of three brokers down")
+	}
+	if !errors.Is(err, kerr.NotEnoughReplicas) && !errors.Is(err, kerr.RequestTimedOut) &&
+		!errors.Is(err, kgo.ErrRecordTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("write with two brokers down: %v, want a timeout or NOT_ENOUGH_REPLICAS", err)
+	}
+	t.Logf("write with two brokers down: %v", err)
+	for _, b := range down {
+		b.Restart()
+	}
+	eventually(t, 60*time.Second, "writes acknowledged again", func() error { return produce("after") })
+
+	cons := clusterClient(t, bs, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	var vals []string
+	ctx := testCtx(t, opTimeout)
+	for !containsStr(vals, "after") {
+		fs := cons.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("reading back: got %q", vals)
+		}
+		fs.EachRecord(func(r *kgo.Record) { vals = append(vals, string(r.Value)) })
+	}
+	if vals[0] != "before" {
+		t.Errorf("log starts with %q, want the record acknowledged before the kill", vals[0])
+	}
+	t.Logf("log: %q", vals)
+}
+
+func containsStr(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
