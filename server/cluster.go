@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,7 +112,12 @@ type clusterDriver struct {
 	links   map[int32]*peerLink
 	ctlNext uint64
 	pending map[uint64]ctlPending
-	logf    func(string, ...any)
+	// outstanding: requests of our broker sent to a peer and not yet
+	// answered (request id -> peer); failed: those to fail at the next
+	// tick because the link to their peer broke.
+	outstanding map[uint64]int32
+	failed      []uint64
+	logf        func(string, ...any)
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
@@ -152,7 +158,7 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage) error {
 		return fmt.Errorf("controller listener: %w", err)
 	}
 	d := &clusterDriver{id: id, node: q, ln: ln, links: map[int32]*peerLink{},
-		pending: map[uint64]ctlPending{}, logf: c.Logf, conns: map[net.Conn]bool{}}
+		pending: map[uint64]ctlPending{}, outstanding: map[uint64]int32{}, logf: c.Logf, conns: map[net.Conn]bool{}}
 	for pid, paddr := range c.ControllerQuorum {
 		if pid != id {
 			d.links[pid] = newPeerLink(id, pid, paddr, s.e)
@@ -326,6 +332,7 @@ func (l *peerLink) send(frame []byte) {
 	select {
 	case l.q <- frame:
 	default: // backlog full: drop
+		l.unreachable()
 	}
 }
 
@@ -356,7 +363,8 @@ func (l *peerLink) run() {
 		}
 		if nc == nil {
 			if time.Now().Before(retryAt) {
-				continue // dropped
+				l.unreachable() // dropped
+				continue
 			}
 			c, err := net.DialTimeout("tcp", l.addr, time.Second)
 			if err != nil {
@@ -365,6 +373,14 @@ func (l *peerLink) run() {
 				continue
 			}
 			nc, w = c, bufio.NewWriterSize(c, 64<<10)
+			// Nothing comes back on this connection; reading notices at
+			// once when the peer goes away (a killed process), so the
+			// next frame redials instead of vanishing into a dead socket.
+			go func() {
+				_, _ = io.Copy(io.Discard, c)
+				c.Close()
+				l.unreachable()
+			}()
 		}
 		_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
 		_, err := w.Write(frame)
@@ -408,6 +424,7 @@ func (e *engine) brokerSend(to int32, reqID uint64, req kmsg.Request) {
 	if l == nil {
 		return // unknown broker: the request times out
 	}
+	d.outstanding[reqID] = to
 	l.send(kmsgFrame(frameReq, d.id, reqID, ctl, req.Key(), req.GetVersion(), req.AppendTo))
 }
 
@@ -478,6 +495,16 @@ func (e *engine) handleCluster(in inbound) {
 		}
 	case evUnreachable:
 		d.node.ReportUnreachable(raftID(in.peer))
+		// What we asked that peer may never be answered: fail it at the
+		// next raft tick (not at once, so a broker retrying on failure
+		// retries at most once a tick) instead of after
+		// replica.socket.timeout.ms.
+		for id, to := range d.outstanding {
+			if to == in.peer {
+				delete(d.outstanding, id)
+				d.failed = append(d.failed, id)
+			}
+		}
 	case evPeerRequest:
 		if in.ctl {
 			e.submitCtl(in.peer, in.id, in.msg)
@@ -487,8 +514,20 @@ func (e *engine) handleCluster(in inbound) {
 			Header: wire.Header{Key: in.msg.Key(), Version: in.msg.GetVersion(), CorrelationID: int32(uint32(in.id)),
 				ClientID: fmt.Sprintf("broker-%d", in.peer)}})
 	case evPeerResponse:
+		delete(d.outstanding, in.id)
 		e.b.Receive(now, in.id, in.resp)
 	case evRaftTick:
+		failed := d.failed
+		d.failed = nil
+		slices.Sort(failed)
+		for _, id := range failed {
+			e.b.Receive(now, id, nil) // ignored if answered meanwhile
+		}
+		if len(d.outstanding) > 1<<16 {
+			// answers lost without a broken link: the broker timed them
+			// out long ago
+			clear(d.outstanding)
+		}
 		d.node.Tick()
 		e.process()
 	}
