@@ -61,13 +61,33 @@ func (w *World) firstBroker(c command) (string, error) {
 	return w.nodes[0].Name, nil
 }
 
+// adminTopic reads an admin command's topic argument and the broker it
+// goes to (the first one, unless broker=).
+func (w *World) adminTopic(c command) (topic, to string, err error) {
+	if topic, err = c.arg(0, "topic name"); err != nil {
+		return "", "", err
+	}
+	to, err = w.firstBroker(c)
+	return topic, to, err
+}
+
+// adminPartition reads an admin command's topic-partition argument and the
+// broker it goes to.
+func (w *World) adminPartition(c command) (topic string, part int32, to string, err error) {
+	tpArg, err := c.arg(0, "topic-partition")
+	if err != nil {
+		return "", 0, "", err
+	}
+	if topic, part, err = splitTP(tpArg); err != nil {
+		return "", 0, "", err
+	}
+	to, err = w.firstBroker(c)
+	return topic, part, to, err
+}
+
 // cmdTopic: topic NAME [partitions=N] [rf=N] [config=value ...]
 func cmdTopic(w *World, c command) error {
-	name, err := c.arg(0, "topic name")
-	if err != nil {
-		return err
-	}
-	to, err := w.firstBroker(c)
+	name, to, err := w.adminTopic(c)
 	if err != nil {
 		return err
 	}
@@ -97,11 +117,7 @@ func cmdTopic(w *World, c command) error {
 
 // cmdAddPartitions: add-partitions TOPIC count=N
 func cmdAddPartitions(w *World, c command) error {
-	name, err := c.arg(0, "topic name")
-	if err != nil {
-		return err
-	}
-	to, err := w.firstBroker(c)
+	name, to, err := w.adminTopic(c)
 	if err != nil {
 		return err
 	}
@@ -264,15 +280,7 @@ func cmdFetch(w *World, c command) error {
 
 // cmdListOffsets: list-offsets TOPIC-P timestamp=earliest|latest|max|MS
 func cmdListOffsets(w *World, c command) error {
-	tpArg, err := c.arg(0, "topic-partition")
-	if err != nil {
-		return err
-	}
-	topic, part, err := splitTP(tpArg)
-	if err != nil {
-		return err
-	}
-	to, err := w.firstBroker(c)
+	topic, part, to, err := w.adminPartition(c)
 	if err != nil {
 		return err
 	}
@@ -302,15 +310,7 @@ func cmdListOffsets(w *World, c command) error {
 
 // cmdDeleteRecords: delete-records TOPIC-P before=N
 func cmdDeleteRecords(w *World, c command) error {
-	tpArg, err := c.arg(0, "topic-partition")
-	if err != nil {
-		return err
-	}
-	topic, part, err := splitTP(tpArg)
-	if err != nil {
-		return err
-	}
-	to, err := w.firstBroker(c)
+	topic, part, to, err := w.adminPartition(c)
 	if err != nil {
 		return err
 	}
