@@ -26,22 +26,14 @@ func waitOwners848(t testing.TB, adm *kadm.Client, group, topic string, members 
 		if g.State != "Stable" || len(g.Members) != members {
 			return fmt.Errorf("state %s with %d members", g.State, len(g.Members))
 		}
-		owners := map[int32]int{}
+		owned := map[string][]int32{}
 		for _, m := range g.Members {
-			ps := m.Assignment[topic]
-			if len(ps) == 0 {
-				return fmt.Errorf("member %s owns nothing", m.MemberID)
-			}
-			for p := range ps {
-				owners[p]++
+			owned[m.MemberID] = nil
+			for p := range m.Assignment[topic] {
+				owned[m.MemberID] = append(owned[m.MemberID], p)
 			}
 		}
-		for p := int32(0); p < groupPartitions; p++ {
-			if owners[p] != 1 {
-				return fmt.Errorf("partition %d has %d owners", p, owners[p])
-			}
-		}
-		return nil
+		return checkOwners(owned)
 	})
 }
 

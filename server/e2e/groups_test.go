@@ -57,33 +57,42 @@ func waitOwners(t testing.TB, adm *kadm.Client, group, topic string, members int
 		if g.State != "Stable" || len(g.Members) != members {
 			return fmt.Errorf("state %s with %d members", g.State, len(g.Members))
 		}
-		owners := map[int32]int{}
+		owned := map[string][]int32{}
 		for _, m := range g.Members {
 			ca, ok := m.Assigned.AsConsumer()
 			if !ok {
 				return fmt.Errorf("member %s: assignment does not decode", m.MemberID)
 			}
-			n := 0
+			owned[m.MemberID] = nil
 			for _, at := range ca.Topics {
 				if at.Topic != topic {
 					return fmt.Errorf("member %s was given topic %s", m.MemberID, at.Topic)
 				}
-				for _, p := range at.Partitions {
-					owners[p]++
-					n++
-				}
-			}
-			if n == 0 {
-				return fmt.Errorf("member %s owns nothing", m.MemberID)
+				owned[m.MemberID] = append(owned[m.MemberID], at.Partitions...)
 			}
 		}
-		for p := int32(0); p < groupPartitions; p++ {
-			if owners[p] != 1 {
-				return fmt.Errorf("partition %d has %d owners (%v)", p, owners[p], owners)
-			}
-		}
-		return nil
+		return checkOwners(owned)
 	})
+}
+
+// checkOwners: every partition of the test topic has exactly one owner
+// among the members, and every member owns at least one.
+func checkOwners(owned map[string][]int32) error {
+	owners := map[int32]int{}
+	for member, ps := range owned {
+		if len(ps) == 0 {
+			return fmt.Errorf("member %s owns nothing", member)
+		}
+		for _, p := range ps {
+			owners[p]++
+		}
+	}
+	for p := int32(0); p < groupPartitions; p++ {
+		if owners[p] != 1 {
+			return fmt.Errorf("partition %d has %d owners (%v)", p, owners[p], owners)
+		}
+	}
+	return nil
 }
 
 // committed reads the group's committed offsets for topic.
