@@ -9,7 +9,9 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
+	"github.com/gregor-kafka/gregor/core/group"
 	"github.com/gregor-kafka/gregor/core/store"
+	"github.com/gregor-kafka/gregor/core/txn"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
@@ -64,8 +66,9 @@ type Broker struct {
 	producerIDs struct{ next int64 }
 	txnHooks    TxnHooks // producer_state.go
 
-	groups groupGlue // the group coordinator (group_coordinator.go)
-	txn    txnGlue   // the transaction coordinator (txn_coordinator.go)
+	groups *group.Coordinator // the group coordinator (group_coordinator.go)
+	txn    *txn.Coordinator   // the transaction coordinator (txn_coordinator.go)
+	wrote  coordinatorWrites  // what the step in progress appended for them (acks.go)
 }
 
 // New opens a broker on st, recovering every partition it finds there.
@@ -88,7 +91,8 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		// Topics come from the quorum's image (ApplyMetadata), not from
 		// the metadata file.
 		b.meta.Topics = map[string]*topicRecord{}
-		b.cl = &clusterGlue{cfg: *cfg.Cluster, image: cluster.NewImage(), epoch: -1, fenced: true, out: map[uint64]*outgoing{}}
+		b.cl = &clusterGlue{cfg: *cfg.Cluster, image: cluster.NewImage(), epoch: -1, fenced: true,
+			out: map[uint64]*outgoing{}, creating: map[string]bool{}}
 	}
 	names := make([]string, 0, len(b.meta.Topics))
 	for name := range b.meta.Topics {
@@ -174,10 +178,10 @@ func (b *Broker) NextDeadline() (at int64, ok bool) {
 			at, ok = f.deadline, true
 		}
 	}
-	if g, gok := b.groups.c.NextDeadline(); gok && (!ok || g < at) {
+	if g, gok := b.groups.NextDeadline(); gok && (!ok || g < at) {
 		at, ok = g, true
 	}
-	if t, tok := b.txn.c.NextDeadline(); tok && (!ok || t < at) {
+	if t, tok := b.txn.NextDeadline(); tok && (!ok || t < at) {
 		at, ok = t, true
 	}
 	if b.cl != nil {

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"errors"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -53,6 +54,8 @@ type clusterGlue struct {
 
 	nextID uint64
 	out    map[uint64]*outgoing
+
+	creating map[string]bool // internal topics asked of the controller
 
 	pidNext, pidEnd int64 // the producer id block being handed out
 	pidAsking       bool
@@ -268,6 +271,27 @@ type pidWait struct {
 	resp *kmsg.InitProducerIDResponse
 }
 
+// errNoProducerIDs is returned while this broker waits for a block of
+// producer ids from the controller.
+var errNoProducerIDs = errors.New("broker: waiting for a block of producer ids from the controller")
+
+// txnProducerID hands the transaction coordinator a producer id: from
+// the cluster's blocks in a cluster, where an empty block asks for the
+// next and fails this once (the coordinator answers
+// COORDINATOR_NOT_AVAILABLE and the client retries).
+func (b *Broker) txnProducerID() (int64, error) {
+	c := b.cl
+	if c == nil {
+		return b.nextProducerID()
+	}
+	if c.pidNext < c.pidEnd {
+		c.pidNext++
+		return c.pidNext - 1, nil
+	}
+	b.servePIDs()
+	return 0, errNoProducerIDs
+}
+
 func (b *Broker) servePIDs() {
 	c := b.cl
 	for len(c.pidWaiting) > 0 && c.pidNext < c.pidEnd {
@@ -277,7 +301,7 @@ func (b *Broker) servePIDs() {
 		c.pidNext++
 		b.reply(w.req, w.resp)
 	}
-	if len(c.pidWaiting) == 0 || c.pidAsking {
+	if c.pidNext < c.pidEnd || c.pidAsking {
 		return
 	}
 	if c.epoch < 0 {

@@ -253,7 +253,7 @@ func (b *Broker) DropConnection(conn uint64) {
 	b.fetches = kept
 	keptAcks := b.acks[:0]
 	for _, a := range b.acks {
-		if a.req.Conn != conn {
+		if a.conn == nil || *a.conn != conn {
 			keptAcks = append(keptAcks, a)
 		}
 	}

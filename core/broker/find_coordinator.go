@@ -1,10 +1,10 @@
 package broker
 
 import (
+	"errors"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/gregor-kafka/gregor/core/group"
 )
 
 // FindCoordinator v0-6. v1 adds the key type (0 group, 1 transaction),
@@ -12,7 +12,9 @@ import (
 // leader of partition Utils.abs(groupId.hashCode()) %
 // offsets.topic.num.partitions of __consumer_offsets, which is created on
 // the first lookup. A transactional id's coordinator is found the same way
-// in __transaction_state (txn_coordinator.go).
+// in __transaction_state. In a cluster any broker answers from the
+// metadata; the leader may have moved by the time the client asks it,
+// and then it answers NOT_COORDINATOR and the client looks again.
 func init() { register(10, 0, 6, handleFindCoordinator) }
 
 func handleFindCoordinator(b *Broker, r *Request) kmsg.Response {
@@ -43,27 +45,32 @@ func (b *Broker) findCoordinator(key string, typ int8) kmsg.FindCoordinatorRespo
 		c.ErrorMessage = &msg
 		return c
 	}
-	if typ != 0 {
-		if typ == 1 {
-			return b.findTxnCoordinator(key) // txn_coordinator.go
-		}
+	var topic string
+	var p int32
+	switch typ {
+	case 0:
+		topic, p = OffsetsTopic, b.groups.PartitionFor(key)
+	case 1:
+		topic, p = TransactionStateTopic, b.txn.PartitionFor(key)
+	default:
 		return fail(kerr.InvalidRequest)
 	}
-	t, err := b.EnsureInternalTopic(OffsetsTopic)
-	if err != nil {
-		b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
+	if _, err := b.internalTopic(topic); err != nil {
+		if !errors.Is(err, errInternalCreating) {
+			b.cfg.Logf("creating %s: %v", topic, err)
+		}
 		return fail(kerr.CoordinatorNotAvailable)
 	}
-	p := t.partition(group.PartitionFor(key, int32(len(t.Partitions))))
-	if p == nil || p.Leader != b.cfg.NodeID {
+	id, host, port, ok := b.internalLeader(topic, p)
+	if !ok {
 		return fail(kerr.CoordinatorNotAvailable)
 	}
-	c.NodeID, c.Host, c.Port = b.cfg.NodeID, b.cfg.Host, b.cfg.Port
+	c.NodeID, c.Host, c.Port = id, host, port
 	return c
 }
 
 // GroupCoordinatorPartition is the __consumer_offsets partition whose
 // leader coordinates the group.
 func (b *Broker) GroupCoordinatorPartition(groupID string) int32 {
-	return b.groups.c.PartitionFor(groupID)
+	return b.groups.PartitionFor(groupID)
 }

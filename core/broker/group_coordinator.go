@@ -36,20 +36,9 @@ func init() {
 	register(69, 0, 1, handleGroupRead)  // ConsumerGroupDescribe (KIP-848)
 }
 
-// groupGlue is the broker's part of the group coordinator.
-type groupGlue struct {
-	c *group.Coordinator
-	// mustSync is set when this step appended to an internal log that
-	// must be synced before answers that depend on it go out.
-	mustSync bool
-}
-
 type groupLog struct{ b *Broker }
 
 func (l groupLog) Append(p int32, batch record.Batch) error {
-	if _, err := l.b.EnsureInternalTopic(OffsetsTopic); err != nil {
-		return err
-	}
 	_, err := l.b.AppendInternal(OffsetsTopic, p, batch)
 	return err
 }
@@ -57,6 +46,12 @@ func (l groupLog) Append(p int32, batch record.Batch) error {
 type groupTopics struct{ b *Broker }
 
 func (t groupTopics) Topic(name string) ([16]byte, int32, bool) {
+	if t.b.cl != nil {
+		if it := t.b.cl.image.Topics[name]; it != nil {
+			return it.ID, int32(len(it.Partitions)), true
+		}
+		return [16]byte{}, 0, false
+	}
 	if tp := t.b.topics[name]; tp != nil {
 		return tp.ID, int32(len(tp.Partitions)), true
 	}
@@ -64,21 +59,29 @@ func (t groupTopics) Topic(name string) ([16]byte, int32, bool) {
 }
 
 func (t groupTopics) TopicByID(id [16]byte) (string, int32, bool) {
+	if t.b.cl != nil {
+		if it := t.b.cl.image.TopicByID(id); it != nil {
+			return it.Name, int32(len(it.Partitions)), true
+		}
+		return "", 0, false
+	}
 	if tp := t.b.byID[id]; tp != nil {
 		return tp.Name, int32(len(tp.Partitions)), true
 	}
 	return "", 0, false
 }
 
-// initGroups builds the coordinator and, when __consumer_offsets exists,
-// rebuilds every group from it.
+// initGroups builds the coordinator and, on a single broker where
+// __consumer_offsets exists, rebuilds every group from it. In a cluster
+// the groups of a partition are loaded when this broker becomes its
+// leader (coordinators.go).
 func (b *Broker) initGroups(now int64) error {
 	s := b.cfg.Settings
 	partitions := int32(s.Int64("offsets.topic.num.partitions"))
 	if t := b.topics[OffsetsTopic]; t != nil {
 		partitions = int32(len(t.Partitions)) // the topic's count wins over a changed setting
 	}
-	b.groups.c = group.New(group.Config{
+	b.groups = group.New(group.Config{
 		Partitions:                  partitions,
 		InitialRebalanceDelayMs:     int32(s.Int64("group.initial.rebalance.delay.ms")),
 		MinSessionTimeoutMs:         int32(s.Int64("group.min.session.timeout.ms")),
@@ -101,58 +104,127 @@ func (b *Broker) initGroups(now int64) error {
 			return err
 		}
 	}
-	if n := len(b.groups.c.Groups()); n > 0 {
+	if n := len(b.groups.Groups()); n > 0 {
 		b.cfg.Logf("loaded %d consumer groups from %s", n, OffsetsTopic)
 	}
 	return nil
 }
 
 // Groups is the group coordinator, for views and the simulator.
-func (b *Broker) Groups() *group.Coordinator { return b.groups.c }
+func (b *Broker) Groups() *group.Coordinator { return b.groups }
 
 // tickGroups runs the coordinator's timers.
 func (b *Broker) tickGroups(now int64) {
-	b.groups.mustSync = false
-	b.groups.c.Tick(now)
+	b.wrote = coordinatorWrites{}
+	b.groups.Tick(now)
 }
 
 // handleGroupWrite serves a group API that may write to __consumer_offsets,
-// which it creates first if needed.
+// which a single broker creates first if needed.
 func handleGroupWrite(b *Broker, r *Request) kmsg.Response {
-	if _, err := b.EnsureInternalTopic(OffsetsTopic); err != nil {
-		b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
-		resp := r.Msg.ResponseKind()
-		resp.SetVersion(r.Msg.GetVersion())
-		return coordinatorNotAvailable(resp)
+	if b.cl == nil {
+		if _, err := b.EnsureInternalTopic(OffsetsTopic); err != nil {
+			b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
+			return errorResponse(r.Msg, kerr.CoordinatorNotAvailable.Code)
+		}
 	}
 	return handleGroupRead(b, r)
 }
 
-// handleGroupRead hands a request to the coordinator. Answers, now or
+// handleGroupRead hands a request to the coordinator, unless it names a
+// group another broker coordinates (NOT_COORDINATOR). Answers, now or
 // later, go through groupReply.
 func handleGroupRead(b *Broker, r *Request) kmsg.Response {
-	b.groups.mustSync = false
+	if id, ok := groupOf(r.Msg); ok && !b.coordinatesGroup(id) {
+		return errorResponse(r.Msg, kerr.NotCoordinator.Code)
+	}
+	b.wrote = coordinatorWrites{}
 	req := *r
 	call := group.Call{ClientID: r.Header.ClientID, Reply: func(resp kmsg.Response) { b.groupReply(req, resp) }}
-	if resp := b.groups.c.Handle(b.now, call, r.Msg); resp != nil {
+	if resp := b.groups.Handle(b.now, call, r.Msg); resp != nil {
 		b.groupReply(req, resp)
 	}
 	return nil
 }
 
-// groupReply answers now, or after the next Commit's sync when this step
-// wrote to a log whose flush policy needs one.
+// groupReply answers once what this step wrote is durable. Groups of a
+// many-group answer that another broker coordinates are answered
+// NOT_COORDINATOR.
 func (b *Broker) groupReply(req Request, resp kmsg.Response) {
-	if b.groups.mustSync {
-		b.awaitFlush = append(b.awaitFlush, Response{req.Conn, req.Header.CorrelationID, resp})
-		return
-	}
-	b.reply(req, resp)
+	b.markForeignGroups(resp)
+	b.answerAfterWrites(req, resp, b.cfg.Settings.Int64("offsets.commit.timeout.ms"))
 }
 
-// coordinatorNotAvailable sets COORDINATOR_NOT_AVAILABLE where a response
-// carries its error, as unsupported does for UNSUPPORTED_VERSION.
-func coordinatorNotAvailable(resp kmsg.Response) kmsg.Response {
-	setErrorCodes(reflect.ValueOf(resp).Elem(), kerr.CoordinatorNotAvailable.Code, 2)
+// coordinatesGroup reports whether this broker coordinates a group: it
+// leads the group's __consumer_offsets partition (always, on a single
+// broker).
+func (b *Broker) coordinatesGroup(id string) bool {
+	return b.cl == nil || b.coordinates(OffsetsTopic, b.groups.PartitionFor(id))
+}
+
+// groupOf is the group a request names, for the requests that name one.
+func groupOf(req kmsg.Request) (string, bool) {
+	switch m := req.(type) {
+	case *kmsg.JoinGroupRequest:
+		return m.Group, true
+	case *kmsg.SyncGroupRequest:
+		return m.Group, true
+	case *kmsg.HeartbeatRequest:
+		return m.Group, true
+	case *kmsg.LeaveGroupRequest:
+		return m.Group, true
+	case *kmsg.OffsetCommitRequest:
+		return m.Group, true
+	case *kmsg.OffsetDeleteRequest:
+		return m.Group, true
+	case *kmsg.ConsumerGroupHeartbeatRequest:
+		return m.Group, true
+	case *kmsg.TxnOffsetCommitRequest:
+		return m.Group, true
+	case *kmsg.OffsetFetchRequest:
+		return m.Group, len(m.Groups) == 0
+	}
+	return "", false
+}
+
+// markForeignGroups answers NOT_COORDINATOR for the groups of a
+// many-group answer (DescribeGroups, DeleteGroups, OffsetFetch v8+,
+// ConsumerGroupDescribe) that this broker does not coordinate; the
+// coordinator knows nothing of them and left them empty.
+func (b *Broker) markForeignGroups(resp kmsg.Response) {
+	if b.cl == nil {
+		return
+	}
+	mark := func(id string, code *int16) {
+		if !b.coordinatesGroup(id) {
+			*code = kerr.NotCoordinator.Code
+		}
+	}
+	switch m := resp.(type) {
+	case *kmsg.DescribeGroupsResponse:
+		for i := range m.Groups {
+			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
+		}
+	case *kmsg.DeleteGroupsResponse:
+		for i := range m.Groups {
+			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
+		}
+	case *kmsg.OffsetFetchResponse:
+		for i := range m.Groups {
+			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
+		}
+	case *kmsg.ConsumerGroupDescribeResponse:
+		for i := range m.Groups {
+			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
+		}
+	}
+}
+
+// errorResponse answers req with code where its response carries its
+// error, as unsupported does for UNSUPPORTED_VERSION.
+func errorResponse(req kmsg.Request, code int16) kmsg.Response {
+	resp := req.ResponseKind()
+	resp.SetVersion(req.GetVersion())
+	setErrorCodes(reflect.ValueOf(resp).Elem(), code, 2)
 	return resp
 }

@@ -76,3 +76,20 @@ func setErrorCodes(v reflect.Value, code int16, depth int) {
 		}
 	}
 }
+
+// overwriteErrorCodes sets code where an answer already built carries its
+// errors: the ErrorCode of v if it has one, else of every element of its
+// nested lists (a commit's every partition), to any depth.
+func overwriteErrorCodes(v reflect.Value, code int16) {
+	if f := v.FieldByName("ErrorCode"); f.IsValid() && f.CanSet() {
+		f.SetInt(int64(code))
+		return
+	}
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct {
+			for j := range f.Len() {
+				overwriteErrorCodes(f.Index(j), code)
+			}
+		}
+	}
+}

@@ -3,23 +3,44 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/group"
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
-// Kafka's internal topics (Topic.isInternal). They are created by the
-// coordinators that use them, with offsets.topic.num.partitions or
-// transaction.state.log.num.partitions partitions and replication factor
-// 1, and reported IsInternal in Metadata.
+// Kafka's internal topics (Topic.isInternal), reported IsInternal in
+// Metadata. The coordinators that use them create them on the first
+// lookup, with offsets.topic.num.partitions or
+// transaction.state.log.num.partitions partitions: on a single broker at
+// once with replication factor 1; in a cluster through the controller,
+// with offsets.topic.replication.factor or
+// transaction.state.log.replication.factor replicas (refused while fewer
+// brokers are alive, as Kafka refuses it), and lookups answer
+// COORDINATOR_NOT_AVAILABLE until the topic is in the metadata.
+//
+// A partition's coordinator is its leader: it loads the groups or
+// transactions of the partition when it becomes leader and unloads them
+// when it stops (coordinators.go).
 const (
 	OffsetsTopic          = group.Topic
 	TransactionStateTopic = "__transaction_state"
 )
 
 // ErrNoInternalPartition is returned when an internal topic or partition
-// does not exist.
+// does not exist here, or this broker does not lead it.
 var ErrNoInternalPartition = errors.New("broker: no such internal topic partition")
+
+// errInternalCreating is returned while the controller creates an
+// internal topic.
+var errInternalCreating = errors.New("broker: internal topic being created")
 
 // isInternalTopic reports whether name is one of Kafka's internal topics.
 func isInternalTopic(name string) bool {
@@ -29,42 +50,133 @@ func isInternalTopic(name string) bool {
 // internalTopicConfigs are the internal topics' overrides. Kafka compacts
 // them (cleanup.policy=compact); Gregor cannot compact yet, so it keeps
 // them whole instead of letting retention delete live offsets.
-func internalTopicConfigs() map[string]string {
-	return map[string]string{"retention.ms": "-1", "segment.bytes": "104857600"}
+func (b *Broker) internalTopicConfigs(name string) map[string]string {
+	c := map[string]string{"retention.ms": "-1", "segment.bytes": "104857600"}
+	if name == TransactionStateTopic {
+		c["min.insync.replicas"] = strconv.FormatInt(b.cfg.Settings.Int64("transaction.state.log.min.isr"), 10)
+	}
+	return c
 }
 
-// EnsureInternalTopic returns an internal topic, creating it first if it
-// does not exist.
+// internalShape is an internal topic's partition count and replication
+// factor as the settings give them.
+func (b *Broker) internalShape(name string) (partitions int32, rf int16, err error) {
+	s := b.cfg.Settings
+	switch name {
+	case OffsetsTopic:
+		return int32(s.Int64("offsets.topic.num.partitions")), int16(s.Int64("offsets.topic.replication.factor")), nil
+	case TransactionStateTopic:
+		return int32(s.Int64("transaction.state.log.num.partitions")), int16(s.Int64("transaction.state.log.replication.factor")), nil
+	}
+	return 0, 0, fmt.Errorf("%w: %s is not an internal topic", ErrNoInternalPartition, name)
+}
+
+// EnsureInternalTopic returns an internal topic of a single broker,
+// creating it first if it does not exist.
 func (b *Broker) EnsureInternalTopic(name string) (*Topic, error) {
 	if t := b.topics[name]; t != nil {
 		return t, nil
 	}
 	if b.cl != nil {
-		// Coordinators on replicated internal topics are not built yet.
-		return nil, fmt.Errorf("%w: %s in a cluster", ErrNoInternalPartition, name)
+		return nil, fmt.Errorf("%w: %s is created by the controller in a cluster", ErrNoInternalPartition, name)
 	}
-	var n int64
-	switch name {
-	case OffsetsTopic:
-		n = b.cfg.Settings.Int64("offsets.topic.num.partitions")
-	case TransactionStateTopic:
-		n = b.cfg.Settings.Int64("transaction.state.log.num.partitions")
-	default:
-		return nil, fmt.Errorf("%w: %s is not an internal topic", ErrNoInternalPartition, name)
+	n, _, err := b.internalShape(name)
+	if err != nil {
+		return nil, err
 	}
-	spec := &topicSpec{name: name, partitions: int32(n), rf: 1, configs: internalTopicConfigs()}
+	spec := &topicSpec{name: name, partitions: n, rf: 1, configs: b.internalTopicConfigs(name)}
 	spec.assignment = Place(b.brokers(), 0, 0, int(n), 1)
 	return b.createTopic(spec)
 }
 
+// internalTopic makes sure an internal topic exists and returns its
+// partition count. In a cluster a missing topic is asked of the
+// controller and errInternalCreating returned until the metadata has it.
+func (b *Broker) internalTopic(name string) (int32, error) {
+	if b.cl == nil {
+		t, err := b.EnsureInternalTopic(name)
+		if err != nil {
+			return 0, err
+		}
+		return int32(len(t.Partitions)), nil
+	}
+	if it := b.cl.image.Topics[name]; it != nil {
+		return int32(len(it.Partitions)), nil
+	}
+	if b.cl.creating[name] {
+		return 0, errInternalCreating
+	}
+	n, rf, err := b.internalShape(name)
+	if err != nil {
+		return 0, err
+	}
+	b.cl.creating[name] = true
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.TimeoutMillis = 30000
+	t := kmsg.NewCreateTopicsRequestTopic()
+	t.Topic, t.NumPartitions, t.ReplicationFactor = name, n, rf
+	configs := b.internalTopicConfigs(name)
+	for _, k := range slices.Sorted(maps.Keys(configs)) {
+		c := kmsg.NewCreateTopicsRequestTopicConfig()
+		c.Name, c.Value = k, kmsg.StringPtr(configs[k])
+		t.Configs = append(t.Configs, c)
+	}
+	req.Topics = append(req.Topics, t)
+	b.cfg.Logf("asking the controller to create %s (%d partitions, replication factor %d)", name, n, rf)
+	b.send(ToController, req, func(r kmsg.Response) {
+		b.cl.creating[name] = false
+		if resp, _ := r.(*kmsg.CreateTopicsResponse); resp != nil && len(resp.Topics) == 1 {
+			if code := resp.Topics[0].ErrorCode; code != 0 && code != kerr.TopicAlreadyExists.Code {
+				b.cfg.Logf("creating %s: %s", name, wire.ErrorName(code))
+			}
+		}
+	})
+	return 0, errInternalCreating
+}
+
+// internalLeader is the broker leading partition p of an internal topic:
+// the coordinator of the keys that hash there.
+func (b *Broker) internalLeader(name string, p int32) (id int32, host string, port int32, ok bool) {
+	if b.cl == nil {
+		part := b.topics[name].partition(p)
+		if part == nil || part.Leader != b.cfg.NodeID {
+			return 0, "", 0, false
+		}
+		return b.cfg.NodeID, b.cfg.Host, b.cfg.Port, true
+	}
+	ip := b.cl.image.Partition(name, p)
+	if ip == nil || ip.Leader == cluster.NoLeader {
+		return 0, "", 0, false
+	}
+	br := b.cl.image.Brokers[ip.Leader]
+	if br == nil {
+		return 0, "", 0, false
+	}
+	return br.ID, br.Host, br.Port, true
+}
+
+// coordinates reports whether this broker leads partition p of an
+// internal topic, and so serves the groups or transactions stored there.
+func (b *Broker) coordinates(name string, p int32) bool {
+	part := b.topics[name].partition(p)
+	return part != nil && part.Leader == b.cfg.NodeID && b.leads(part)
+}
+
 // AppendInternal appends a batch (built with record.NewBuilder) to
-// partition p of an internal topic through the same path as Produce: the
-// leader epoch is stamped, the high watermark advances, waiting fetches
-// wake, and the log is marked for the next Commit's sync when its flush
-// policy asks; answers given in the same step then wait for that sync.
+// partition p of an internal topic this broker leads, through the same
+// path as Produce: the leader epoch is stamped, the high watermark
+// advances, waiting fetches wake. The answers the coordinator gives in the
+// same step wait until the batch is durable (answerAfterWrites): replicated
+// to the ISR in a cluster, synced at the next Commit when the flush
+// policy asks.
 func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int64, error) {
+	if b.cl == nil {
+		if _, err := b.EnsureInternalTopic(topic); err != nil {
+			return 0, err
+		}
+	}
 	part := b.topics[topic].partition(p)
-	if part == nil || !isInternalTopic(topic) {
+	if part == nil || !isInternalTopic(topic) || !b.coordinates(topic, p) {
 		return 0, fmt.Errorf("%w: %s-%d", ErrNoInternalPartition, topic, p)
 	}
 	batch.SetPartitionLeaderEpoch(part.LeaderEpoch)
@@ -75,23 +187,29 @@ func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int6
 	part.epochs.assign(part.LeaderEpoch, base)
 	b.advanceHighWatermark(part)
 	b.wakeFetches(part)
+	if b.cl != nil {
+		b.wrote.waits = append(b.wrote.waits, ackWait{p: part, lead: part.lead, need: part.log.EndOffset()})
+	}
 	if part.log.NeedsFlush(b.now) {
 		b.markDirty(part)
-		b.groups.mustSync = true
+		b.wrote.mustSync = true
 	}
 	return base, nil
 }
 
 // ReplayInternal calls fn for every record of partition p of an internal
-// topic below its high watermark, in offset order, skipping control
-// batches. Coordinators rebuild their state with it at startup.
+// topic, in offset order, skipping control batches. Coordinators rebuild
+// their state with it when they start leading p. It reads the whole log,
+// not just below the high watermark: the leader's log is what the
+// partition will hold as long as it leads.
 func (b *Broker) ReplayInternal(topic string, p int32, fn func(offset int64, r record.Record)) error {
 	part := b.topics[topic].partition(p)
 	if part == nil {
 		return fmt.Errorf("%w: %s-%d", ErrNoInternalPartition, topic, p)
 	}
-	for next := part.log.StartOffset(); next < part.HighWatermark; {
-		data, err := part.log.Read(next, 1<<20, part.HighWatermark, true)
+	end := part.log.EndOffset()
+	for next := part.log.StartOffset(); next < end; {
+		data, err := part.log.Read(next, 1<<20, end, true)
 		if err != nil {
 			return fmt.Errorf("broker: replaying %s at %d: %w", part, next, err)
 		}

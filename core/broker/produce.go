@@ -82,7 +82,9 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 				mustSync = mustSync || synced
 				if b.cl != nil && req.Acks == -1 && sp.ErrorCode == 0 {
 					need := sp.BaseOffset + int64(record.Batch(rp.Records).LastOffsetDelta()) + 1
-					waits = append(waits, ackWait{p: p, lead: p.lead, need: need, ti: ti, pi: pi})
+					waits = append(waits, ackWait{p: p, lead: p.lead, need: need, settle: func(code int16) {
+						resp.Topics[ti].Partitions[pi].ErrorCode = code
+					}})
 				}
 			}
 			st.Partitions = append(st.Partitions, sp)
@@ -95,81 +97,13 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 	case len(waits) > 0:
 		// acks=all in a cluster: the answer waits until the high watermark
 		// passes the batches, i.e. every ISR member has them.
-		b.acks = append(b.acks, &pendingAcks{req: *r, resp: resp, waits: waits,
-			deadline: b.now + int64(max(req.TimeoutMillis, 0)), mustSync: mustSync})
-		b.completeAcks()
+		b.awaitISR(&r.Conn, waits, int64(max(req.TimeoutMillis, 0)), b.answer(*r, resp, mustSync))
 		return nil
 	case mustSync:
 		b.awaitFlush = append(b.awaitFlush, Response{r.Conn, r.Header.CorrelationID, resp})
 		return nil
 	}
 	return resp
-}
-
-// pendingAcks is an acks=all produce waiting for its ISR (Kafka's delayed
-// produce purgatory).
-type pendingAcks struct {
-	req      Request
-	resp     *kmsg.ProduceResponse
-	waits    []ackWait
-	deadline int64
-	mustSync bool
-}
-
-type ackWait struct {
-	p      *Partition
-	lead   *leaderState // the leadership the batch was appended under
-	need   int64        // the high watermark that covers the batch
-	ti, pi int
-	done   bool
-}
-
-// minISR is the partition's min.insync.replicas.
-func (b *Broker) minISR(p *Partition) int {
-	return int(b.cfg.Settings.TopicInt64(p.Topic.Configs, "min.insync.replicas"))
-}
-
-// completeAcks answers the acks=all produces that are done: their batches
-// are below the high watermark, leadership was lost
-// (NOT_LEADER_OR_FOLLOWER), the ISR shrank below min.insync.replicas
-// meanwhile (NOT_ENOUGH_REPLICAS_AFTER_APPEND), or they timed out.
-func (b *Broker) completeAcks() {
-	kept := b.acks[:0]
-	for _, a := range b.acks {
-		open := 0
-		for i := range a.waits {
-			w := &a.waits[i]
-			if w.done {
-				continue
-			}
-			sp := &a.resp.Topics[w.ti].Partitions[w.pi]
-			switch {
-			case w.p.lead != w.lead || w.p.deleted:
-				sp.ErrorCode, w.done = kerr.NotLeaderForPartition.Code, true
-			case w.p.HighWatermark >= w.need:
-				if len(w.p.ISR) < b.minISR(w.p) {
-					sp.ErrorCode = kerr.NotEnoughReplicasAfterAppend.Code
-				}
-				w.done = true
-			case b.now >= a.deadline:
-				sp.ErrorCode, w.done = kerr.RequestTimedOut.Code, true
-			default:
-				open++
-			}
-		}
-		if open > 0 {
-			kept = append(kept, a)
-			continue
-		}
-		r := Response{a.req.Conn, a.req.Header.CorrelationID, a.resp}
-		if a.mustSync {
-			b.awaitFlush = append(b.awaitFlush, r)
-		} else {
-			b.deliver(r)
-		}
-	}
-	clear(b.acks[len(kept):])
-	b.acks = kept
 }
 
 // produce validates and appends one partition's batch, filling sp. It

@@ -191,6 +191,7 @@ func (b *Broker) active() bool {
 }
 
 func (b *Broker) becomeLeader(p *Partition, ip *cluster.Partition) {
+	elected := p.lead == nil
 	p.follow = nil
 	p.Leader, p.LeaderEpoch = ip.Leader, ip.LeaderEpoch
 	p.epochs.assign(p.LeaderEpoch, p.log.EndOffset())
@@ -205,6 +206,9 @@ func (b *Broker) becomeLeader(p *Partition, ip *cluster.Partition) {
 	}
 	p.lead = l
 	b.cfg.Logf("%s: leader at epoch %d (leo=%d hw=%d isr=%v)", p, p.LeaderEpoch, p.log.EndOffset(), p.HighWatermark, p.ISR)
+	if elected {
+		b.loadCoordinator(p)
+	}
 }
 
 func (b *Broker) becomeFollower(p *Partition, ip *cluster.Partition) {
@@ -226,6 +230,7 @@ func (b *Broker) loseLeadership(p *Partition) {
 		return
 	}
 	p.lead = nil
+	b.unloadCoordinator(p)
 	b.completeAcks()
 }
 

@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"reflect"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -35,56 +33,45 @@ func init() {
 	register(66, 0, 1, handleTxn) // ListTransactions
 }
 
-// txnGlue is the broker's part of the transaction coordinator.
-type txnGlue struct {
-	c        *txn.Coordinator
-	mustSync bool // this step appended to a log that must be synced
-}
-
 type txnLog struct{ b *Broker }
 
 func (l txnLog) Append(p int32, batch record.Batch) (int64, error) {
-	t, err := l.b.EnsureInternalTopic(TransactionStateTopic)
-	if err != nil {
-		return 0, err
-	}
-	off, err := l.b.AppendInternal(TransactionStateTopic, p, batch)
-	if err == nil && t.partition(p).log.NeedsFlush(l.b.now) {
-		l.b.txn.mustSync = true
-	}
-	return off, err
+	return l.b.AppendInternal(TransactionStateTopic, p, batch)
 }
 
-// initTxn builds the coordinator, rebuilds every transaction from
-// __transaction_state, and finishes those left decided but not complete.
-// It runs after the partitions and the group coordinator are loaded, so
-// the markers it writes land where they belong.
+// initTxn builds the coordinator and, on a single broker, rebuilds every
+// transaction from __transaction_state and finishes those left decided
+// but not complete. It runs after the partitions and the group
+// coordinator are loaded, so the markers it writes land where they
+// belong. In a cluster a partition's transactions are loaded when this
+// broker becomes its leader (coordinators.go).
 func (b *Broker) initTxn(now int64) error {
 	s := b.cfg.Settings
 	partitions := int32(s.Int64("transaction.state.log.num.partitions"))
 	if t := b.topics[TransactionStateTopic]; t != nil {
 		partitions = int32(len(t.Partitions))
 	}
-	b.txn.c = txn.New(txn.Config{
+	b.txn = txn.New(txn.Config{
 		Partitions:      partitions,
 		MaxTimeoutMs:    int32(s.Int64("transaction.max.timeout.ms")),
 		AbortIntervalMs: s.Int64("transaction.abort.timed.out.transaction.cleanup.interval.ms"),
 		Log:             txnLog{b},
-		Markers:         b,
-		ProducerIDs:     b.nextProducerID,
+		Markers:         markerChannel{b},
+		Durable:         b.txnRecordDurable,
+		ProducerIDs:     b.txnProducerID,
 		CoordinatorEpoch: func(p int32) int32 {
-			if t := b.topics[TransactionStateTopic]; t != nil && t.partition(p) != nil {
-				return t.partition(p).LeaderEpoch
+			if part := b.topics[TransactionStateTopic].partition(p); part != nil {
+				return part.LeaderEpoch
 			}
 			return 0
 		},
-		PartitionExists: func(topic string, p int32) bool { return b.topics[topic].partition(p) != nil },
-		GroupPartition:  b.groups.c.PartitionFor,
+		PartitionExists: b.partitionExists,
+		GroupPartition:  b.groups.PartitionFor,
 		Logf:            b.cfg.Logf,
 	}, now)
 	hooks := TxnHooks{Completed: b.txnCompleted}
-	if s.Bool("transaction.partition.verification.enable") {
-		hooks.Verify = b.txn.c.Verify
+	if s.Bool("transaction.partition.verification.enable") && b.cl == nil {
+		hooks.Verify = b.txn.Verify
 	}
 	b.SetTxnHooks(hooks)
 	t := b.topics[TransactionStateTopic]
@@ -92,19 +79,46 @@ func (b *Broker) initTxn(now int64) error {
 		return nil
 	}
 	for _, p := range t.Partitions {
-		err := b.ReplayInternal(TransactionStateTopic, p.Index, func(_ int64, r record.Record) {
-			b.txn.c.Replay(p.Index, r.Key, r.Value)
-		})
-		if err != nil {
+		if err := b.replayTxnState(p.Index); err != nil {
 			return err
 		}
 	}
-	if n := len(b.txn.c.IDs()); n > 0 {
+	if n := len(b.txn.IDs()); n > 0 {
 		b.cfg.Logf("loaded %d transactional ids from %s", n, TransactionStateTopic)
 	}
-	b.txn.c.Recover()
-	b.txn.c.WriteMarkers(now) // the Prepare records are durable: they were read back
+	b.txn.WriteMarkers(now) // the Prepare records are durable: they were read back
 	return nil
+}
+
+// replayTxnState rebuilds the transactions of one __transaction_state
+// partition and hands the decided ones their markers again.
+func (b *Broker) replayTxnState(p int32) error {
+	err := b.ReplayInternal(TransactionStateTopic, p, func(off int64, r record.Record) {
+		b.txn.Replay(p, off, r.Key, r.Value)
+	})
+	b.txn.Recover(p)
+	return err
+}
+
+// txnRecordDurable reports whether a __transaction_state record may be
+// acted on: in a cluster once the ISR has it (the high watermark passed
+// it), on a single broker always (markers go out after the Commit that
+// synced it).
+func (b *Broker) txnRecordDurable(p int32, offset int64) bool {
+	if b.cl == nil {
+		return true
+	}
+	part := b.topics[TransactionStateTopic].partition(p)
+	return part != nil && b.leads(part) && part.HighWatermark > offset
+}
+
+// partitionExists reports whether a topic partition exists in the
+// cluster (on this broker, for a single one).
+func (b *Broker) partitionExists(topic string, p int32) bool {
+	if b.cl != nil {
+		return b.cl.image.Partition(topic, p) != nil
+	}
+	return b.topics[topic].partition(p) != nil
 }
 
 // txnCompleted hears of every marker written here: on __consumer_offsets
@@ -113,7 +127,7 @@ func (b *Broker) txnCompleted(topic string, partition int32, producerID int64, c
 	if topic != OffsetsTopic {
 		return
 	}
-	for _, g := range b.groups.c.CompleteTxn(partition, producerID, commit) {
+	for _, g := range b.groups.CompleteTxn(partition, producerID, commit) {
 		verb := "committed"
 		if !commit {
 			verb = "dropped"
@@ -123,25 +137,27 @@ func (b *Broker) txnCompleted(topic string, partition int32, producerID int64, c
 }
 
 // Transactions is the transaction coordinator, for views and tests.
-func (b *Broker) Transactions() *txn.Coordinator { return b.txn.c }
+func (b *Broker) Transactions() *txn.Coordinator { return b.txn }
 
 // tickTxn aborts transactions past their timeout.
 func (b *Broker) tickTxn(now int64) {
-	if b.txn.c != nil {
-		b.txn.mustSync = false
-		b.txn.c.Tick(now)
+	if b.txn != nil {
+		b.wrote = coordinatorWrites{}
+		b.txn.Tick(now)
 	}
 }
 
 // commitTxn is the second phase of every decision made since the last
-// Commit: the Prepare records have just been synced, so the markers may
-// now be written and Complete recorded. It reports whether it wrote
-// anything, which the caller syncs in turn.
+// Commit: the Prepare records have just been synced (in a cluster, those
+// the ISR has are durable), so the markers may now be sent and Complete
+// recorded. It reports whether it wrote anything, which the caller syncs
+// in turn.
 func (b *Broker) commitTxn() bool {
-	if b.txn.c == nil || !b.txn.c.MarkersDue() {
+	if b.txn == nil || !b.txn.MarkersDue() {
 		return false
 	}
-	b.txn.c.WriteMarkers(b.now)
+	b.wrote = coordinatorWrites{}
+	b.txn.WriteMarkers(b.now)
 	return true
 }
 
@@ -164,30 +180,13 @@ func (b *Broker) flushDirty() error {
 // txnCoordinatorFor answers whether this broker coordinates a
 // transactional id: the leader of its __transaction_state partition.
 func (b *Broker) txnCoordinatorFor(id string) int16 {
-	t, err := b.EnsureInternalTopic(TransactionStateTopic)
-	if err != nil {
-		b.cfg.Logf("creating %s: %v", TransactionStateTopic, err)
+	if _, err := b.internalTopic(TransactionStateTopic); err != nil {
 		return kerr.CoordinatorNotAvailable.Code
 	}
-	p := t.partition(b.txn.c.PartitionFor(id))
-	if p == nil || p.Leader != b.cfg.NodeID {
+	if !b.coordinates(TransactionStateTopic, b.txn.PartitionFor(id)) {
 		return kerr.NotCoordinator.Code
 	}
 	return 0
-}
-
-// findTxnCoordinator is FindCoordinator for key type 1.
-func (b *Broker) findTxnCoordinator(key string) kmsg.FindCoordinatorResponseCoordinator {
-	c := kmsg.NewFindCoordinatorResponseCoordinator()
-	c.Key, c.NodeID, c.Port = key, -1, -1
-	if code := b.txnCoordinatorFor(key); code != 0 {
-		c.ErrorCode = code
-		msg := kerr.ErrorForCode(code).(*kerr.Error).Message
-		c.ErrorMessage = &msg
-		return c
-	}
-	c.NodeID, c.Host, c.Port = b.cfg.NodeID, b.cfg.Host, b.cfg.Port
-	return c
 }
 
 // handleTxn hands a coordinator request to the state machine, after
@@ -208,17 +207,11 @@ func handleTxn(b *Broker, r *Request) kmsg.Response {
 	}
 	if named {
 		if code := b.txnCoordinatorFor(id); code != 0 {
-			resp := r.Msg.ResponseKind()
-			resp.SetVersion(r.Msg.GetVersion())
-			setErrorCodes(reflect.ValueOf(resp).Elem(), code, 2)
-			return resp
+			return errorResponse(r.Msg, code)
 		}
 	}
-	b.txn.mustSync = false
-	resp := b.txn.c.Handle(b.now, r.Msg)
-	if b.txn.mustSync {
-		b.awaitFlush = append(b.awaitFlush, Response{r.Conn, r.Header.CorrelationID, resp})
-		return nil
-	}
-	return resp
+	b.wrote = coordinatorWrites{}
+	resp := b.txn.Handle(b.now, r.Msg)
+	b.answerAfterWrites(*r, resp, b.cfg.Settings.Int64("request.timeout.ms"))
+	return nil
 }

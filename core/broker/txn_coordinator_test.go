@@ -162,7 +162,7 @@ func TestTxnLifecycle(t *testing.T) {
 	}
 	// The log of __transaction_state holds every step in Kafka's schema.
 	var states []string
-	p := h.b.txn.c.PartitionFor("app")
+	p := h.b.txn.PartitionFor("app")
 	h.b.ReplayInternal(TransactionStateTopic, p, func(_ int64, r record.Record) {
 		_, m, err := txn.Decode(r.Key, r.Value)
 		if err != nil {

@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/producer"
@@ -18,20 +19,24 @@ import (
 func init() { register(28, 0, 4, handleTxnOffsetCommit) }
 
 func handleTxnOffsetCommit(b *Broker, r *Request) kmsg.Response {
-	if _, err := b.EnsureInternalTopic(OffsetsTopic); err != nil {
-		b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
-		resp := r.Msg.ResponseKind()
-		resp.SetVersion(r.Msg.GetVersion())
-		return coordinatorNotAvailable(resp)
+	req := r.Msg.(*kmsg.TxnOffsetCommitRequest)
+	if b.cl == nil {
+		if _, err := b.EnsureInternalTopic(OffsetsTopic); err != nil {
+			b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
+			return errorResponse(req, kerr.CoordinatorNotAvailable.Code)
+		}
 	}
-	b.groups.mustSync = false
-	resp := b.groups.c.TxnOffsetCommit(b.now, r.Msg.(*kmsg.TxnOffsetCommitRequest))
-	b.groupReply(*r, resp)
+	if !b.coordinatesGroup(req.Group) {
+		return errorResponse(req, kerr.NotCoordinator.Code)
+	}
+	b.wrote = coordinatorWrites{}
+	b.groupReply(*r, b.groups.TxnOffsetCommit(b.now, req))
 	return nil
 }
 
-// replayOffsets rebuilds the groups of one __consumer_offsets partition at
-// startup: plain records apply at once, the records of a transactional
+// replayOffsets rebuilds the groups of one __consumer_offsets partition,
+// at startup or when this broker becomes its leader (the whole log, as
+// ReplayInternal reads it): plain records apply at once, the records of a transactional
 // batch wait for their producer's marker further on, as Kafka's
 // GroupMetadataManager loads them.
 func (b *Broker) replayOffsets(p int32) error {
@@ -39,11 +44,8 @@ func (b *Broker) replayOffsets(p int32) error {
 	if part == nil {
 		return fmt.Errorf("%w: %s-%d", ErrNoInternalPartition, OffsetsTopic, p)
 	}
-	c := b.groups.c
+	c := b.groups
 	return part.log.Scan(part.log.StartOffset(), func(batch record.Batch) error {
-		if batch.BaseOffset() >= part.HighWatermark {
-			return nil
-		}
 		if batch.IsControl() {
 			kind, _, err := producer.DecodeMarker(batch)
 			if err != nil {

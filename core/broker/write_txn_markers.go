@@ -21,58 +21,51 @@ import (
 // for the sync that flush.messages/flush.ms ask for.
 func init() { register(27, 0, 2, handleWriteTxnMarkers) }
 
-// MarkerWriter is what a transaction coordinator needs from a partition
-// leader to finish a transaction. A Broker implements it for the
-// partitions it leads, in-process and synchronously; for partitions led
-// elsewhere the coordinator sends the same kmsg.WriteTxnMarkersRequest
-// over the transport, and the handler there runs the same code.
-type MarkerWriter interface {
-	WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) *kmsg.WriteTxnMarkersResponse
-}
-
-var _ MarkerWriter = (*Broker)(nil)
-
 func handleWriteTxnMarkers(b *Broker, r *Request) kmsg.Response {
-	resp, mustSync := b.writeTxnMarkers(r.Msg.(*kmsg.WriteTxnMarkersRequest))
-	if mustSync {
-		b.awaitFlush = append(b.awaitFlush, Response{r.Conn, r.Header.CorrelationID, resp})
-		return nil
-	}
-	return resp
+	req := *r
+	b.writeTxnMarkers(&req.Conn, r.Msg.(*kmsg.WriteTxnMarkersRequest), func(resp *kmsg.WriteTxnMarkersResponse, mustSync bool) {
+		b.answer(req, resp, mustSync)()
+	})
+	return nil
 }
 
-// WriteTxnMarkers appends the markers to this broker's partitions at once
-// and answers with an error code per partition (0 when the marker is in
-// the log). A marker is durable at the driver's next Commit, together with
-// whatever the coordinator writes to __transaction_state meanwhile.
-func (b *Broker) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) *kmsg.WriteTxnMarkersResponse {
-	resp, _ := b.writeTxnMarkers(req)
-	return resp
-}
-
-func (b *Broker) writeTxnMarkers(req *kmsg.WriteTxnMarkersRequest) (*kmsg.WriteTxnMarkersResponse, bool) {
+// writeTxnMarkers appends the markers to the partitions this broker leads
+// and calls answer with an error code per partition once they are
+// durable: in a cluster when the ISR has them (Kafka appends markers with
+// acks=all), on a single broker at once, with mustSync set when the
+// flush policy wants the next Commit's sync first.
+func (b *Broker) writeTxnMarkers(conn *uint64, req *kmsg.WriteTxnMarkersRequest, answer func(*kmsg.WriteTxnMarkersResponse, bool)) {
 	resp := req.ResponseKind().(*kmsg.WriteTxnMarkersResponse)
 	mustSync := false
-	for _, m := range req.Markers {
+	var waits []ackWait
+	for mi, m := range req.Markers {
 		rm := kmsg.NewWriteTxnMarkersResponseMarker()
 		rm.ProducerID = m.ProducerID
 		mk := producer.Marker{
 			ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch, Commit: m.Committed,
 			CoordinatorEpoch: m.CoordinatorEpoch, TransactionVersion: m.TransactionVersion,
 		}
-		for _, rt := range m.Topics {
+		for ti, rt := range m.Topics {
 			st := kmsg.NewWriteTxnMarkersResponseMarkerTopic()
 			st.Topic = rt.Topic
 			t := b.topics[rt.Topic]
-			for _, idx := range rt.Partitions {
+			for pi, idx := range rt.Partitions {
 				sp := kmsg.NewWriteTxnMarkersResponseMarkerTopicPartition()
 				sp.Partition = idx
-				if p := t.partition(idx); p == nil {
+				switch p := t.partition(idx); {
+				case p == nil && b.cl == nil:
 					sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
-				} else {
+				case p == nil || !b.leads(p):
+					sp.ErrorCode = b.routeError(rt.Topic, idx)
+				default:
 					var synced bool
 					sp.ErrorCode, synced = b.appendMarker(p, mk)
 					mustSync = mustSync || synced
+					if b.cl != nil && sp.ErrorCode == 0 {
+						waits = append(waits, ackWait{p: p, lead: p.lead, need: p.log.EndOffset(), settle: func(code int16) {
+							resp.Markers[mi].Topics[ti].Partitions[pi].ErrorCode = code
+						}})
+					}
 				}
 				st.Partitions = append(st.Partitions, sp)
 			}
@@ -80,9 +73,12 @@ func (b *Broker) writeTxnMarkers(req *kmsg.WriteTxnMarkersRequest) (*kmsg.WriteT
 		}
 		resp.Markers = append(resp.Markers, rm)
 	}
-	return resp, mustSync
+	if len(waits) == 0 {
+		answer(resp, mustSync)
+		return
+	}
+	b.awaitISR(conn, waits, b.cfg.Settings.Int64("request.timeout.ms"), func() { answer(resp, mustSync) })
 }
-
 // appendMarker writes one marker to p. It returns the error code and
 // whether the partition must be synced before the answer goes out.
 func (b *Broker) appendMarker(p *Partition, m producer.Marker) (int16, bool) {

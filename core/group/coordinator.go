@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
@@ -251,4 +252,47 @@ func (c *Coordinator) Replay(p int32, key, value []byte) {
 	if g.isDeletable() {
 		delete(c.groups, g.id)
 	}
+}
+
+// Unload forgets every group of __consumer_offsets partition p, when this
+// broker stops leading it (Kafka's GroupMetadataManager.removeGroupsForPartition):
+// calls waiting in a JoinGroup or SyncGroup are answered NOT_COORDINATOR,
+// so their members find the new coordinator, which rebuilds the groups
+// from its replica of the partition; pending transactional offsets of p
+// go too (the new coordinator replays them with their markers).
+func (c *Coordinator) Unload(p int32) []string {
+	var gone []string
+	for _, id := range c.groupIDs() {
+		g := c.groups[id]
+		if g.partition != p {
+			continue
+		}
+		for _, m := range g.sorted() {
+			if m.join != nil {
+				resp := m.join.req.(*kmsg.JoinGroupRequest).ResponseKind().(*kmsg.JoinGroupResponse)
+				resp.ErrorCode, resp.Generation, resp.Protocol, resp.MemberID = kerr.NotCoordinator.Code, -1, new(string), m.id
+				m.join.call.Reply(resp)
+				m.join = nil
+			}
+			if m.sync != nil {
+				resp := m.sync.req.(*kmsg.SyncGroupRequest).ResponseKind().(*kmsg.SyncGroupResponse)
+				resp.ErrorCode = kerr.NotCoordinator.Code
+				m.sync.call.Reply(resp)
+				m.sync = nil
+			}
+		}
+		delete(c.groups, id)
+		gone = append(gone, id)
+	}
+	for pid, byGroup := range c.txn.pending {
+		for id := range byGroup {
+			if c.PartitionFor(id) == p {
+				delete(byGroup, id)
+			}
+		}
+		if len(byGroup) == 0 {
+			delete(c.txn.pending, pid)
+		}
+	}
+	return gone
 }

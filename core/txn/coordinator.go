@@ -23,8 +23,15 @@ type Config struct {
 	AbortIntervalMs int64
 	// Log stores records in __transaction_state.
 	Log Log
-	// Markers writes transaction markers to partition leaders.
+	// Markers sends transaction markers to partition leaders.
 	Markers MarkerWriter
+	// Durable reports whether the record at offset of a
+	// __transaction_state partition is committed: synced on a single
+	// broker, replicated to the ISR in a cluster (Kafka appends with
+	// acks=all). Markers wait for their Prepare record to be durable.
+	// Nil means every record is (a single broker calls WriteMarkers only
+	// after its sync).
+	Durable func(partition int32, offset int64) bool
 	// ProducerIDs hands out a fresh producer id.
 	ProducerIDs func() (int64, error)
 	// CoordinatorEpoch is the leader epoch of a __transaction_state
@@ -47,11 +54,18 @@ type Log interface {
 	Append(partition int32, b record.Batch) (int64, error)
 }
 
-// MarkerWriter writes markers to the leaders of the partitions (the
-// broker's WriteTxnMarkers, in-process for the partitions it leads).
+// MarkerWriter sends markers to the leaders of their partitions (Kafka's
+// TransactionMarkerChannelManager): in-process for the partitions the
+// coordinator's broker leads, over the network for the others. It calls
+// done exactly once, now or later, with an error code per partition; a
+// partition it could not reach gets a retriable one.
 type MarkerWriter interface {
-	WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) *kmsg.WriteTxnMarkersResponse
+	WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest, done func(*kmsg.WriteTxnMarkersResponse))
 }
+
+// markerRetryBackoffMs is how long a partition whose marker failed waits
+// before it is sent again (Kafka's retry.backoff.ms default).
+const markerRetryBackoffMs = 100
 
 // Coordinator is the transaction coordinator of one broker.
 type Coordinator struct {
@@ -81,6 +95,9 @@ func New(cfg Config, now int64) *Coordinator {
 	}
 	if cfg.GroupPartition == nil {
 		cfg.GroupPartition = func(g string) int32 { return PartitionFor(g, 50) }
+	}
+	if cfg.Durable == nil {
+		cfg.Durable = func(int32, int64) bool { return true }
 	}
 	if cfg.CoordinatorEpoch == nil {
 		cfg.CoordinatorEpoch = func(int32) int32 { return 0 }
@@ -131,13 +148,14 @@ func (c *Coordinator) write(next *Metadata) error {
 		return err
 	}
 	c.cfg.Logf("%s-%d offset %d: %s %s", Topic, p, off, next.TransactionalID, next.Describe())
+	next.offset = off
 	c.txns[next.TransactionalID] = next
 	return nil
 }
 
-// Replay applies one record of __transaction_state partition p, in log
-// order. Records that do not decode are skipped with a log line.
-func (c *Coordinator) Replay(p int32, key, value []byte) {
+// Replay applies the record at offset of __transaction_state partition p,
+// in log order. Records that do not decode are skipped with a log line.
+func (c *Coordinator) Replay(p int32, offset int64, key, value []byte) {
 	id, m, err := Decode(key, value)
 	if err != nil {
 		c.cfg.Logf("replaying %s-%d: %v", Topic, p, err)
@@ -150,64 +168,94 @@ func (c *Coordinator) Replay(p int32, key, value []byte) {
 	if old := c.txns[id]; old != nil && old.ProducerID == m.ProducerID && old.ProducerEpoch != m.ProducerEpoch {
 		m.LastProducerEpoch = old.ProducerEpoch
 	}
+	m.offset = offset
 	c.txns[id] = m
 }
 
-// Recover runs after Replay: every transaction left in a Prepare state
-// gets its markers again (Kafka's loadTransactionsForTxnTopicPartition
-// hands them to the marker channel); WriteMarkers then finishes them.
-func (c *Coordinator) Recover() {
+// Recover runs after partition p was replayed: every transaction of p
+// left in a Prepare state gets its markers again (Kafka's
+// loadTransactionsForTxnTopicPartition hands them to the marker channel);
+// WriteMarkers then finishes them.
+func (c *Coordinator) Recover(p int32) {
 	for _, id := range c.IDs() {
 		m := c.txns[id]
-		if m.State == PrepareCommit || m.State == PrepareAbort {
+		if c.PartitionFor(id) == p && m.decided() {
 			m.pending = append([]TopicPartition(nil), m.Partitions...)
 			c.cfg.Logf("%s: found in %s after a restart: completing it", id, m.State)
 		}
 	}
 }
 
-// MarkersDue reports whether a decided transaction waits for its markers.
+// Unload forgets the transactions of __transaction_state partition p when
+// this broker stops leading it (Kafka's removeTransactionsForTxnTopic
+// Partition); the new leader replays them. Marker answers still on their
+// way are then ignored. It returns the ids it dropped.
+func (c *Coordinator) Unload(p int32) []string {
+	var gone []string
+	for _, id := range c.IDs() {
+		if c.PartitionFor(id) == p {
+			delete(c.txns, id)
+			gone = append(gone, id)
+		}
+	}
+	return gone
+}
+
+// decided reports whether m waits for its markers and Complete record.
+func (m *Metadata) decided() bool { return m.State == PrepareCommit || m.State == PrepareAbort }
+
+// ready reports whether WriteMarkers has work for m now: it is decided,
+// its decision is durable, and no marker is in flight or backing off.
+func (c *Coordinator) ready(m *Metadata) bool {
+	return m.decided() && !m.sending && m.retryAt <= c.now &&
+		c.cfg.Durable(c.PartitionFor(m.TransactionalID), m.offset)
+}
+
+// MarkersDue reports whether a decided transaction can move on now.
 func (c *Coordinator) MarkersDue() bool {
 	for _, m := range c.txns {
-		if len(m.pending) > 0 || m.State == PrepareCommit || m.State == PrepareAbort {
+		if c.ready(m) {
 			return true
 		}
 	}
 	return false
 }
 
-// WriteMarkers is the second phase: for every transaction in PrepareCommit
-// or PrepareAbort it sends WriteTxnMarkers for the partitions still
+// WriteMarkers is the second phase: for every transaction whose Prepare
+// record is durable it sends WriteTxnMarkers for the partitions still
 // missing theirs and, once all answered, writes CompleteCommit or
 // CompleteAbort. The broker calls it after the sync that made the Prepare
-// records durable. Partitions that failed are retried at the next call.
+// records durable. Partitions that failed are sent again after
+// markerRetryBackoffMs.
 func (c *Coordinator) WriteMarkers(now int64) {
 	c.advance(now)
 	for _, id := range c.IDs() {
-		m := c.txns[id]
-		if m.State != PrepareCommit && m.State != PrepareAbort {
-			continue
-		}
-		if len(m.pending) > 0 {
-			c.sendMarkers(m)
-		}
-		if len(m.pending) > 0 {
-			continue
-		}
-		next := m.clone()
-		next.State, next.pending = CompleteCommit, nil
-		if m.State == PrepareAbort {
-			next.State = CompleteAbort
-		}
-		next.Partitions = nil // Kafka keeps the start timestamp, drops the partitions
-		if err := c.write(next); err != nil {
-			continue // retried at the next call
+		if m := c.txns[id]; c.ready(m) {
+			if len(m.pending) > 0 {
+				c.sendMarkers(m)
+			} else {
+				c.complete(m)
+			}
 		}
 	}
 }
 
-// sendMarkers writes the markers of m's pending partitions, and keeps
-// pending those that must be tried again.
+// complete writes CompleteCommit or CompleteAbort for a transaction whose
+// markers are all written; a failed write is tried again at the next
+// WriteMarkers.
+func (c *Coordinator) complete(m *Metadata) {
+	next := m.clone()
+	next.State, next.pending = CompleteCommit, nil
+	if m.State == PrepareAbort {
+		next.State = CompleteAbort
+	}
+	next.Partitions = nil // Kafka keeps the start timestamp, drops the partitions
+	if c.write(next) != nil {
+		m.retryAt = c.now + markerRetryBackoffMs
+	}
+}
+
+// sendMarkers sends the markers of m's pending partitions.
 func (c *Coordinator) sendMarkers(m *Metadata) {
 	req := kmsg.NewPtrWriteTxnMarkersRequest()
 	req.SetVersion(1)
@@ -226,7 +274,17 @@ func (c *Coordinator) sendMarkers(m *Metadata) {
 	}
 	req.Markers = append(req.Markers, mk)
 	c.cfg.Logf("%s: %s", m.TransactionalID, wire.Describe(req))
-	resp := c.cfg.Markers.WriteTxnMarkers(req)
+	m.sending = true
+	c.cfg.Markers.WriteTxnMarkers(req, func(resp *kmsg.WriteTxnMarkersResponse) { c.markersAnswered(m, resp) })
+}
+
+// markersAnswered keeps pending the partitions whose marker must be sent
+// again and, when none is left, completes the transaction.
+func (c *Coordinator) markersAnswered(m *Metadata, resp *kmsg.WriteTxnMarkersResponse) {
+	if c.txns[m.TransactionalID] != m {
+		return // unloaded meanwhile: the partition's new leader finishes it
+	}
+	m.sending = false
 	c.cfg.Logf("%s: %s", m.TransactionalID, wire.Describe(resp))
 	var retry []TopicPartition
 	for _, rm := range resp.Markers {
@@ -248,6 +306,11 @@ func (c *Coordinator) sendMarkers(m *Metadata) {
 		}
 	}
 	m.pending = retry
+	if len(retry) > 0 {
+		m.retryAt = c.now + markerRetryBackoffMs
+		return
+	}
+	c.complete(m)
 }
 
 // Tick aborts, every AbortIntervalMs, the transactions that have been
@@ -268,18 +331,26 @@ func (c *Coordinator) Tick(now int64) {
 	}
 }
 
-// NextDeadline is when Tick next has work: the next abort sweep while a
-// transaction is Ongoing, or now while markers are due.
-func (c *Coordinator) NextDeadline() (int64, bool) {
-	if c.MarkersDue() {
-		return c.now, true
-	}
-	for _, m := range c.txns {
-		if m.State == Ongoing {
-			return c.lastAbort + c.cfg.AbortIntervalMs, true
+// NextDeadline is when the coordinator next has work: now while markers
+// are due, when a failed marker may be sent again, and the next abort
+// sweep while a transaction is Ongoing.
+func (c *Coordinator) NextDeadline() (at int64, ok bool) {
+	take := func(t int64) {
+		if !ok || t < at {
+			at, ok = t, true
 		}
 	}
-	return 0, false
+	for _, m := range c.txns {
+		switch {
+		case c.ready(m):
+			take(c.now)
+		case m.decided() && !m.sending && m.retryAt > c.now:
+			take(m.retryAt)
+		case m.State == Ongoing:
+			take(c.lastAbort + c.cfg.AbortIntervalMs)
+		}
+	}
+	return at, ok
 }
 
 // fenceAndAbort bumps the epoch of an Ongoing transaction and decides to

@@ -99,6 +99,12 @@ type Metadata struct {
 	// pending lists the partitions still waiting for their marker while
 	// the transaction is in a Prepare state.
 	pending []TopicPartition
+	// offset is where the state's record is in __transaction_state.
+	offset int64
+	// sending is set while a WriteTxnMarkers is out; retryAt is when
+	// failed markers may be sent again.
+	sending bool
+	retryAt int64
 }
 
 func (m *Metadata) clone() *Metadata {

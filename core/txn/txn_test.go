@@ -30,7 +30,7 @@ type markers struct {
 	written []string
 }
 
-func (m *markers) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) *kmsg.WriteTxnMarkersResponse {
+func (m *markers) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest, done func(*kmsg.WriteTxnMarkersResponse)) {
 	resp := req.ResponseKind().(*kmsg.WriteTxnMarkersResponse)
 	for _, mk := range req.Markers {
 		rm := kmsg.NewWriteTxnMarkersResponseMarker()
@@ -47,7 +47,7 @@ func (m *markers) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest) *kmsg.WriteT
 		}
 		resp.Markers = append(resp.Markers, rm)
 	}
-	return resp
+	done(resp)
 }
 
 func newCoord(l *memLog, mk *markers) *Coordinator {
@@ -139,23 +139,26 @@ func TestTransitions(t *testing.T) {
 	// A marker that cannot be written keeps the transaction prepared.
 	mk.fail = kerr.NotLeaderForPartition.Code
 	c.WriteMarkers(6)
-	if got, _ := c.Get("app"); got.State != PrepareCommit || !c.MarkersDue() {
-		t.Fatalf("after failed markers: %s", got.State)
+	if got, _ := c.Get("app"); got.State != PrepareCommit || c.MarkersDue() {
+		t.Fatalf("after failed markers: %s, due %v", got.State, c.MarkersDue())
+	}
+	if at, ok := c.NextDeadline(); !ok || at != 6+markerRetryBackoffMs {
+		t.Fatalf("retry at %d %v, want %d", at, ok, 6+markerRetryBackoffMs)
 	}
 	// A coordinator rebuilt from the log now finishes it too.
 	c2 := newCoord(l, &markers{})
 	for p, rs := range l.recs {
-		for _, r := range rs {
-			c2.Replay(p, r[0], r[1])
+		for i, r := range rs {
+			c2.Replay(p, int64(i), r[0], r[1])
 		}
+		c2.Recover(p)
 	}
-	c2.Recover()
 	c2.WriteMarkers(7)
 	if got, _ := c2.Get("app"); got.State != CompleteCommit {
 		t.Fatalf("rebuilt: %s", got.State)
 	}
 	mk.fail = 0
-	c.WriteMarkers(8)
+	c.WriteMarkers(6 + markerRetryBackoffMs)
 	if got, _ := c.Get("app"); got.State != CompleteCommit || len(mk.written) != 1 {
 		t.Fatalf("retried: %s markers %v", got.State, mk.written)
 	}
@@ -183,8 +186,8 @@ func TestTransitions(t *testing.T) {
 	}
 	c3 := newCoord(l, &markers{})
 	for p, rs := range l.recs {
-		for _, r := range rs {
-			c3.Replay(p, r[0], r[1])
+		for i, r := range rs {
+			c3.Replay(p, int64(i), r[0], r[1])
 		}
 	}
 	a, _ := c.Get("app")

@@ -1,0 +1,152 @@
+package broker
+
+import (
+	"reflect"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Answers that wait for the ISR (Kafka's delayed produce purgatory). In a
+// cluster an append is durable once the high watermark covers it, that is
+// once every ISR member has it. Three kinds of answer wait for that: an
+// acks=all produce, a coordinator's answer after it wrote to
+// __consumer_offsets or __transaction_state (Kafka's coordinators append
+// with acks=all), and a partition leader's answer to WriteTxnMarkers.
+// Each append is an ackWait; the answer goes out when all of its waits
+// are settled: covered by the high watermark, leadership lost, or timed
+// out. On a single broker nothing waits here: its high watermark moves
+// with every append.
+
+// pendingAcks is one answer waiting for its appends to be replicated.
+type pendingAcks struct {
+	conn     *uint64 // the client connection answered; nil for in-process
+	waits    []ackWait
+	deadline int64
+	finish   func() // sends the answer once every wait is settled
+}
+
+// ackWait is one append waiting for the high watermark.
+type ackWait struct {
+	p    *Partition
+	lead *leaderState // the leadership the batch was appended under
+	need int64        // the high watermark that covers the batch
+	// settle records the outcome in the answer: 0 when replicated, else
+	// NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS_AFTER_APPEND or
+	// REQUEST_TIMED_OUT.
+	settle func(code int16)
+	done   bool
+}
+
+// minISR is the partition's min.insync.replicas.
+func (b *Broker) minISR(p *Partition) int {
+	return int(b.cfg.Settings.TopicInt64(p.Topic.Configs, "min.insync.replicas"))
+}
+
+// awaitISR holds an answer until its waits are settled or timeoutMs
+// passed. conn is the connection it answers (its answer is dropped with
+// it), nil for an in-process one.
+func (b *Broker) awaitISR(conn *uint64, waits []ackWait, timeoutMs int64, finish func()) {
+	b.acks = append(b.acks, &pendingAcks{conn: conn, waits: waits, deadline: b.now + timeoutMs, finish: finish})
+	b.completeAcks()
+}
+
+// answer returns a finish that delivers resp to req, after the next
+// Commit's sync when mustSync.
+func (b *Broker) answer(req Request, resp kmsg.Response, mustSync bool) func() {
+	return func() {
+		r := Response{req.Conn, req.Header.CorrelationID, resp}
+		if mustSync {
+			b.awaitFlush = append(b.awaitFlush, r)
+			return
+		}
+		b.deliver(r)
+	}
+}
+
+// completeAcks settles the waits that are done: their batches are below
+// the high watermark, leadership was lost (NOT_LEADER_OR_FOLLOWER), the
+// ISR shrank below min.insync.replicas meanwhile
+// (NOT_ENOUGH_REPLICAS_AFTER_APPEND), or they timed out; and it sends the
+// answers whose waits are all settled.
+func (b *Broker) completeAcks() {
+	kept := b.acks[:0]
+	var finished []*pendingAcks
+	for _, a := range b.acks {
+		open := 0
+		for i := range a.waits {
+			w := &a.waits[i]
+			if w.done {
+				continue
+			}
+			switch {
+			case w.p.lead != w.lead || w.p.deleted:
+				w.settle(kerr.NotLeaderForPartition.Code)
+			case w.p.HighWatermark >= w.need:
+				code := int16(0)
+				if len(w.p.ISR) < b.minISR(w.p) {
+					code = kerr.NotEnoughReplicasAfterAppend.Code
+				}
+				w.settle(code)
+			case b.now >= a.deadline:
+				w.settle(kerr.RequestTimedOut.Code)
+			default:
+				open++
+				continue
+			}
+			w.done = true
+		}
+		if open > 0 {
+			kept = append(kept, a)
+			continue
+		}
+		finished = append(finished, a)
+	}
+	clear(b.acks[len(kept):])
+	b.acks = kept
+	// Finish after the list is consistent: a finish may append and wait
+	// again (a coordinator completing a transaction).
+	for _, a := range finished {
+		a.finish()
+	}
+}
+
+// coordinatorWrites is what the step in progress appended to the
+// coordinators' internal topics; answers the coordinators give in the
+// same step depend on those appends and wait for them (answerAfterWrites).
+type coordinatorWrites struct {
+	mustSync bool      // a log must be synced (its flush policy)
+	waits    []ackWait // in a cluster: appends the ISR must have
+}
+
+// answerAfterWrites sends a coordinator's answer once what this step
+// appended is durable: after the ISR has it in a cluster, after the next
+// Commit's sync when a flush policy asks. A write that cannot be
+// replicated turns the answer into the error Kafka's coordinators give:
+// NOT_COORDINATOR when leadership moved, COORDINATOR_NOT_AVAILABLE
+// otherwise (GroupMetadataManager's and TransactionStateManager's
+// mapping of append errors). The state the coordinator applied stays:
+// a deposed leader unloads it, and a retried request finds it.
+func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs int64) {
+	w := b.wrote
+	if len(w.waits) == 0 {
+		b.answer(req, resp, w.mustSync)()
+		return
+	}
+	waits := make([]ackWait, len(w.waits))
+	for i, aw := range w.waits {
+		aw.settle = func(code int16) {
+			switch code {
+			case 0:
+				return
+			case kerr.NotLeaderForPartition.Code:
+				code = kerr.NotCoordinator.Code
+			default:
+				code = kerr.CoordinatorNotAvailable.Code
+			}
+			overwriteErrorCodes(reflect.ValueOf(resp).Elem(), code)
+		}
+		waits[i] = aw
+	}
+	b.awaitISR(&req.Conn, waits, timeoutMs, b.answer(req, resp, w.mustSync))
+}

@@ -1,0 +1,170 @@
+package broker
+
+import (
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
+)
+
+// The coordinators across brokers. A group or transactional id belongs to
+// one partition of __consumer_offsets or __transaction_state, and its
+// coordinator is that partition's leader, so coordinators move with
+// leadership (Kafka's onLeadershipChange → onElection / onResignation):
+//
+//   - when this broker becomes leader of an internal partition it loads
+//     the groups or transactions stored there by replaying its log
+//     (decided transactions get their markers again);
+//   - when it stops leading it unloads them: waiting JoinGroup and
+//     SyncGroup calls are answered NOT_COORDINATOR, and later requests
+//     too, so clients look the coordinator up again;
+//   - the transaction coordinator reaches the leaders of the partitions in
+//     a transaction with WriteTxnMarkers over the transport (markerChannel),
+//     and the leaders answer once the marker is replicated.
+//
+// On a single broker every partition is led here from the start and the
+// markers are written in-process.
+
+// loadCoordinator rebuilds the state stored in an internal partition this
+// broker just became leader of.
+func (b *Broker) loadCoordinator(p *Partition) {
+	var err error
+	switch p.Topic.Name {
+	case OffsetsTopic:
+		err = b.replayOffsets(p.Index)
+	case TransactionStateTopic:
+		err = b.replayTxnState(p.Index)
+	default:
+		return
+	}
+	if err != nil {
+		b.cfg.Logf("%s: loading the coordinator's state failed: %v", p, err)
+		return
+	}
+	b.cfg.Logf("%s: coordinator loaded (epoch %d)", p, p.LeaderEpoch)
+}
+
+// unloadCoordinator forgets the state of an internal partition this
+// broker no longer leads.
+func (b *Broker) unloadCoordinator(p *Partition) {
+	var gone []string
+	switch p.Topic.Name {
+	case OffsetsTopic:
+		gone = b.groups.Unload(p.Index)
+	case TransactionStateTopic:
+		gone = b.txn.Unload(p.Index)
+	default:
+		return
+	}
+	b.cfg.Logf("%s: coordinator unloaded (%d ids)", p, len(gone))
+}
+
+// markerChannel carries the transaction coordinator's markers to the
+// partition leaders (Kafka's TransactionMarkerChannelManager): the
+// partitions this broker leads get them in-process, the others in one
+// WriteTxnMarkers per leader. The answers are merged into one; a
+// partition without a leader, or whose leader did not answer, gets a
+// retriable error and the coordinator sends it again.
+type markerChannel struct{ b *Broker }
+
+func (mc markerChannel) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest, done func(*kmsg.WriteTxnMarkersResponse)) {
+	b := mc.b
+	if b.cl == nil {
+		b.writeTxnMarkers(nil, req, func(resp *kmsg.WriteTxnMarkersResponse, _ bool) { done(resp) })
+		return
+	}
+	merged := req.ResponseKind().(*kmsg.WriteTxnMarkersResponse)
+	byLeader := map[int32]*kmsg.WriteTxnMarkersRequest{}
+	for _, m := range req.Markers {
+		for _, t := range m.Topics {
+			for _, idx := range t.Partitions {
+				leader := cluster.NoLeader
+				if ip := b.cl.image.Partition(t.Topic, idx); ip != nil {
+					leader = ip.Leader
+				}
+				if leader == cluster.NoLeader {
+					addMarkerResult(merged, m.ProducerID, t.Topic, idx, b.routeError(t.Topic, idx))
+					continue
+				}
+				sub := byLeader[leader]
+				if sub == nil {
+					sub = kmsg.NewPtrWriteTxnMarkersRequest()
+					sub.SetVersion(req.GetVersion())
+					byLeader[leader] = sub
+				}
+				addMarker(sub, m, t.Topic, idx)
+			}
+		}
+	}
+	leaders := make([]int32, 0, len(byLeader))
+	for id := range byLeader {
+		leaders = append(leaders, id)
+	}
+	sort.Slice(leaders, func(i, j int) bool { return leaders[i] < leaders[j] })
+	open := len(leaders)
+	answered := func(sub *kmsg.WriteTxnMarkersRequest, resp *kmsg.WriteTxnMarkersResponse) {
+		if resp == nil { // lost with its leader: every partition retries
+			resp = sub.ResponseKind().(*kmsg.WriteTxnMarkersResponse)
+			for _, m := range sub.Markers {
+				for _, t := range m.Topics {
+					for _, idx := range t.Partitions {
+						addMarkerResult(resp, m.ProducerID, t.Topic, idx, kerr.RequestTimedOut.Code)
+					}
+				}
+			}
+		}
+		merged.Markers = append(merged.Markers, resp.Markers...)
+		if open--; open == 0 {
+			done(merged)
+		}
+	}
+	if open == 0 {
+		done(merged)
+		return
+	}
+	for _, id := range leaders {
+		sub := byLeader[id]
+		if id == b.cfg.NodeID {
+			b.writeTxnMarkers(nil, sub, func(resp *kmsg.WriteTxnMarkersResponse, _ bool) { answered(sub, resp) })
+			continue
+		}
+		b.send(id, sub, func(r kmsg.Response) {
+			resp, _ := r.(*kmsg.WriteTxnMarkersResponse)
+			answered(sub, resp)
+		})
+	}
+}
+
+// addMarker puts partition idx of topic into req under a copy of marker m.
+func addMarker(req *kmsg.WriteTxnMarkersRequest, m kmsg.WriteTxnMarkersRequestMarker, topic string, idx int32) {
+	n := len(req.Markers)
+	if n == 0 || req.Markers[n-1].ProducerID != m.ProducerID {
+		c := m
+		c.Topics = nil
+		req.Markers = append(req.Markers, c)
+		n++
+	}
+	mk := &req.Markers[n-1]
+	if k := len(mk.Topics); k > 0 && mk.Topics[k-1].Topic == topic {
+		mk.Topics[k-1].Partitions = append(mk.Topics[k-1].Partitions, idx)
+		return
+	}
+	t := kmsg.NewWriteTxnMarkersRequestMarkerTopic()
+	t.Topic, t.Partitions = topic, []int32{idx}
+	mk.Topics = append(mk.Topics, t)
+}
+
+// addMarkerResult records one partition's outcome in resp.
+func addMarkerResult(resp *kmsg.WriteTxnMarkersResponse, pid int64, topic string, idx int32, code int16) {
+	rm := kmsg.NewWriteTxnMarkersResponseMarker()
+	rm.ProducerID = pid
+	rt := kmsg.NewWriteTxnMarkersResponseMarkerTopic()
+	rt.Topic = topic
+	sp := kmsg.NewWriteTxnMarkersResponseMarkerTopicPartition()
+	sp.Partition, sp.ErrorCode = idx, code
+	rt.Partitions = append(rt.Partitions, sp)
+	rm.Topics = append(rm.Topics, rt)
+	resp.Markers = append(resp.Markers, rm)
+}
