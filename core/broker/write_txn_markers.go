@@ -79,6 +79,7 @@ func (b *Broker) writeTxnMarkers(conn *uint64, req *kmsg.WriteTxnMarkersRequest,
 	}
 	b.awaitISR(conn, waits, b.cfg.Settings.Int64("request.timeout.ms"), func() { answer(resp, mustSync) })
 }
+
 // appendMarker writes one marker to p. It returns the error code and
 // whether the partition must be synced before the answer goes out.
 func (b *Broker) appendMarker(p *Partition, m producer.Marker) (int16, bool) {
