@@ -31,19 +31,31 @@ import (
 // broker just became leader of.
 func (b *Broker) loadCoordinator(p *Partition) {
 	var err error
+	n := 0
 	switch p.Topic.Name {
 	case OffsetsTopic:
 		err = b.replayOffsets(p.Index)
+		for _, id := range b.groups.Groups() {
+			if b.groups.PartitionFor(id) == p.Index {
+				n++
+			}
+		}
 	case TransactionStateTopic:
 		err = b.replayTxnState(p.Index)
+		for _, id := range b.txn.IDs() {
+			if b.txn.PartitionFor(id) == p.Index {
+				n++
+			}
+		}
 	default:
 		return
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		b.cfg.Logf("%s: loading the coordinator's state failed: %v", p, err)
-		return
+	case n > 0:
+		b.cfg.Logf("%s: coordinator loaded %d ids (epoch %d)", p, n, p.LeaderEpoch)
 	}
-	b.cfg.Logf("%s: coordinator loaded (epoch %d)", p, p.LeaderEpoch)
 }
 
 // unloadCoordinator forgets the state of an internal partition this
@@ -58,7 +70,9 @@ func (b *Broker) unloadCoordinator(p *Partition) {
 	default:
 		return
 	}
-	b.cfg.Logf("%s: coordinator unloaded (%d ids)", p, len(gone))
+	if len(gone) > 0 {
+		b.cfg.Logf("%s: coordinator unloaded %d ids", p, len(gone))
+	}
 }
 
 // markerChannel carries the transaction coordinator's markers to the

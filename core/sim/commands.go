@@ -187,6 +187,12 @@ func cmdProduce(w *World, c command) error {
 	if p.txn != nil && !p.txn.begun {
 		return fmt.Errorf("produce: %s is transactional: begin %s first", name, name)
 	}
+	if p.txn != nil && p.txn.end != nil {
+		// As the Java client refuses send() while committing or aborting:
+		// a record sent now would open a transaction the coordinator
+		// never hears of.
+		return fmt.Errorf("produce: %s is ending its transaction: wait for it, then begin %s", name, name)
+	}
 	topic, err := c.arg(1, "topic")
 	if err != nil {
 		return err

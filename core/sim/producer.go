@@ -43,13 +43,18 @@ type pendingRecord struct {
 	key, value []byte
 }
 
+// blankProducer is a producer that knows nothing yet.
+func blankProducer(to string, acks int16, retries int, idempotent bool) *producer {
+	return &producer{broker: to, acks: acks, retries: retries, idempotent: idempotent, pid: -1, epoch: -1,
+		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}, leaders: map[string]string{}, askedAt: map[string]int64{}}
+}
+
 // metadataMaxAge is the Java client's metadata.max.age.ms: how long a
 // producer trusts a topic's partition count before asking again.
 const metadataMaxAge = 300000
 
 func newProducer(w *World, name, to string, acks int16, retries int, idempotent bool) *producer {
-	p := &producer{broker: to, acks: acks, retries: retries, idempotent: idempotent, pid: -1, epoch: -1,
-		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}, leaders: map[string]string{}, askedAt: map[string]int64{}}
+	p := blankProducer(to, acks, retries, idempotent)
 	p.init(w, name)
 	if idempotent {
 		p.initProducerID(w)
@@ -178,6 +183,11 @@ func (p *producer) retryLater(w *World, topic string, part int32, batch []byte, 
 
 func (p *producer) deadline() (int64, bool) {
 	at, ok := p.conn.deadline()
+	if p.txn != nil {
+		if t, tok := p.txn.deadline(); tok && (!ok || t < at) {
+			at, ok = t, true
+		}
+	}
 	for _, rb := range p.retries_ {
 		if !ok || rb.at < at {
 			at, ok = rb.at, true
@@ -248,7 +258,7 @@ func (p *producer) receive(w *World, m *Message) {
 		w.notef(p.name, "note", "ignored a late answer")
 		return
 	}
-	if p.txn != nil && p.txn.receive(w, p, m.Resp) {
+	if p.txn != nil && p.txn.receive(w, p, o.req, m.Resp) {
 		return
 	}
 	switch resp := m.Resp.(type) {
@@ -301,6 +311,9 @@ func (p *producer) receive(w *World, m *Message) {
 
 func (p *producer) tick(w *World) {
 	p.expire(w)
+	if p.txn != nil {
+		p.txn.tick(w, p)
+	}
 	if len(p.retries_) > 0 || w.cl != nil && len(p.waiting) > 0 {
 		p.flush(w)
 	}

@@ -23,6 +23,11 @@ import (
 //     group, then TxnOffsetCommit to the group coordinator;
 //   - commitTransaction / abortTransaction: EndTxn once every send and
 //     offset commit is answered.
+//
+// When a coordinator answers NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE,
+// or does not answer at all, the client looks it up again after
+// retry.backoff.ms and sends the request there (the coordinator moved
+// with the leadership of its internal partition).
 type txnClient struct {
 	id        string
 	timeoutMs int32
@@ -36,19 +41,46 @@ type txnClient struct {
 	ending    bool  // EndTxn in flight
 	fenced    bool  // fatal: another instance took over
 	abortable bool  // a send failed: the transaction can only abort
+	// While the coordinator is looked up again: when to send
+	// FindCoordinator, and what to send once it is found.
+	lookupAt int64
+	then     []func(*World)
+	// retries are requests sent again after retry.backoff.ms (the
+	// coordinator answered CONCURRENT_TRANSACTIONS: it is finishing an
+	// earlier transaction). The first is sent again at once: on one
+	// broker the markers are written by then.
+	retries    []delayed
+	concurrent bool // the last answer was CONCURRENT_TRANSACTIONS
+}
+
+type delayed struct {
+	at int64
+	f  func(*World)
+}
+
+// retryConcurrent sends a request again after CONCURRENT_TRANSACTIONS:
+// at once the first time, after retry.backoff.ms when that did not help.
+func (t *txnClient) retryConcurrent(w *World, f func(*World)) {
+	if !t.concurrent {
+		t.concurrent = true
+		f(w)
+		return
+	}
+	t.retries = append(t.retries, delayed{w.now + retryBackoff, f})
 }
 
 type txnOffsets struct {
 	group   string
 	offsets map[string]int64 // topic-partition → next offset to consume
 	stage   int              // 0 AddOffsetsToTxn, 1 FindCoordinator, 2 TxnOffsetCommit
+	findAt  int64            // when to send a FindCoordinator that waits for a backoff
 }
 
 func newTxnProducer(w *World, name, to, id string, timeoutMs int32) *producer {
-	p := &producer{broker: to, acks: -1, retries: 5, idempotent: true, pid: -1, epoch: -1,
-		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}}
+	p := blankProducer(to, -1, 5, true)
 	p.txn = &txnClient{id: id, timeoutMs: timeoutMs, added: map[string]bool{}, adding: map[string]bool{}, groupCo: map[string]string{}}
 	p.init(w, name)
+	p.txn.then = []func(*World){func(w *World) { p.txn.initProducerID(w, p) }}
 	p.txn.findCoordinator(w, p)
 	return p
 }
@@ -57,7 +89,76 @@ func (t *txnClient) findCoordinator(w *World, p *producer) {
 	req := kmsg.NewPtrFindCoordinatorRequest()
 	req.SetVersion(3)
 	req.CoordinatorKey, req.CoordinatorType = t.id, 1
-	p.send(w, p.broker, req, func(w *World) { t.findCoordinator(w, p) })
+	p.send(w, w.bootstrap(p.broker), req, func(w *World) { t.findCoordinator(w, p) })
+}
+
+// lookupAgain forgets the coordinator and, after retry.backoff.ms, finds
+// it again and sends resend there.
+func (t *txnClient) lookupAgain(w *World, p *producer, why string, resend func(*World)) {
+	if t.lookupAt == 0 && t.coord != "" {
+		w.notef(p.name, "note", "%s: looking up the transaction coordinator again", why)
+	}
+	t.coord = ""
+	t.then = append(t.then, resend)
+	if t.lookupAt == 0 {
+		t.lookupAt = w.now + retryBackoff
+	}
+}
+
+// tick sends the FindCoordinator requests that waited for a backoff.
+func (t *txnClient) tick(w *World, p *producer) {
+	if t.lookupAt > 0 && w.now >= t.lookupAt {
+		t.lookupAt = -1 // asked
+		t.findCoordinator(w, p)
+	}
+	if o := t.offsets; o != nil && o.findAt > 0 && w.now >= o.findAt {
+		t.findGroupCoordinator(w, p, 0)
+	}
+	var due []func(*World)
+	kept := t.retries[:0]
+	for _, d := range t.retries {
+		if d.at <= w.now {
+			due = append(due, d.f)
+		} else {
+			kept = append(kept, d)
+		}
+	}
+	t.retries = kept
+	for _, f := range due {
+		f(w)
+	}
+}
+
+// deadline is when tick has work.
+func (t *txnClient) deadline() (at int64, ok bool) {
+	if t.lookupAt > 0 {
+		at, ok = t.lookupAt, true
+	}
+	if o := t.offsets; o != nil && o.findAt > 0 && (!ok || o.findAt < at) {
+		at, ok = o.findAt, true
+	}
+	for _, d := range t.retries {
+		if !ok || d.at < at {
+			at, ok = d.at, true
+		}
+	}
+	return at, ok
+}
+
+// coordinatorMoved reports whether code says to look the coordinator up
+// again.
+func coordinatorMoved(code int16) bool {
+	return code == kerr.NotCoordinator.Code || code == kerr.CoordinatorNotAvailable.Code
+}
+
+// toCoordinator sends a request to the transaction coordinator; when it
+// is not answered the client looks the coordinator up again.
+func (t *txnClient) toCoordinator(w *World, p *producer, req kmsg.Request, resend func(*World)) {
+	if t.coord == "" {
+		t.then = append(t.then, resend) // a lookup is under way
+		return
+	}
+	p.send(w, t.coord, req, func(w *World) { t.lookupAgain(w, p, "no answer", resend) })
 }
 
 func (t *txnClient) initProducerID(w *World, p *producer) {
@@ -65,7 +166,7 @@ func (t *txnClient) initProducerID(w *World, p *producer) {
 	req.SetVersion(4)
 	req.TransactionalID, req.TransactionTimeoutMillis = &t.id, t.timeoutMs
 	req.ProducerID, req.ProducerEpoch = -1, -1
-	p.send(w, t.coord, req, func(w *World) { t.initProducerID(w, p) })
+	t.toCoordinator(w, p, req, func(w *World) { t.initProducerID(w, p) })
 }
 
 // ready reports whether a record for topic-part may be sent now; if the
@@ -84,8 +185,8 @@ func (t *txnClient) ready(w *World, p *producer, topic string, part int32) bool 
 		req.SetVersion(3)
 		req.TransactionalID, req.ProducerID, req.ProducerEpoch = t.id, p.pid, p.epoch
 		req.Topics = []kmsg.AddPartitionsToTxnRequestTopic{{Topic: topic, Partitions: []int32{part}}}
-		p.send(w, t.coord, req, func(w *World) {
-			delete(t.adding, tp) // no answer: ask again
+		t.toCoordinator(w, p, req, func(w *World) {
+			delete(t.adding, tp) // ask again
 			p.flush(w)
 		})
 	}
@@ -94,22 +195,36 @@ func (t *txnClient) ready(w *World, p *producer, topic string, part int32) bool 
 
 // receive handles the coordinator answers; false leaves the message to
 // the producer (Metadata, Produce).
-func (t *txnClient) receive(w *World, p *producer, resp kmsg.Response) bool {
+func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.Response) bool {
 	switch r := resp.(type) {
 	case *kmsg.FindCoordinatorResponse:
+		group := req.(*kmsg.FindCoordinatorRequest).CoordinatorType == 0
 		if r.ErrorCode != 0 {
 			w.notef(p.name, "error", "FindCoordinator failed: %s", wire.ErrorName(r.ErrorCode))
+			switch {
+			case group && t.offsets != nil:
+				t.findGroupCoordinator(w, p, retryBackoff)
+			case !group:
+				t.lookupAt = w.now + retryBackoff
+			}
 			return true
 		}
-		if t.offsets != nil && t.offsets.stage == 1 {
-			t.groupCo[t.offsets.group] = fmt.Sprintf("b%d", r.NodeID)
-			t.offsets.stage = 2
-			t.txnOffsetCommit(w, p)
+		if group {
+			if t.offsets != nil && t.offsets.stage == 1 {
+				t.groupCo[t.offsets.group] = fmt.Sprintf("b%d", r.NodeID)
+				t.offsets.stage = 2
+				t.txnOffsetCommit(w, p)
+			}
 			return true
 		}
-		t.coord = fmt.Sprintf("b%d", r.NodeID)
-		t.initProducerID(w, p)
+		t.coord, t.lookupAt = fmt.Sprintf("b%d", r.NodeID), 0
+		then := t.then
+		t.then = nil
+		for _, f := range then {
+			f(w)
+		}
 	case *kmsg.InitProducerIDResponse:
+		t.concurrent = t.concurrent && r.ErrorCode == kerr.ConcurrentTransactions.Code
 		switch r.ErrorCode {
 		case 0:
 			p.pid, p.epoch = r.ProducerID, r.ProducerEpoch
@@ -117,7 +232,9 @@ func (t *txnClient) receive(w *World, p *producer, resp kmsg.Response) bool {
 			p.flush(w)
 		case kerr.ConcurrentTransactions.Code, kerr.CoordinatorLoadInProgress.Code:
 			w.notef(p.name, "note", "InitProducerId: %s (retriable): trying again", wire.ErrorName(r.ErrorCode))
-			t.initProducerID(w, p)
+			t.retryConcurrent(w, func(w *World) { t.initProducerID(w, p) })
+		case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code:
+			t.lookupAgain(w, p, "InitProducerId: "+wire.ErrorName(r.ErrorCode), func(w *World) { t.initProducerID(w, p) })
 		default:
 			w.notef(p.name, "error", "InitProducerId failed: %s", wire.ErrorName(r.ErrorCode))
 		}
@@ -130,6 +247,10 @@ func (t *txnClient) receive(w *World, p *producer, resp kmsg.Response) bool {
 					t.added[tp] = true
 					continue
 				}
+				if coordinatorMoved(rp.ErrorCode) {
+					t.lookupAgain(w, p, "AddPartitionsToTxn: "+wire.ErrorName(rp.ErrorCode), p.flush)
+					continue
+				}
 				t.fail(w, p, "AddPartitionsToTxn", rp.ErrorCode)
 				if !kerr.IsRetriable(kerr.ErrorForCode(rp.ErrorCode)) {
 					t.dropWaiting(w, p, rt.Topic, rp.Partition)
@@ -139,26 +260,31 @@ func (t *txnClient) receive(w *World, p *producer, resp kmsg.Response) bool {
 		p.flush(w)
 		t.maybeEnd(w, p)
 	case *kmsg.AddOffsetsToTxnResponse:
+		if coordinatorMoved(r.ErrorCode) {
+			t.lookupAgain(w, p, "AddOffsetsToTxn: "+wire.ErrorName(r.ErrorCode), func(w *World) { t.addOffsets(w, p) })
+			return true
+		}
 		if r.ErrorCode != 0 {
 			t.fail(w, p, "AddOffsetsToTxn", r.ErrorCode)
 			t.offsets = nil
 			t.maybeEnd(w, p)
 			return true
 		}
-		if co, ok := t.groupCo[t.offsets.group]; ok {
-			_ = co
+		if _, ok := t.groupCo[t.offsets.group]; ok {
 			t.offsets.stage = 2
 			t.txnOffsetCommit(w, p)
 			return true
 		}
-		t.offsets.stage = 1
-		req := kmsg.NewPtrFindCoordinatorRequest()
-		req.SetVersion(3)
-		req.CoordinatorKey, req.CoordinatorType = t.offsets.group, 0
-		p.send(w, p.broker, req, nil)
+		t.findGroupCoordinator(w, p, 0)
 	case *kmsg.TxnOffsetCommitResponse:
 		for _, rt := range r.Topics {
 			for _, rp := range rt.Partitions {
+				if coordinatorMoved(rp.ErrorCode) && t.offsets != nil {
+					w.notef(p.name, "note", "TxnOffsetCommit: %s: looking up the group coordinator again", wire.ErrorName(rp.ErrorCode))
+					delete(t.groupCo, t.offsets.group)
+					t.findGroupCoordinator(w, p, retryBackoff)
+					return true
+				}
 				if rp.ErrorCode != 0 {
 					t.fail(w, p, "TxnOffsetCommit", rp.ErrorCode)
 				}
@@ -168,8 +294,15 @@ func (t *txnClient) receive(w *World, p *producer, resp kmsg.Response) bool {
 		t.maybeEnd(w, p)
 	case *kmsg.EndTxnResponse:
 		t.ending = false
+		t.concurrent = t.concurrent && r.ErrorCode == kerr.ConcurrentTransactions.Code
 		if r.ErrorCode == kerr.ConcurrentTransactions.Code {
-			t.sendEnd(w, p)
+			t.ending = true
+			t.retryConcurrent(w, func(w *World) { t.sendEnd(w, p) })
+			return true
+		}
+		if coordinatorMoved(r.ErrorCode) {
+			t.ending = true
+			t.lookupAgain(w, p, "EndTxn: "+wire.ErrorName(r.ErrorCode), func(w *World) { t.sendEnd(w, p) })
 			return true
 		}
 		verb := map[bool]string{true: "committed", false: "aborted"}[*t.end]
@@ -231,7 +364,30 @@ func (t *txnClient) sendEnd(w *World, p *producer) {
 	req := kmsg.NewPtrEndTxnRequest()
 	req.SetVersion(3)
 	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = t.id, p.pid, p.epoch, *t.end
-	p.send(w, t.coord, req, func(w *World) { t.sendEnd(w, p) }) // a retry of a done decision is answered NONE
+	t.toCoordinator(w, p, req, func(w *World) { t.sendEnd(w, p) }) // a retry of a done decision is answered NONE
+}
+
+// addOffsets asks the coordinator to put the group's __consumer_offsets
+// partition in the transaction (AddOffsetsToTxn).
+func (t *txnClient) addOffsets(w *World, p *producer) {
+	req := kmsg.NewPtrAddOffsetsToTxnRequest()
+	req.SetVersion(2)
+	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group = t.id, p.pid, p.epoch, t.offsets.group
+	t.toCoordinator(w, p, req, func(w *World) { t.addOffsets(w, p) })
+}
+
+// findGroupCoordinator looks up the coordinator of the group whose
+// offsets are being sent, after delayMs.
+func (t *txnClient) findGroupCoordinator(w *World, p *producer, delayMs int64) {
+	t.offsets.stage, t.offsets.findAt = 1, w.now+delayMs
+	if delayMs > 0 {
+		return // sent by tick
+	}
+	t.offsets.findAt = 0
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.SetVersion(3)
+	req.CoordinatorKey, req.CoordinatorType = t.offsets.group, 0
+	p.send(w, w.bootstrap(p.broker), req, func(w *World) { t.findGroupCoordinator(w, p, 0) })
 }
 
 func (t *txnClient) txnOffsetCommit(w *World, p *producer) {
@@ -254,7 +410,10 @@ func (t *txnClient) txnOffsetCommit(w *World, p *producer) {
 		rp.Partition, rp.Offset = part, o.offsets[s]
 		req.Topics[len(req.Topics)-1].Partitions = append(req.Topics[len(req.Topics)-1].Partitions, rp)
 	}
-	p.send(w, t.groupCo[o.group], req, func(w *World) { t.txnOffsetCommit(w, p) })
+	p.send(w, t.groupCo[o.group], req, func(w *World) {
+		delete(t.groupCo, o.group) // no answer: look the group coordinator up again
+		t.findGroupCoordinator(w, p, 0)
+	})
 }
 
 // deadClient stands for a client process that was killed: it answers

@@ -127,10 +127,7 @@ func cmdSendOffsets(w *World, c command) error {
 		return fmt.Errorf("send-offsets: give TOPIC-P=OFFSET")
 	}
 	p.txn.offsets = o
-	req := kmsg.NewPtrAddOffsetsToTxnRequest()
-	req.SetVersion(2)
-	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group = p.txn.id, p.pid, p.epoch, g
-	p.send(w, p.txn.coord, req, nil)
+	p.txn.addOffsets(w, p)
 	return nil
 }
 

@@ -1,0 +1,60 @@
+//go:build !noquorum
+
+package sim
+
+import (
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+)
+
+// threeBrokers runs the transaction simulation on a cluster: t has three
+// replicas (min.insync.replicas=2), and so have __transaction_state and
+// __consumer_offsets, whose leaders are the coordinators. One broker at a
+// time crashes and restarts, so coordinators and partition leaders move
+// while transactions run: the producer must find the new coordinator, the
+// new coordinator must finish what the old one decided, and markers must
+// reach the partitions' new leaders.
+var threeBrokers = txnShape{
+	setup: []string{
+		"cluster 3 log.flush.interval.messages=1 replica.lag.time.max.ms=3000 transaction.state.log.num.partitions=3 offsets.topic.num.partitions=3",
+		"topic t partitions=2 rf=3 min.insync.replicas=2",
+	},
+	crash: func(w *World, rng *rand.Rand) string {
+		for _, n := range w.nodes {
+			if !n.Up {
+				return "restart " + n.Name
+			}
+		}
+		return "crash " + w.nodes[rng.IntN(len(w.nodes))].Name
+	},
+	leader: func(w *World, idx int32) *Node { return w.Leader("t", idx) },
+}
+
+// TestTransactionsClusterRandom checks TestTransactionsRandom's invariants
+// on three brokers with coordinator and leader failover
+// (TXNSIM_CLUSTER_SEED=N replays one seed).
+func TestTransactionsClusterRandom(t *testing.T) {
+	if s := os.Getenv("TXNSIM_CLUSTER_SEED"); s != "" {
+		n, _ := strconv.Atoi(s)
+		debugTxnSim = true
+		runTxnSim(t, uint64(n), threeBrokers)
+		return
+	}
+	seeds := uint64(20)
+	if testing.Short() {
+		seeds = 4
+	}
+	var total txnSimStats
+	for seed := uint64(1); seed <= seeds; seed++ {
+		s := runTxnSim(t, seed, threeBrokers)
+		total.visible += s.visible
+		total.aborted += s.aborted
+		total.restarts += s.restarts
+	}
+	if total.visible == 0 || total.aborted == 0 || total.restarts == 0 {
+		t.Fatalf("runs too tame: %+v", total)
+	}
+	t.Logf("%+v", total)
+}
