@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -66,14 +67,24 @@ func readAll(t testing.TB, b *Broker, topic string, partitions int32, committed 
 // read_committed reader, and the group's committed offsets cover the input.
 func TestFranzGroupTransactSession(t *testing.T) {
 	requireBinary(t)
-	const n = 3000
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
-	in, out, group := topicName(t, "in"), topicName(t, "out"), topicName(t, "group")
+	in, out := topicName(t, "in"), topicName(t, "out")
 	adm := b.Admin(t)
 	mustCreateTopic(t, adm, in, 2, nil)
 	mustCreateTopic(t, adm, out, 2, nil)
+	transactSession(t, []*Broker{b}, adm, in, out, func(int) { b.KillAndRestart() })
+}
 
-	src := b.Client(t, kgo.DefaultProduceTopic(in))
+// transactSession runs consume-transform-produce from in to out (two
+// partitions each) with GroupTransactSession against brokers, calling
+// kill at a quarter, half and three quarters of the input, and checks that
+// every input record is in the committed output exactly once and that
+// the group's committed offsets cover the input.
+func transactSession(t *testing.T, brokers []*Broker, adm *kadm.Client, in, out string, kill func(round int)) {
+	t.Helper()
+	const n = 3000
+	group := topicName(t, "group")
+	src := brokers[0].Client(t, kgo.DefaultProduceTopic(in))
 	ctx := testCtx(t, 4*opTimeout)
 	for i := range n {
 		src.Produce(ctx, &kgo.Record{Value: fmt.Appendf(nil, "r-%05d", i)}, nil)
@@ -83,9 +94,9 @@ func TestFranzGroupTransactSession(t *testing.T) {
 	}
 
 	sess, err := kgo.NewGroupTransactSession(
-		kgo.SeedBrokers(b.Addr),
+		kgo.SeedBrokers(seeds(brokers)...),
 		kgo.TransactionalID(topicName(t, "txn")),
-		kgo.TransactionTimeout(20*time.Second),
+		kgo.TransactionTimeout(60*time.Second), // longer than a coordinator failover
 		kgo.ConsumerGroup(group),
 		kgo.ConsumeTopics(in),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -121,20 +132,23 @@ func TestFranzGroupTransactSession(t *testing.T) {
 				sess.Produce(ctx, &kgo.Record{Value: append([]byte("out-"), r.Value...)}, nil)
 			})
 			ok, err := sess.End(ctx, kgo.TryCommit)
+			if err != nil {
+				t.Logf("End: %v", err)
+			}
 			if err == nil && ok {
 				commits.Add(1)
 				processed.Add(int64(fs.NumRecords()))
 			}
 		}
 	}()
-	for _, at := range []int64{n / 4, n / 2, 3 * n / 4} {
+	for round, at := range []int64{n / 4, n / 2, 3 * n / 4} {
 		eventually(t, 2*opTimeout, fmt.Sprintf("%d records processed", at), func() error {
 			if p := processed.Load(); p < at {
 				return fmt.Errorf("%d processed", p)
 			}
 			return nil
 		})
-		b.KillAndRestart()
+		kill(round)
 	}
 	eventually(t, 3*opTimeout, "the whole input committed", func() error {
 		offs, err := adm.FetchOffsets(ctx, group)
@@ -158,7 +172,7 @@ func TestFranzGroupTransactSession(t *testing.T) {
 	sess.Close()
 	<-done
 
-	got := readAll(t, b, out, 2, true)
+	got := readAll(t, brokers[0], out, 2, true)
 	seen := map[string]int{}
 	for _, v := range got {
 		seen[v]++
@@ -172,7 +186,7 @@ func TestFranzGroupTransactSession(t *testing.T) {
 	if len(got) != n {
 		t.Errorf("committed output holds %d records, want exactly %d", len(got), n)
 	}
-	raw := readAll(t, b, out, 2, false)
+	raw := readAll(t, brokers[0], out, 2, false)
 	t.Logf("%d commits; output: %d records read_committed, %d read_uncommitted (aborted attempts included)", commits.Load(), len(got), len(raw))
 }
 
