@@ -15,10 +15,13 @@ import (
 
 // Config is what a broker needs besides its settings.
 type Config struct {
-	NodeID    int32
-	Host      string // advertised host
-	Port      int32  // advertised port
-	ClusterID string // used when storage has none yet
+	NodeID int32
+	Host   string // advertised host
+	Port   int32  // advertised port
+	// ClusterID is the cluster id a broker with empty storage starts
+	// with. Empty: a single broker draws one; a clustered broker adopts
+	// the metadata quorum's (cluster_id.go).
+	ClusterID string
 	Settings  *config.Broker
 	// Rand seeds topic ids and producer ids; the driver chooses the seed.
 	Rand *rand.Rand
@@ -109,7 +112,8 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 	return b, nil
 }
 
-// ClusterID is the id of the cluster this broker belongs to.
+// ClusterID is the id of the cluster this broker belongs to; empty while
+// a clustered broker with empty storage has not learnt it yet.
 func (b *Broker) ClusterID() string { return b.meta.ClusterID }
 
 // Handle processes one request. Its response is delivered now or later.

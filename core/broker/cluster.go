@@ -47,6 +47,7 @@ type clusterGlue struct {
 
 	epoch       int64 // broker epoch; -1 while unregistered
 	registering bool
+	registerAt  int64 // no registration before (cluster_id.go)
 	fenced      bool
 	nextBeat    int64
 	beating     bool
@@ -157,6 +158,9 @@ func (b *Broker) tickLifecycle() {
 
 func (b *Broker) register() {
 	c := b.cl
+	if b.meta.ClusterID == "" || b.now < c.registerAt {
+		return // no cluster id yet (cluster_id.go), or refused lately
+	}
 	c.registering = true
 	req := kmsg.NewPtrBrokerRegistrationRequest()
 	req.BrokerID, req.ClusterID, req.IncarnationID = b.cfg.NodeID, b.meta.ClusterID, c.cfg.Incarnation
@@ -166,8 +170,12 @@ func (b *Broker) register() {
 	b.send(ToController, req, func(r kmsg.Response) {
 		c.registering = false
 		resp, _ := r.(*kmsg.BrokerRegistrationResponse)
-		if resp == nil || resp.ErrorCode != 0 {
+		if resp == nil {
 			return // tried again at the next tick
+		}
+		if resp.ErrorCode != 0 {
+			b.registrationRefused(resp.ErrorCode)
+			return
 		}
 		c.epoch, c.fenced, c.nextBeat = resp.BrokerEpoch, true, b.now
 		b.cfg.Logf("registered with the controller (broker epoch %d)", resp.BrokerEpoch)
@@ -206,6 +214,20 @@ func (b *Broker) liveBrokers() []int32 {
 		return []int32{b.cfg.NodeID}
 	}
 	return b.cl.image.LiveBrokers()
+}
+
+// controllerID is the controller Metadata and DescribeCluster name. A
+// client cannot reach a KRaft controller, so a clustered broker names a
+// live broker instead (the lowest id; Kafka picks a random one), which
+// forwards what only the controller serves (KIP-590).
+func (b *Broker) controllerID() int32 {
+	if b.cl == nil {
+		return b.cfg.NodeID
+	}
+	if live := b.cl.image.LiveBrokers(); len(live) > 0 {
+		return live[0]
+	}
+	return -1
 }
 
 // Image is the metadata image the broker last applied (nil for a single

@@ -64,6 +64,9 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 		return fmt.Errorf("broker: ApplyMetadata on a broker outside a cluster")
 	}
 	b.cl.image = im
+	if err := b.adoptClusterID(im); err != nil {
+		return err
+	}
 	var firstErr error
 	for _, name := range b.topicNames() {
 		t := b.topics[name]

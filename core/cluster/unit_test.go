@@ -122,3 +122,18 @@ func FuzzDecodeImage(f *testing.F) {
 		}
 	})
 }
+
+func TestClusterIDRecordAppliesOnce(t *testing.T) {
+	im := NewImage()
+	errs, _ := im.Apply(2, &Batch{Records: []Record{
+		{ClusterID: &ClusterIDRecord{ID: ""}},
+		{ClusterID: &ClusterIDRecord{ID: "first"}},
+		{ClusterID: &ClusterIDRecord{ID: "second"}},
+	}})
+	if !errors.Is(errs[0], ErrInvalid) || errs[1] != nil || !errors.Is(errs[2], ErrExists) || im.ClusterID != "first" {
+		t.Fatalf("errs %v, cluster id %q", errs, im.ClusterID)
+	}
+	if c := im.Clone(); c.ClusterID != "first" {
+		t.Fatalf("cluster id does not survive a snapshot: %q", c.ClusterID)
+	}
+}

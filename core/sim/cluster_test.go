@@ -45,3 +45,63 @@ func TestClusterFailover(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterIDMismatchRefused: every broker reports the quorum's cluster
+// id. A broker restarted on storage of another cluster is refused
+// (INCONSISTENT_CLUSTER_ID) and opens none of this cluster's replicas: its
+// own log is left as it was.
+func TestClusterIDMismatchRefused(t *testing.T) {
+	w := New(1)
+	for _, l := range []string{
+		"cluster 3",
+		"topic t partitions=1 rf=3",
+		"producer p1 acks=all",
+		"produce p1 t partition=0 value=a",
+		"advance 1s",
+	} {
+		if _, err := w.Exec(l); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+	for _, n := range w.nodes {
+		if got := n.Broker.ClusterID(); got != "gregor-sim" || n.Quorum.Image().ClusterID != got {
+			t.Fatalf("%s: cluster id %q, image's %q", n.Name, got, n.Quorum.Image().ClusterID)
+		}
+	}
+	b1 := w.nodes[1]
+	if _, err := w.Exec("crash b1"); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := b1.Store.ReadFile("gregor-metadata.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign := strings.Replace(string(raw), `"cluster_id": "gregor-sim"`, `"cluster_id": "another-cluster"`, 1)
+	if foreign == string(raw) {
+		t.Fatalf("no cluster id in %s", raw)
+	}
+	if err := b1.Store.WriteFile("gregor-metadata.json", []byte(foreign)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := w.Exec("restart b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := w.Exec("advance 10s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out += more
+	if b1.Broker.ClusterEpoch() >= 0 || w.nodes[0].Quorum.Image().Live(b1.ID) {
+		t.Errorf("b1 registered with another cluster's storage")
+	}
+	if b1.Broker.Topic("t") != nil {
+		t.Errorf("b1 opened a replica of this cluster into another cluster's storage")
+	}
+	if !strings.Contains(out, "INCONSISTENT_CLUSTER_ID") {
+		t.Errorf("no INCONSISTENT_CLUSTER_ID in:\n%s", out)
+	}
+	if names, _ := b1.Store.List("t-0"); len(names) == 0 {
+		t.Errorf("b1's own log was removed")
+	}
+}

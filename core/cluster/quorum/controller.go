@@ -25,6 +25,9 @@ type controller struct {
 	pending   map[uint64]*pending // by batch seq
 	inflight  map[string]uint64   // "b/<id>" or "p/<topic>/<n>" -> batch seq
 	nextPID   int64               // producer ids handed out, committed or not
+	// proposedID is the cluster id this controller proposed for a log
+	// that had none, until the image has it.
+	proposedID string
 }
 
 // pending is a request waiting for its batch to commit.
@@ -45,12 +48,34 @@ func newController(n *Node, term uint64) *controller {
 // activate runs once this term's first entry is applied. Brokers get a
 // full session from now: the new controller has not heard from anyone
 // yet, and fencing them all at once would be wrong (Kafka does the same).
+// A log without a cluster id gets one before anything else this
+// controller writes, so every registration it accepts is ordered after it.
 func (c *controller) activate() {
 	c.active = true
 	for _, id := range c.n.image.BrokerIDs() {
 		c.lastHeard[id] = c.n.now
 	}
 	c.nextPID = c.n.image.NextProducerID
+	if c.n.image.ClusterID == "" {
+		c.proposedID = c.n.cfg.ClusterID
+		if c.proposedID == "" {
+			var id cluster.UUID
+			for i := range id {
+				id[i] = byte(c.n.cfg.Rand.Uint32())
+			}
+			c.proposedID = id.String()
+		}
+		c.propose([]cluster.Record{{ClusterID: &cluster.ClusterIDRecord{ID: c.proposedID}}}, nil, nil)
+	}
+}
+
+// clusterID is the id every broker registration must carry: the image's,
+// or the one this controller proposed and has not seen applied yet.
+func (c *controller) clusterID() string {
+	if id := c.n.image.ClusterID; id != "" {
+		return id
+	}
+	return c.proposedID
 }
 
 // imageReplaced: a snapshot replaced the image under us; the guards still

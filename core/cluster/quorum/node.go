@@ -42,6 +42,11 @@ type Config struct {
 	// UncleanDefault is unclean.leader.election.enable for topics that do
 	// not set it.
 	UncleanDefault bool
+	// ClusterID is the id the first controller writes into a metadata log
+	// that has none (what kafka-storage format's --cluster-id gives
+	// Kafka); empty draws a random one from Rand. A log that has an id
+	// keeps it whatever later controllers are configured with.
+	ClusterID string
 	// ProducerIDBlock is how many producer ids one AllocateProducerIds
 	// hands out. Default 1000, as Kafka.
 	ProducerIDBlock int32

@@ -70,7 +70,7 @@ func (s *faultStats) observe(a Applied) {
 		}
 	}
 	for _, d := range a.Deltas {
-		if d.Before == nil || d.After.Leader == d.Before.Leader {
+		if d.Before == nil || d.After == nil || d.After.Leader == d.Before.Leader {
 			continue
 		}
 		s.LeaderChanges++

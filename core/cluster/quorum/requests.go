@@ -32,7 +32,17 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 
 // register records a broker registration (KIP-631). The broker starts
 // fenced; its epoch is the offset of the record, returned once committed.
+// A broker whose data belongs to another cluster is refused with
+// INCONSISTENT_CLUSTER_ID, as Kafka's ClusterControlManager refuses one
+// formatted with another cluster id: it must not replicate this cluster's
+// partitions into logs of another.
 func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
+	if want := c.clusterID(); r.ClusterID != want {
+		resp := newResponse[*kmsg.BrokerRegistrationResponse](r)
+		resp.ErrorCode = kerr.InconsistentClusterID.Code
+		c.n.respond(id, resp)
+		return
+	}
 	rec := &cluster.RegisterBroker{ID: r.BrokerID, IncarnationID: r.IncarnationID}
 	if r.Rack != nil {
 		rec.Rack = *r.Rack
