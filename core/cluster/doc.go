@@ -25,11 +25,15 @@
 //   - The controller (quorum/controller.go, requests.go, topics.go) runs on
 //     the raft leader once it has applied its own term's first entry. It
 //     serves BrokerRegistration, BrokerHeartbeat, UnregisterBroker
-//     (KIP-631), AlterPartition (KIP-497), CreateTopics, AllocateProducerIds
-//     (KIP-730) and IncrementalAlterConfigs as kmsg requests; fences brokers
-//     whose session expired; and re-elects leaders (Elect, election.go).
+//     (KIP-631), AlterPartition (KIP-497), CreateTopics, CreatePartitions
+//     (KIP-195), DeleteTopics, AllocateProducerIds (KIP-730) and
+//     IncrementalAlterConfigs as kmsg requests; fences brokers whose
+//     session expired; and re-elects leaders (Elect, election.go). It
+//     decides from the committed image, so a request about a topic that a
+//     batch in flight creates, grows or deletes waits for that batch.
 //   - Place (placement.go) is seed 004's replica placement: partition i's
-//     j-th replica on broker (start+i+j) mod n.
+//     j-th replica on broker (start+i+j) mod n. Partitions added later
+//     continue from the topic's start (PlacementStart).
 //
 // Broker heartbeats are not records: as in Kafka, the active controller
 // keeps the last heartbeat of each broker in memory and writes a record only

@@ -137,3 +137,25 @@ func TestClusterIDRecordAppliesOnce(t *testing.T) {
 		t.Fatalf("cluster id does not survive a snapshot: %q", c.ClusterID)
 	}
 }
+
+// A removal decided before its topic was deleted and created again under
+// the same name changes nothing: it names the old topic's id.
+func TestRemoveTopicRecordNamesTheID(t *testing.T) {
+	im := NewImage()
+	old, fresh := UUID{1}, UUID{2}
+	apply := func(recs ...Record) []error {
+		errs, _ := im.Apply(im.Index+1, &Batch{Records: recs})
+		return errs
+	}
+	apply(Record{Topic: &TopicRecord{Name: "t", ID: old}})
+	if errs := apply(Record{RemoveTopic: &RemoveTopicRecord{Name: "t", ID: old}}); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	apply(Record{Topic: &TopicRecord{Name: "t", ID: fresh}})
+	if errs := apply(Record{RemoveTopic: &RemoveTopicRecord{Name: "t", ID: old}}); errs[0] == nil {
+		t.Fatal("a stale removal deleted the new topic")
+	}
+	if im.Topics["t"] == nil || im.Topics["t"].ID != fresh {
+		t.Fatalf("topic: %+v", im.Topics["t"])
+	}
+}

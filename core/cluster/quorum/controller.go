@@ -23,8 +23,11 @@ type controller struct {
 
 	lastHeard map[int32]int64     // broker -> tick of its last heartbeat
 	pending   map[uint64]*pending // by batch seq
-	inflight  map[string]uint64   // "b/<id>" or "p/<topic>/<n>" -> batch seq
+	inflight  map[string]uint64   // "b/<id>", "t/<topic>" or "p/<topic>/<n>" -> batch seq
 	nextPID   int64               // producer ids handed out, committed or not
+	// held are requests waiting for a batch in flight about their topics
+	// to commit (holdForTopics).
+	held []heldRequest
 	// proposedID is the cluster id this controller proposed for a log
 	// that had none, until the image has it.
 	proposedID string
@@ -83,6 +86,40 @@ func (c *controller) clusterID() string {
 func (c *controller) imageReplaced() {
 	clear(c.inflight)
 	c.nextPID = max(c.nextPID, c.n.image.NextProducerID)
+	c.releaseHeld()
+}
+
+// heldRequest is a request held back by holdForTopics.
+type heldRequest struct {
+	id  uint64
+	req kmsg.Request
+}
+
+// holdForTopics holds a request back while a batch in flight creates,
+// grows or deletes one of the topics it names, and reports whether it did.
+// The controller decides from the committed image, so two CreatePartitions
+// of one topic decided before either commits would both add the same
+// partitions; Kafka's controller decides from its uncommitted state too
+// and so sees the first one's outcome, as the held request does once that
+// batch has committed.
+func (c *controller) holdForTopics(id uint64, req kmsg.Request, topics []string) bool {
+	for _, t := range topics {
+		if _, busy := c.inflight[topicKey(t)]; busy {
+			c.held = append(c.held, heldRequest{id, req})
+			return true
+		}
+	}
+	return false
+}
+
+// releaseHeld handles the held requests again, in order; those whose
+// topics are still busy are held again.
+func (c *controller) releaseHeld() {
+	held := c.held
+	c.held = nil
+	for _, h := range held {
+		c.handle(h.id, h.req)
+	}
 }
 
 // resign fails every waiting request: another controller must redo it.
@@ -97,7 +134,10 @@ func (c *controller) resign() {
 			c.n.respond(p.id, errorResponse(p.req, notController))
 		}
 	}
-	c.pending, c.active = nil, false
+	for _, h := range c.held {
+		c.n.respond(h.id, errorResponse(h.req, notController))
+	}
+	c.pending, c.held, c.active = nil, nil, false
 }
 
 // propose appends a batch. p (optional) waits for it; keys mark what it
@@ -139,11 +179,17 @@ func (c *controller) committed(term uint64, b *cluster.Batch, errs []error) {
 	if p.done != nil {
 		c.n.respond(p.id, p.done(errs))
 	}
+	if len(c.held) > 0 {
+		c.releaseHeld()
+	}
 }
 
 func brokerKey(id int32) string { return fmt.Sprintf("b/%d", id) }
 
 func partitionKey(topic string, p int32) string { return fmt.Sprintf("p/%s/%d", topic, p) }
+
+// topicKey marks a batch that creates, grows or deletes a topic.
+func topicKey(topic string) string { return "t/" + topic }
 
 // tick fences brokers whose session expired and repairs partitions whose
 // leader or ISR names a broker that is not live, in one batch.

@@ -19,6 +19,10 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 		c.alterPartition(id, r)
 	case *kmsg.CreateTopicsRequest:
 		c.createTopics(id, r)
+	case *kmsg.CreatePartitionsRequest:
+		c.createPartitions(id, r)
+	case *kmsg.DeleteTopicsRequest:
+		c.deleteTopics(id, r)
 	case *kmsg.AllocateProducerIDsRequest:
 		c.allocateProducerIDs(id, r)
 	case *kmsg.UnregisterBrokerRequest:
@@ -232,6 +236,22 @@ func errorResponse(req kmsg.Request, code int16) kmsg.Response {
 		for _, t := range r.Topics {
 			rt := kmsg.NewCreateTopicsResponseTopic()
 			rt.Topic, rt.ErrorCode = t.Topic, code
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp
+	case *kmsg.CreatePartitionsRequest:
+		resp := newResponse[*kmsg.CreatePartitionsResponse](r)
+		for _, t := range r.Topics {
+			rt := kmsg.NewCreatePartitionsResponseTopic()
+			rt.Topic, rt.ErrorCode = t.Topic, code
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp
+	case *kmsg.DeleteTopicsRequest:
+		resp := newResponse[*kmsg.DeleteTopicsResponse](r)
+		for _, t := range deleteTargets(r) {
+			rt := kmsg.NewDeleteTopicsResponseTopic()
+			rt.Topic, rt.TopicID, rt.ErrorCode = t.Topic, t.TopicID, code
 			resp.Topics = append(resp.Topics, rt)
 		}
 		return resp
