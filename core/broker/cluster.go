@@ -1,12 +1,14 @@
 package broker
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/cluster"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // A broker in a cluster (Config.Cluster set) takes its metadata from the
@@ -263,16 +265,51 @@ func (b *Broker) leads(p *Partition) bool {
 }
 
 // forward sends a client's request to the controller and answers the
-// client with the controller's response (CreateTopics in a cluster).
-func (b *Broker) forward(r *Request, onTimeout func() kmsg.Response) {
+// client with the controller's response (KIP-590): CreateTopics,
+// CreatePartitions and DeleteTopics in a cluster. A request the controller
+// does not answer in time gets REQUEST_TIMED_OUT for each of its topics.
+func (b *Broker) forward(r *Request) {
 	req := *r
 	b.send(ToController, req.Msg, func(resp kmsg.Response) {
 		if resp == nil {
-			resp = onTimeout()
+			resp = forwardTimedOut(req.Msg)
 		}
 		resp.SetVersion(req.Msg.GetVersion())
 		b.reply(req, resp)
 	})
+}
+
+// forwardTimedOut is the answer to a forwarded request the controller did
+// not answer.
+func forwardTimedOut(req kmsg.Request) kmsg.Response {
+	code := kerr.RequestTimedOut.Code
+	switch r := req.(type) {
+	case *kmsg.CreateTopicsRequest:
+		resp := r.ResponseKind().(*kmsg.CreateTopicsResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewCreateTopicsResponseTopic()
+			st.Topic, st.ErrorCode = rt.Topic, code
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp
+	case *kmsg.CreatePartitionsRequest:
+		resp := r.ResponseKind().(*kmsg.CreatePartitionsResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewCreatePartitionsResponseTopic()
+			st.Topic, st.ErrorCode = rt.Topic, code
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp
+	case *kmsg.DeleteTopicsRequest:
+		resp := r.ResponseKind().(*kmsg.DeleteTopicsResponse)
+		for _, rt := range wire.DeleteTopicsTargets(r) {
+			st := kmsg.NewDeleteTopicsResponseTopic()
+			st.Topic, st.TopicID, st.ErrorCode = rt.Topic, rt.TopicID, code
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp
+	}
+	panic(fmt.Sprintf("broker: forwarding %s, which the controller does not serve", kmsg.NameForKey(req.Key())))
 }
 
 // clusterProducerID answers InitProducerId from a block of producer ids

@@ -136,22 +136,18 @@ func (b *Broker) openReplica(t *Topic, idx int32, now int64) error {
 	return nil
 }
 
-// dropTopic forgets a topic the image no longer has and deletes its logs.
+// dropTopic forgets a topic the image no longer has (deleted, or deleted
+// and created again with another id) and deletes its logs.
 func (b *Broker) dropTopic(t *Topic) error {
 	for _, p := range t.Partitions {
 		b.loseLeadership(p)
 		p.follow = nil
 	}
-	delete(b.topics, t.Name)
-	delete(b.byID, t.ID)
-	var firstErr error
-	for _, p := range t.Partitions {
-		p.deleted = true
-		if err := p.log.Delete(); err != nil && firstErr == nil {
-			firstErr = err
-		}
+	if err := b.deleteTopic(t); err != nil {
+		return err
 	}
-	return firstErr
+	b.cfg.Logf("deleted topic %s and its logs", t.Name)
+	return nil
 }
 
 // applyPartition moves one replica to the state the image gives it.

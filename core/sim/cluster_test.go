@@ -105,3 +105,79 @@ func TestClusterIDMismatchRefused(t *testing.T) {
 		t.Errorf("b1's own log was removed")
 	}
 }
+
+// TestClusterTopicAdmin: in a cluster, CreatePartitions and DeleteTopics
+// go through the controller. New partitions are placed after the topic's
+// first ones, their replicas open logs and their leader takes writes; a
+// deleted topic's logs are removed from every broker, and a topic created
+// again under its name starts empty.
+func TestClusterTopicAdmin(t *testing.T) {
+	w := New(1)
+	exec := func(lines ...string) string {
+		t.Helper()
+		var out strings.Builder
+		for _, l := range lines {
+			o, err := w.Exec(l)
+			if err != nil {
+				t.Fatalf("%s: %v", l, err)
+			}
+			out.WriteString(o)
+		}
+		return out.String()
+	}
+	out := exec(
+		"cluster 3",
+		"topic t partitions=2 rf=2",
+		"add-partitions t count=2",
+		"add-partitions t count=5 broker=b2",
+		"advance 1s",
+		"producer p1 acks=all",
+		"produce p1 t partition=4 value=new",
+		"advance 1s",
+	)
+	for _, want := range []string{
+		"CreatePartitions t error=INVALID_PARTITIONS",
+		"t-4 leader=",
+		"p1           acked t-4 offset 0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	im := w.nodes[0].Quorum.Image()
+	for i, p := range im.Topics["t"].Partitions {
+		for _, r := range p.Replicas {
+			bt := w.nodes[r].Broker.Topic("t")
+			if bt == nil || len(bt.Partitions) <= i || bt.Partitions[i].Log() == nil {
+				t.Errorf("b%d has no log for t-%d", r, i)
+			}
+		}
+	}
+	out = exec("delete-topic t", "advance 1s")
+	for _, want := range []string{
+		"quorum       topic t deleted",
+		"b0           deleted topic t and its logs",
+		"b1           deleted topic t and its logs",
+		"b2           deleted topic t and its logs",
+		"b0 -> admin  DeleteTopics t\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	for _, n := range w.nodes {
+		if n.Broker.Topic("t") != nil {
+			t.Errorf("%s still has topic t", n.Name)
+		}
+		names, _ := n.Store.List("")
+		for _, name := range names {
+			if strings.HasPrefix(name, "t-") {
+				t.Errorf("%s still has %s", n.Name, name)
+			}
+		}
+	}
+	out = exec("topic t partitions=1 rf=3", "advance 1s", "consumer c1", "fetch c1 t-0 offset=0")
+	if !strings.Contains(out, "c1           t-0: no records (position 0)") {
+		t.Errorf("the topic created again is not empty:\n%s", out)
+	}
+}

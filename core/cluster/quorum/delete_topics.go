@@ -5,6 +5,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/cluster"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // deleteTopics deletes topics (DeleteTopics), named by name or, from v6,
@@ -19,7 +20,7 @@ import (
 // forwards the request.
 func (c *controller) deleteTopics(id uint64, r *kmsg.DeleteTopicsRequest) {
 	im := c.n.image
-	targets := deleteTargets(r)
+	targets := wire.DeleteTopicsTargets(r)
 	names := map[string]int{}
 	ids := map[cluster.UUID]int{}
 	var busy []string
@@ -98,14 +99,4 @@ func (c *controller) deleteTopics(id uint64, r *kmsg.DeleteTopicsRequest) {
 		}
 		return resp
 	}}, keys)
-}
-
-// deleteTargets lists a DeleteTopics request's topics: by name before v6,
-// by name or id from v6.
-func deleteTargets(r *kmsg.DeleteTopicsRequest) []kmsg.DeleteTopicsRequestTopic {
-	targets := append([]kmsg.DeleteTopicsRequestTopic(nil), r.Topics...)
-	for _, name := range r.TopicNames {
-		targets = append(targets, kmsg.DeleteTopicsRequestTopic{Topic: &name})
-	}
-	return targets
 }

@@ -3,6 +3,7 @@ package quorum
 import (
 	"errors"
 	"github.com/gregor-kafka/gregor/core/cluster"
+	"github.com/gregor-kafka/gregor/core/wire"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -249,7 +250,7 @@ func errorResponse(req kmsg.Request, code int16) kmsg.Response {
 		return resp
 	case *kmsg.DeleteTopicsRequest:
 		resp := newResponse[*kmsg.DeleteTopicsResponse](r)
-		for _, t := range deleteTargets(r) {
+		for _, t := range wire.DeleteTopicsTargets(r) {
 			rt := kmsg.NewDeleteTopicsResponseTopic()
 			rt.Topic, rt.TopicID, rt.ErrorCode = t.Topic, t.TopicID, code
 			resp.Topics = append(resp.Topics, rt)
