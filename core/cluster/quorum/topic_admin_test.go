@@ -245,3 +245,30 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// A topic deleted and created again in requests sent back to back, before
+// the deletion commits, is created anew, as Kafka's controller (which
+// decides from its uncommitted state) creates it.
+func TestDeleteThenCreatePipelined(t *testing.T) {
+	h := threeBrokers(t, scenarioConfig())
+	h.createTopic("t", 1, 3, nil)
+	old := h.controller().Image().Topics["t"].ID
+	var deleted, created int16 = -1, -1
+	h.submit(deleteTopicsReq(6, byName("t")), func(r kmsg.Response) {
+		deleted = r.(*kmsg.DeleteTopicsResponse).Topics[0].ErrorCode
+	})
+	create := kmsg.NewPtrCreateTopicsRequest()
+	ct := kmsg.NewCreateTopicsRequestTopic()
+	ct.Topic, ct.NumPartitions, ct.ReplicationFactor = "t", 2, 2
+	create.Topics = append(create.Topics, ct)
+	h.submit(create, func(r kmsg.Response) { created = r.(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode })
+	h.runUntil(100, "both answered", func() bool { return deleted != -1 && created != -1 })
+	if deleted != 0 || created != 0 {
+		t.Fatalf("delete %v, create %v", kerr.ErrorForCode(deleted), kerr.ErrorForCode(created))
+	}
+	h.run(3)
+	h.agree()
+	if tp := h.controller().Image().Topics["t"]; tp == nil || tp.ID == old || len(tp.Partitions) != 2 {
+		t.Fatalf("topic after delete and create: %+v", tp)
+	}
+}

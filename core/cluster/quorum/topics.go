@@ -13,8 +13,16 @@ import (
 // createTopics creates topics (CreateTopics), placing replicas over the
 // live brokers with Place from a random start, as Kafka does. Each topic
 // is a TopicRecord, its ConfigRecords and one PartitionRecord per
-// partition, all in one batch; the response waits for it.
+// partition, all in one batch; the response waits for it. A topic whose
+// deletion is in flight can be created again once that has committed.
 func (c *controller) createTopics(id uint64, r *kmsg.CreateTopicsRequest) {
+	names := make([]string, len(r.Topics))
+	for i, t := range r.Topics {
+		names[i] = t.Topic
+	}
+	if c.holdForTopics(id, r, names) {
+		return
+	}
 	im := c.n.image
 	resp := newResponse[*kmsg.CreateTopicsResponse](r)
 	var recs []cluster.Record
