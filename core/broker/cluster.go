@@ -50,9 +50,12 @@ type clusterGlue struct {
 	epoch       int64 // broker epoch; -1 while unregistered
 	registering bool
 	registerAt  int64 // no registration before (cluster_id.go)
-	fenced      bool
-	nextBeat    int64
-	beating     bool
+	// strayChecked: the stray logs have been looked for since the
+	// broker started (partition_metadata.go).
+	strayChecked bool
+	fenced       bool
+	nextBeat     int64
+	beating      bool
 
 	nextID uint64
 	out    map[uint64]*outgoing

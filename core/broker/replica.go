@@ -96,6 +96,13 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 			b.applyPartition(t.Partitions[i], ip)
 		}
 	}
+	if !b.cl.strayChecked && b.active() {
+		// The image now holds everything committed before this run.
+		b.cl.strayChecked = true
+		if err := b.removeStrayLogs(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
 	b.wakeFetches(nil)
 	b.completeAcks()
 	return firstErr
@@ -112,6 +119,9 @@ func copyMap(m map[string]string) map[string]string {
 // openReplica opens (recovering) or creates the log of one replica.
 func (b *Broker) openReplica(t *Topic, idx int32, now int64) error {
 	p := &Partition{Topic: t, Index: idx, Leader: cluster.NoLeader, LeaderEpoch: -1}
+	if err := b.claimPartitionDir(p.dir(), cluster.UUID(t.ID)); err != nil {
+		return err
+	}
 	l, notes, err := log.Open(b.st, p.dir(), b.logConfig(t.Configs), -1, now)
 	if err != nil {
 		return err

@@ -181,3 +181,67 @@ func TestClusterTopicAdmin(t *testing.T) {
 		t.Errorf("the topic created again is not empty:\n%s", out)
 	}
 }
+
+// TestClusterStrayLogs: a broker's partition directories name their
+// topic's id (partition.metadata). One left by an older topic of the same
+// name is emptied before the replica uses it; one of a topic that no
+// longer exists is deleted once the broker is registered and unfenced.
+func TestClusterStrayLogs(t *testing.T) {
+	w := New(1)
+	for _, l := range []string{
+		"cluster 3",
+		"topic t partitions=1 rf=3",
+		"producer p1 acks=all",
+		"produce p1 t partition=0 value=a",
+		"advance 1s",
+		"crash b1",
+	} {
+		if _, err := w.Exec(l); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+	b1 := w.nodes[1]
+	st := b1.Store
+	old := "version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n"
+	// t-0 as an older topic t left it; gone-0 of a topic deleted since.
+	for _, f := range []struct{ name, data string }{
+		{"t-0/partition.metadata", old},
+		{"gone-0/partition.metadata", old},
+		{"gone-0/00000000000000000000.log", ""},
+		{"legacy-0/00000000000000000000.log", ""},
+	} {
+		if err := st.MkdirAll(f.name[:strings.IndexByte(f.name, '/')]); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.WriteFile(f.name, []byte(f.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := w.Exec("restart b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := w.Exec("advance 10s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out += more
+	for _, want := range []string{
+		"t-0: removed the stray log of an older topic of that name (id AAAAAAAAAAAAAAAAAAAAAQ)",
+		"gone-0: removed the stray log of a deleted topic (id AAAAAAAAAAAAAAAAAAAAAQ)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if names, _ := st.List("gone-0"); len(names) != 0 {
+		t.Errorf("gone-0 still holds %v", names)
+	}
+	if names, _ := st.List("legacy-0"); len(names) != 1 {
+		t.Errorf("a directory without partition.metadata was touched: %v", names)
+	}
+	// b1 caught up again from the leader: the record is back.
+	if v, ok := valueAt(b1, 0); !ok || v != "a" {
+		t.Errorf("b1 t-0 offset 0: %q %v, want a", v, ok)
+	}
+}
