@@ -245,3 +245,49 @@ func TestClusterStrayLogs(t *testing.T) {
 		t.Errorf("b1 t-0 offset 0: %q %v, want a", v, ok)
 	}
 }
+
+// TestClusterTopicDeletedWhileDown: a broker that was down while one topic
+// was deleted and another deleted and created again under its name
+// removes the first's logs and replaces the second's old records with the
+// new topic's when it comes back.
+func TestClusterTopicDeletedWhileDown(t *testing.T) {
+	w := New(1)
+	var out strings.Builder
+	for _, l := range []string{
+		"cluster 3",
+		"topic d partitions=1 rf=3",
+		"topic t partitions=1 rf=3 flush.messages=1", // b1 keeps "old" through its crash
+		"producer p1 acks=all",
+		"produce p1 t partition=0 value=old",
+		"advance 1s",
+		"crash b1",
+		"delete-topic d",
+		"delete-topic t",
+		"advance 1s",
+		"topic t partitions=1 rf=3",
+		"advance 15s", // b1's session expires: the new t-0 is led elsewhere
+		"produce p1 t partition=0 value=new",
+		"advance 1s",
+		"restart b1",
+		"advance 15s",
+	} {
+		o, err := w.Exec(l)
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		out.WriteString(o)
+	}
+	if !strings.Contains(out.String(), "p1           acked t-0 offset 0") {
+		t.Fatalf("the new topic's record was not acknowledged:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "b1           t-0: follower of b0 at epoch 0 (leo=1)") {
+		t.Fatalf("b1 did not restart with the old topic's record:\n%s", out.String())
+	}
+	b1 := w.nodes[1]
+	if names, _ := b1.Store.List("d-0"); len(names) != 0 {
+		t.Errorf("b1 still has d-0: %v", names)
+	}
+	if v, ok := valueAt(b1, 0); !ok || v != "new" {
+		t.Errorf("b1 t-0 offset 0 is %q (%v), want the new topic's record", v, ok)
+	}
+}
