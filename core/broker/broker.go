@@ -91,7 +91,8 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		// Topics come from the quorum's image (ApplyMetadata), not from
 		// the metadata file.
 		b.meta.Topics = map[string]*topicRecord{}
-		b.cl = &clusterGlue{cfg: *cfg.Cluster, image: cluster.NewImage(), epoch: -1, fenced: true, out: map[uint64]*outgoing{}}
+		b.cl = &clusterGlue{cfg: *cfg.Cluster, image: cluster.NewImage(), epoch: -1, fenced: true, out: map[uint64]*outgoing{},
+			hwCheckpoint: b.loadHighWatermarks(), nextHWCheckpoint: now + cfg.Settings.Int64("replica.high.watermark.checkpoint.interval.ms")}
 	}
 	names := make([]string, 0, len(b.meta.Topics))
 	for name := range b.meta.Topics {
@@ -143,6 +144,9 @@ func (b *Broker) Tick(now int64) {
 		b.tickLifecycle()
 		b.tickReplication()
 		b.completeAcks()
+		if err := b.maybeCheckpointHighWatermarks(); err != nil {
+			b.cfg.Logf("%v", err)
+		}
 	}
 	b.tickGroups(now)
 	b.tickTxn(now)
@@ -223,6 +227,9 @@ func (b *Broker) Commit() error {
 // Close flushes and closes every log.
 func (b *Broker) Close() error {
 	var firstErr error
+	if b.cl != nil {
+		firstErr = b.checkpointHighWatermarks()
+	}
 	for _, p := range b.partitions() {
 		if err := p.log.Flush(b.now); err != nil && firstErr == nil {
 			firstErr = err

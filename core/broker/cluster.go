@@ -53,9 +53,14 @@ type clusterGlue struct {
 	// strayChecked: the stray logs have been looked for since the
 	// broker started (partition_metadata.go).
 	strayChecked bool
-	fenced       bool
-	nextBeat     int64
-	beating      bool
+	// hwCheckpoint holds the previous run's high watermarks until their
+	// replicas open; nextHWCheckpoint is when to write them next
+	// (offset_checkpoint.go).
+	hwCheckpoint     map[topicPartition]int64
+	nextHWCheckpoint int64
+	fenced           bool
+	nextBeat         int64
+	beating          bool
 
 	nextID uint64
 	out    map[uint64]*outgoing

@@ -130,10 +130,9 @@ func (b *Broker) openReplica(t *Topic, idx int32, now int64) error {
 		b.cfg.Logf("recovery: %s", n)
 	}
 	p.log = l
-	// The high watermark is not kept on disk yet: a replica starts from
-	// its log start and learns the rest from the leader (as a leader, from
-	// its followers).
-	p.HighWatermark = l.StartOffset()
+	// From the checkpoint (offset_checkpoint.go); the leader, or as a
+	// leader the followers, bring it up to date.
+	p.HighWatermark = b.checkpointedHighWatermark(p)
 	if err := b.loadProducerState(p); err != nil {
 		_ = l.Close()
 		return err

@@ -291,3 +291,32 @@ func TestClusterTopicDeletedWhileDown(t *testing.T) {
 		t.Errorf("b1 t-0 offset 0 is %q (%v), want the new topic's record", v, ok)
 	}
 }
+
+// TestClusterHighWatermarkCheckpoint: a restarted broker's replicas start
+// from the high watermarks it checkpointed (replication-offset-checkpoint)
+// instead of their log start.
+func TestClusterHighWatermarkCheckpoint(t *testing.T) {
+	w := New(1)
+	for _, l := range []string{
+		"cluster 3",
+		"topic t partitions=1 rf=3 flush.messages=1",
+		"producer p1 acks=all",
+		"produce p1 t partition=0 value=a count=3",
+		"advance 6s", // past replica.high.watermark.checkpoint.interval.ms
+		"crash b0",
+		"crash b1",
+		"crash b2",
+		// Alone, b1 replays its metadata log and opens t-0, but has no
+		// leader to learn the high watermark from.
+		"restart b1",
+		"advance 1s",
+	} {
+		if _, err := w.Exec(l); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+	p := partition(w.nodes[1])
+	if p == nil || p.Log().EndOffset() != 3 || p.HighWatermark != 3 {
+		t.Fatalf("b1 t-0 after restart: %+v", p)
+	}
+}
