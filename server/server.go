@@ -132,8 +132,12 @@ func (s *Server) Run(ctx context.Context) error {
 			s.cfg.Logf("http: %v", err)
 		}
 	}()
+	cid := s.e.b.ClusterID()
+	if cid == "" {
+		cid = "to be learnt from the metadata quorum"
+	}
 	s.cfg.Logf("kafka listening on %s, http on http://%s, data in %s (cluster %s)",
-		s.kafka.Addr(), s.webLn.Addr(), s.cfg.DataDir, s.e.b.ClusterID())
+		s.kafka.Addr(), s.webLn.Addr(), s.cfg.DataDir, cid)
 	conns := map[*conn]bool{}
 	var mu sync.Mutex
 	go func() {

@@ -80,6 +80,7 @@ var Help = []Field{
 	{"broker [setting=value ...]", "start the next broker (b0, b1, ...) with Kafka settings"},
 	{"topic NAME [partitions=N] [config=value ...]", "create a topic (CreateTopics)"},
 	{"add-partitions TOPIC count=N", "grow a topic (CreatePartitions)"},
+	{"delete-topic TOPIC", "delete a topic and its logs (DeleteTopics)"},
 	{"producer NAME [idempotent] [acks=all|1|0]", "a simulated producer"},
 	{"produce NAME TOPIC key=K|partition=N value=V [count=N]", "send records (Produce)"},
 	{"consumer NAME [read_committed]", "a simulated consumer"},

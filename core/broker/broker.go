@@ -17,10 +17,13 @@ import (
 
 // Config is what a broker needs besides its settings.
 type Config struct {
-	NodeID    int32
-	Host      string // advertised host
-	Port      int32  // advertised port
-	ClusterID string // used when storage has none yet
+	NodeID int32
+	Host   string // advertised host
+	Port   int32  // advertised port
+	// ClusterID is the cluster id a broker with empty storage starts
+	// with. Empty: a single broker draws one; a clustered broker adopts
+	// the metadata quorum's (cluster_id.go).
+	ClusterID string
 	Settings  *config.Broker
 	// Rand seeds topic ids and producer ids; the driver chooses the seed.
 	Rand *rand.Rand
@@ -92,7 +95,8 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		// the metadata file.
 		b.meta.Topics = map[string]*topicRecord{}
 		b.cl = &clusterGlue{cfg: *cfg.Cluster, image: cluster.NewImage(), epoch: -1, fenced: true,
-			out: map[uint64]*outgoing{}, creating: map[string]bool{}}
+			out: map[uint64]*outgoing{}, creating: map[string]bool{},
+			hwCheckpoint: b.loadHighWatermarks(), nextHWCheckpoint: now + cfg.Settings.Int64("replica.high.watermark.checkpoint.interval.ms")}
 	}
 	names := make([]string, 0, len(b.meta.Topics))
 	for name := range b.meta.Topics {
@@ -113,7 +117,8 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 	return b, nil
 }
 
-// ClusterID is the id of the cluster this broker belongs to.
+// ClusterID is the id of the cluster this broker belongs to; empty while
+// a clustered broker with empty storage has not learnt it yet.
 func (b *Broker) ClusterID() string { return b.meta.ClusterID }
 
 // Handle processes one request. Its response is delivered now or later.
@@ -143,6 +148,9 @@ func (b *Broker) Tick(now int64) {
 		b.tickLifecycle()
 		b.tickReplication()
 		b.completeAcks()
+		if err := b.maybeCheckpointHighWatermarks(); err != nil {
+			b.cfg.Logf("%v", err)
+		}
 	}
 	b.tickGroups(now)
 	b.tickTxn(now)
@@ -223,6 +231,9 @@ func (b *Broker) Commit() error {
 // Close flushes and closes every log.
 func (b *Broker) Close() error {
 	var firstErr error
+	if b.cl != nil {
+		firstErr = b.checkpointHighWatermarks()
+	}
 	for _, p := range b.partitions() {
 		if err := p.log.Flush(b.now); err != nil && firstErr == nil {
 			firstErr = err

@@ -2,12 +2,14 @@ package broker
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/cluster"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // A broker in a cluster (Config.Cluster set) takes its metadata from the
@@ -48,9 +50,18 @@ type clusterGlue struct {
 
 	epoch       int64 // broker epoch; -1 while unregistered
 	registering bool
-	fenced      bool
-	nextBeat    int64
-	beating     bool
+	registerAt  int64 // no registration before (cluster_id.go)
+	// strayChecked: the stray logs have been looked for since the
+	// broker started (partition_metadata.go).
+	strayChecked bool
+	// hwCheckpoint holds the previous run's high watermarks until their
+	// replicas open; nextHWCheckpoint is when to write them next
+	// (offset_checkpoint.go).
+	hwCheckpoint     map[topicPartition]int64
+	nextHWCheckpoint int64
+	fenced           bool
+	nextBeat         int64
+	beating          bool
 
 	nextID uint64
 	out    map[uint64]*outgoing
@@ -160,6 +171,9 @@ func (b *Broker) tickLifecycle() {
 
 func (b *Broker) register() {
 	c := b.cl
+	if b.meta.ClusterID == "" || b.now < c.registerAt {
+		return // no cluster id yet (cluster_id.go), or refused lately
+	}
 	c.registering = true
 	req := kmsg.NewPtrBrokerRegistrationRequest()
 	req.BrokerID, req.ClusterID, req.IncarnationID = b.cfg.NodeID, b.meta.ClusterID, c.cfg.Incarnation
@@ -169,8 +183,12 @@ func (b *Broker) register() {
 	b.send(ToController, req, func(r kmsg.Response) {
 		c.registering = false
 		resp, _ := r.(*kmsg.BrokerRegistrationResponse)
-		if resp == nil || resp.ErrorCode != 0 {
+		if resp == nil {
 			return // tried again at the next tick
+		}
+		if resp.ErrorCode != 0 {
+			b.registrationRefused(resp.ErrorCode)
+			return
 		}
 		c.epoch, c.fenced, c.nextBeat = resp.BrokerEpoch, true, b.now
 		b.cfg.Logf("registered with the controller (broker epoch %d)", resp.BrokerEpoch)
@@ -211,6 +229,20 @@ func (b *Broker) liveBrokers() []int32 {
 	return b.cl.image.LiveBrokers()
 }
 
+// controllerID is the controller Metadata and DescribeCluster name. A
+// client cannot reach a KRaft controller, so a clustered broker names a
+// live broker instead (the lowest id; Kafka picks a random one), which
+// forwards what only the controller serves (KIP-590).
+func (b *Broker) controllerID() int32 {
+	if b.cl == nil {
+		return b.cfg.NodeID
+	}
+	if live := b.cl.image.LiveBrokers(); len(live) > 0 {
+		return live[0]
+	}
+	return -1
+}
+
 // Image is the metadata image the broker last applied (nil for a single
 // broker). Callers must not modify it.
 func (b *Broker) Image() *cluster.Image {
@@ -244,16 +276,51 @@ func (b *Broker) leads(p *Partition) bool {
 }
 
 // forward sends a client's request to the controller and answers the
-// client with the controller's response (CreateTopics in a cluster).
-func (b *Broker) forward(r *Request, onTimeout func() kmsg.Response) {
+// client with the controller's response (KIP-590): CreateTopics,
+// CreatePartitions and DeleteTopics in a cluster. A request the controller
+// does not answer in time gets REQUEST_TIMED_OUT for each of its topics.
+func (b *Broker) forward(r *Request) {
 	req := *r
 	b.send(ToController, req.Msg, func(resp kmsg.Response) {
 		if resp == nil {
-			resp = onTimeout()
+			resp = forwardTimedOut(req.Msg)
 		}
 		resp.SetVersion(req.Msg.GetVersion())
 		b.reply(req, resp)
 	})
+}
+
+// forwardTimedOut is the answer to a forwarded request the controller did
+// not answer.
+func forwardTimedOut(req kmsg.Request) kmsg.Response {
+	code := kerr.RequestTimedOut.Code
+	switch r := req.(type) {
+	case *kmsg.CreateTopicsRequest:
+		resp := r.ResponseKind().(*kmsg.CreateTopicsResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewCreateTopicsResponseTopic()
+			st.Topic, st.ErrorCode = rt.Topic, code
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp
+	case *kmsg.CreatePartitionsRequest:
+		resp := r.ResponseKind().(*kmsg.CreatePartitionsResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewCreatePartitionsResponseTopic()
+			st.Topic, st.ErrorCode = rt.Topic, code
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp
+	case *kmsg.DeleteTopicsRequest:
+		resp := r.ResponseKind().(*kmsg.DeleteTopicsResponse)
+		for _, rt := range wire.DeleteTopicsTargets(r) {
+			st := kmsg.NewDeleteTopicsResponseTopic()
+			st.Topic, st.TopicID, st.ErrorCode = rt.Topic, rt.TopicID, code
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp
+	}
+	panic(fmt.Sprintf("broker: forwarding %s, which the controller does not serve", kmsg.NameForKey(req.Key())))
 }
 
 // clusterProducerID answers InitProducerId from a block of producer ids

@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 )
 
@@ -43,10 +44,8 @@ func (e *kafkaError) errCode() int16 {
 	return e.code
 }
 
-// MaxPartitions bounds a topic's partition count. Kafka sets no such limit,
-// but one request asking for billions of partitions must not be able to
-// exhaust the broker; ten thousand is far above any real topic.
-const MaxPartitions = 10000
+// MaxPartitions bounds a topic's partition count (cluster.MaxPartitions).
+const MaxPartitions = cluster.MaxPartitions
 
 // brokers lists the live brokers' ids; with one broker, just this one.
 func (b *Broker) brokers() []int32 { return []int32{b.cfg.NodeID} }
@@ -122,20 +121,10 @@ func (b *Broker) checkReplicas(reps []int32, rf int) *kafkaError {
 	return nil
 }
 
-// Place assigns replicas as Kafka's default placement does (seed 004):
-// partition i's first replica goes to broker (start+i) mod n and its j-th
-// replica to (start+i+j) mod n, so leaders spread over the brokers. first is
-// the index of the first partition being placed (non-zero when adding).
+// Place is the cluster's replica placement (cluster.Place): partition i's
+// j-th replica on broker (start+i+j) mod n.
 func Place(brokers []int32, start, first, partitions, rf int) [][]int32 {
-	n := len(brokers)
-	out := make([][]int32, partitions)
-	for i := range out {
-		out[i] = make([]int32, rf)
-		for j := range rf {
-			out[i][j] = brokers[(start+first+i+j)%n]
-		}
-	}
-	return out
+	return cluster.Place(brokers, start, first, partitions, rf)
 }
 
 // createTopic creates a planned topic.

@@ -8,13 +8,16 @@ import (
 // CreatePartitions v0-3 (KIP-195). Partitions only grow: a count that is not
 // larger than the current one gets INVALID_PARTITIONS, because a partition's
 // records cannot be moved into another without breaking the order within
-// it and the offsets consumers have committed (seed 004).
+// it and the offsets consumers have committed (seed 004). In a cluster the
+// controller adds them (KIP-590 forwarding); every replica's broker opens
+// its log when it applies the new partition records (replica.go).
 func init() { register(37, 0, 3, handleCreatePartitions) }
 
 func handleCreatePartitions(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.CreatePartitionsRequest)
 	if b.cl != nil {
-		return notInCluster(req)
+		b.forward(r)
+		return nil
 	}
 	resp := req.ResponseKind().(*kmsg.CreatePartitionsResponse)
 	for _, rt := range req.Topics {

@@ -15,15 +15,7 @@ func handleCreateTopics(b *Broker, r *Request) kmsg.Response {
 	if b.cl != nil {
 		// In a cluster the controller creates topics; the answer comes
 		// once the records are committed (KIP-590 forwarding).
-		b.forward(r, func() kmsg.Response {
-			resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
-			for _, rt := range req.Topics {
-				st := kmsg.NewCreateTopicsResponseTopic()
-				st.Topic, st.ErrorCode = rt.Topic, kerr.RequestTimedOut.Code
-				resp.Topics = append(resp.Topics, st)
-			}
-			return resp
-		})
+		b.forward(r)
 		return nil
 	}
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)

@@ -3,22 +3,37 @@ package broker
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
-// DeleteTopics v0-6; v6 can name topics by id (KIP-516).
+// DeleteTopics v0-6; v6 can name topics by id (KIP-516). With
+// delete.topic.enable false every topic gets TOPIC_DELETION_DISABLED
+// (INVALID_REQUEST before v3, which has no such error), as Kafka answers.
+// In a cluster the controller deletes them (KIP-590 forwarding) and every
+// broker removes its logs of them when it applies the removal (replica.go).
 func init() { register(20, 0, 6, handleDeleteTopics) }
 
 func handleDeleteTopics(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.DeleteTopicsRequest)
-	if b.cl != nil {
-		return notInCluster(req)
-	}
 	resp := req.ResponseKind().(*kmsg.DeleteTopicsResponse)
-	targets := req.Topics
-	for _, name := range req.TopicNames {
-		targets = append(targets, kmsg.DeleteTopicsRequestTopic{Topic: &name})
+	if !b.cfg.Settings.Bool("delete.topic.enable") {
+		code := kerr.TopicDeletionDisabled.Code
+		if req.Version < 3 {
+			code = kerr.InvalidRequest.Code
+		}
+		for _, rt := range wire.DeleteTopicsTargets(req) {
+			st := kmsg.NewDeleteTopicsResponseTopic()
+			st.Topic, st.TopicID, st.ErrorCode = rt.Topic, rt.TopicID, code
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp
 	}
-	for _, rt := range targets {
+	if b.cl != nil {
+		b.forward(r)
+		return nil
+	}
+	for _, rt := range wire.DeleteTopicsTargets(req) {
 		st := kmsg.NewDeleteTopicsResponseTopic()
 		st.Topic, st.TopicID = rt.Topic, rt.TopicID
 		var t *Topic
@@ -28,8 +43,6 @@ func handleDeleteTopics(b *Broker, r *Request) kmsg.Response {
 			t = b.byID[rt.TopicID]
 		}
 		switch {
-		case !b.cfg.Settings.Bool("delete.topic.enable"):
-			st.ErrorCode = kerr.TopicDeletionDisabled.Code
 		case t == nil && rt.Topic == nil:
 			st.ErrorCode = kerr.UnknownTopicID.Code
 		case t == nil:

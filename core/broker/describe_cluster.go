@@ -3,15 +3,30 @@ package broker
 import "github.com/twmb/franz-go/pkg/kmsg"
 
 // DescribeCluster v0-2 (KIP-700): the brokers, the controller and the
-// cluster id, without a topic list.
+// cluster id, without a topic list. In a cluster the brokers are the live
+// ones of the metadata image, as Metadata lists them.
 func init() { register(60, 0, 2, handleDescribeCluster) }
 
 func handleDescribeCluster(b *Broker, r *Request) kmsg.Response {
 	resp := r.Msg.ResponseKind().(*kmsg.DescribeClusterResponse)
 	resp.ClusterID = b.meta.ClusterID
-	resp.ControllerID = b.cfg.NodeID
-	br := kmsg.NewDescribeClusterResponseBroker()
-	br.NodeID, br.Host, br.Port = b.cfg.NodeID, b.cfg.Host, b.cfg.Port
-	resp.Brokers = []kmsg.DescribeClusterResponseBroker{br}
+	resp.ControllerID = b.controllerID()
+	if b.cl == nil {
+		br := kmsg.NewDescribeClusterResponseBroker()
+		br.NodeID, br.Host, br.Port = b.cfg.NodeID, b.cfg.Host, b.cfg.Port
+		resp.Brokers = []kmsg.DescribeClusterResponseBroker{br}
+		return resp
+	}
+	im := b.cl.image
+	for _, id := range im.LiveBrokers() {
+		br := kmsg.NewDescribeClusterResponseBroker()
+		ib := im.Brokers[id]
+		br.NodeID, br.Host, br.Port = id, ib.Host, ib.Port
+		if ib.Rack != "" {
+			rack := ib.Rack
+			br.Rack = &rack
+		}
+		resp.Brokers = append(resp.Brokers, br)
+	}
 	return resp
 }

@@ -23,6 +23,9 @@
 //     nor the first offset of an open transaction; a producer's batch is
 //     appended at most once per (producer id, epoch, sequence) among its
 //     last five batches, across restarts (see core/producer).
+//   - A clustered broker opens no replica into storage that belongs to
+//     another cluster (cluster_id.go), nor into a partition directory
+//     that names another topic id (partition_metadata.go).
 //   - Kafka errors travel as ErrorCode fields (pkg/kerr codes), never as Go
 //     errors; Go errors returned by this package mean storage failed.
 package broker

@@ -50,15 +50,6 @@ func unsupported(req kmsg.Request) kmsg.Response {
 	return resp
 }
 
-// notInCluster answers a request a clustered broker does not serve yet
-// (the controller has no record for it) with INVALID_REQUEST.
-func notInCluster(req kmsg.Request) kmsg.Response {
-	resp := req.ResponseKind()
-	resp.SetVersion(req.GetVersion())
-	setErrorCodes(reflect.ValueOf(resp).Elem(), kerr.InvalidRequest.Code, 2)
-	return resp
-}
-
 func setErrorCodes(v reflect.Value, code int16, depth int) {
 	if f := v.FieldByName("ErrorCode"); f.IsValid() && f.CanSet() {
 		f.SetInt(int64(code))

@@ -23,8 +23,7 @@ func handleMetadata(b *Broker, r *Request) kmsg.Response {
 	}
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
 	resp.Brokers = []kmsg.MetadataResponseBroker{{NodeID: b.cfg.NodeID, Host: b.cfg.Host, Port: b.cfg.Port}}
-	cid := b.meta.ClusterID
-	resp.ClusterID = &cid
+	resp.ClusterID = b.clusterIDField()
 	resp.ControllerID = b.cfg.NodeID
 	all := req.Topics == nil || req.Version == 0 && len(req.Topics) == 0
 	if all {
@@ -109,12 +108,8 @@ func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest) kmsg.Response {
 		br := im.Brokers[id]
 		resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: id, Host: br.Host, Port: br.Port, Rack: nil})
 	}
-	cid := b.meta.ClusterID
-	resp.ClusterID = &cid
-	resp.ControllerID = -1
-	if len(live) > 0 {
-		resp.ControllerID = live[0]
-	}
+	resp.ClusterID = b.clusterIDField()
+	resp.ControllerID = b.controllerID()
 	describe := func(it *cluster.Topic) kmsg.MetadataResponseTopic {
 		mt := kmsg.NewMetadataResponseTopic()
 		name := it.Name

@@ -64,6 +64,9 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 		return fmt.Errorf("broker: ApplyMetadata on a broker outside a cluster")
 	}
 	b.cl.image = im
+	if err := b.adoptClusterID(im); err != nil {
+		return err
+	}
 	var firstErr error
 	for _, name := range b.topicNames() {
 		t := b.topics[name]
@@ -93,6 +96,13 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 			b.applyPartition(t.Partitions[i], ip)
 		}
 	}
+	if !b.cl.strayChecked && b.active() {
+		// The image now holds everything committed before this run.
+		b.cl.strayChecked = true
+		if err := b.removeStrayLogs(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
 	b.wakeFetches(nil)
 	b.completeAcks()
 	return firstErr
@@ -109,6 +119,9 @@ func copyMap(m map[string]string) map[string]string {
 // openReplica opens (recovering) or creates the log of one replica.
 func (b *Broker) openReplica(t *Topic, idx int32, now int64) error {
 	p := &Partition{Topic: t, Index: idx, Leader: cluster.NoLeader, LeaderEpoch: -1}
+	if err := b.claimPartitionDir(p.dir(), cluster.UUID(t.ID)); err != nil {
+		return err
+	}
 	l, notes, err := log.Open(b.st, p.dir(), b.logConfig(t.Configs), -1, now)
 	if err != nil {
 		return err
@@ -117,10 +130,9 @@ func (b *Broker) openReplica(t *Topic, idx int32, now int64) error {
 		b.cfg.Logf("recovery: %s", n)
 	}
 	p.log = l
-	// The high watermark is not kept on disk yet: a replica starts from
-	// its log start and learns the rest from the leader (as a leader, from
-	// its followers).
-	p.HighWatermark = l.StartOffset()
+	// From the checkpoint (offset_checkpoint.go); the leader, or as a
+	// leader the followers, bring it up to date.
+	p.HighWatermark = b.checkpointedHighWatermark(p)
 	if err := b.loadProducerState(p); err != nil {
 		_ = l.Close()
 		return err
@@ -133,22 +145,18 @@ func (b *Broker) openReplica(t *Topic, idx int32, now int64) error {
 	return nil
 }
 
-// dropTopic forgets a topic the image no longer has and deletes its logs.
+// dropTopic forgets a topic the image no longer has (deleted, or deleted
+// and created again with another id) and deletes its logs.
 func (b *Broker) dropTopic(t *Topic) error {
 	for _, p := range t.Partitions {
 		b.loseLeadership(p)
 		p.follow = nil
 	}
-	delete(b.topics, t.Name)
-	delete(b.byID, t.ID)
-	var firstErr error
-	for _, p := range t.Partitions {
-		p.deleted = true
-		if err := p.log.Delete(); err != nil && firstErr == nil {
-			firstErr = err
-		}
+	if err := b.deleteTopic(t); err != nil {
+		return err
 	}
-	return firstErr
+	b.cfg.Logf("deleted topic %s and its logs", t.Name)
+	return nil
 }
 
 // applyPartition moves one replica to the state the image gives it.

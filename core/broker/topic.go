@@ -88,7 +88,9 @@ func (b *Broker) loadMetadata() error {
 	switch {
 	case errors.Is(err, store.ErrNotExist):
 		b.meta = metadata{ClusterID: b.cfg.ClusterID, Topics: map[string]*topicRecord{}}
-		if b.meta.ClusterID == "" {
+		if b.meta.ClusterID == "" && b.cfg.Cluster == nil {
+			// A clustered broker adopts the quorum's id instead
+			// (cluster_id.go).
 			b.meta.ClusterID = newClusterID(b)
 		}
 		return b.saveMetadata()

@@ -10,10 +10,10 @@
 // # Pieces
 //
 //   - Records (records.go) are KRaft's metadata records, simplified:
-//     RegisterBroker, FenceBroker, UnfenceBroker, UnregisterBroker,
-//     TopicRecord, PartitionRecord, PartitionChange, ConfigRecord and
-//     ProducerIDsBlock. A Batch of them is one raft entry, encoded as JSON
-//     behind a magic byte.
+//     ClusterIDRecord, RegisterBroker, FenceBroker, UnfenceBroker,
+//     UnregisterBroker, TopicRecord, RemoveTopicRecord, PartitionRecord,
+//     PartitionChange, ConfigRecord and ProducerIDsBlock. A Batch of them
+//     is one raft entry, encoded as JSON behind a magic byte.
 //   - Image (image.go) is the state machine: brokers, topics, partitions
 //     with replicas, ISR, leader, leader epoch and partition epoch, configs
 //     and the next producer id. Every quorum member applies the same
@@ -25,16 +25,32 @@
 //   - The controller (quorum/controller.go, requests.go, topics.go) runs on
 //     the raft leader once it has applied its own term's first entry. It
 //     serves BrokerRegistration, BrokerHeartbeat, UnregisterBroker
-//     (KIP-631), AlterPartition (KIP-497), CreateTopics, AllocateProducerIds
-//     (KIP-730) and IncrementalAlterConfigs as kmsg requests; fences brokers
-//     whose session expired; and re-elects leaders (Elect, election.go).
+//     (KIP-631), AlterPartition (KIP-497), CreateTopics, CreatePartitions
+//     (KIP-195), DeleteTopics, AllocateProducerIds (KIP-730) and
+//     IncrementalAlterConfigs as kmsg requests; fences brokers whose
+//     session expired; and re-elects leaders (Elect, election.go). It
+//     decides from the committed image, so a request about a topic that a
+//     batch in flight creates, grows or deletes waits for that batch.
 //   - Place (placement.go) is seed 004's replica placement: partition i's
-//     j-th replica on broker (start+i+j) mod n.
+//     j-th replica on broker (start+i+j) mod n. Partitions added later
+//     continue from the topic's start (PlacementStart).
 //
 // Broker heartbeats are not records: as in Kafka, the active controller
 // keeps the last heartbeat of each broker in memory and writes a record only
 // when that changes something (fence, unfence). A new controller gives
 // every broker a full session before fencing anyone.
+//
+// # Cluster id
+//
+// The cluster id (KIP-78) is in the metadata log: the first active
+// controller writes a ClusterIDRecord before anything else it writes
+// (quorum.Config.ClusterID, or a random Uuid), and the image keeps the
+// first one committed for good. Kafka formats the id into every node's
+// meta.properties instead; with no format step the log, which the whole
+// cluster shares, is where one id can be agreed. Brokers adopt it and keep
+// it with their data, register with it, and the controller refuses a
+// broker whose data carries another (INCONSISTENT_CLUSTER_ID), so two
+// clusters' logs are never mixed.
 //
 // # Elections
 //
@@ -74,6 +90,8 @@
 //     decided on (broker epoch, partition epoch, next producer id); a
 //     record whose guard fails is skipped by every member alike, so
 //     decisions taken from a stale view, or twice, change nothing.
+//   - The image's cluster id, once set, never changes; the controller
+//     registers only brokers that carry it.
 //   - A partition's leader epoch never decreases and its partition epoch
 //     increases with every change; a leader change raises the leader epoch
 //     by exactly one.

@@ -55,6 +55,9 @@ type Topic struct {
 type Image struct {
 	// Index is the raft index of the last applied entry.
 	Index uint64 `json:"index"`
+	// ClusterID is the cluster's id (ClusterIDRecord); empty until the
+	// first controller has written it.
+	ClusterID string `json:"cluster_id,omitempty"`
 	// Brokers by id.
 	Brokers map[int32]*Broker `json:"brokers"`
 	// Topics by name.
@@ -201,7 +204,8 @@ func (im *Image) UncleanLeaderElection(topic string, def bool) bool {
 }
 
 // PartitionDelta is one partition's change made by an applied record.
-// Before is nil for a new partition.
+// Before is nil for a new partition, After is nil for a partition whose
+// topic was removed.
 type PartitionDelta struct {
 	Topic     string
 	Partition int32
@@ -217,11 +221,9 @@ type PartitionDelta struct {
 func (im *Image) Apply(index uint64, b *Batch) (errs []error, deltas []PartitionDelta) {
 	errs = make([]error, len(b.Records))
 	for i := range b.Records {
-		var d *PartitionDelta
-		d, errs[i] = im.applyRecord(index, &b.Records[i])
-		if d != nil {
-			deltas = append(deltas, *d)
-		}
+		var ds []PartitionDelta
+		ds, errs[i] = im.applyRecord(index, &b.Records[i])
+		deltas = append(deltas, ds...)
 	}
 	if index > im.Index {
 		im.Index = index
@@ -229,8 +231,16 @@ func (im *Image) Apply(index uint64, b *Batch) (errs []error, deltas []Partition
 	return errs, deltas
 }
 
-func (im *Image) applyRecord(index uint64, r *Record) (*PartitionDelta, error) {
+func (im *Image) applyRecord(index uint64, r *Record) ([]PartitionDelta, error) {
 	switch {
+	case r.ClusterID != nil:
+		switch {
+		case r.ClusterID.ID == "":
+			return nil, fmt.Errorf("%w: empty cluster id", ErrInvalid)
+		case im.ClusterID != "":
+			return nil, fmt.Errorf("%w: cluster id %s, record has %s", ErrExists, im.ClusterID, r.ClusterID.ID)
+		}
+		im.ClusterID = r.ClusterID.ID
 	case r.RegisterBroker != nil:
 		x := r.RegisterBroker
 		im.Brokers[x.ID] = &Broker{ID: x.ID, Epoch: int64(index), IncarnationID: x.IncarnationID,
@@ -261,10 +271,14 @@ func (im *Image) applyRecord(index uint64, r *Record) (*PartitionDelta, error) {
 			return nil, fmt.Errorf("%w: topic %q", ErrExists, r.Topic.Name)
 		}
 		im.Topics[r.Topic.Name] = &Topic{Name: r.Topic.Name, ID: r.Topic.ID, Partitions: []*Partition{}}
+	case r.RemoveTopic != nil:
+		return im.removeTopic(r.RemoveTopic)
 	case r.Partition != nil:
-		return im.applyPartition(r.Partition)
+		d, err := im.applyPartition(r.Partition)
+		return oneDelta(d), err
 	case r.PartitionChange != nil:
-		return im.applyChange(r.PartitionChange)
+		d, err := im.applyChange(r.PartitionChange)
+		return oneDelta(d), err
 	case r.Config != nil:
 		x := r.Config
 		m := &im.Defaults
@@ -293,6 +307,28 @@ func (im *Image) applyRecord(index uint64, r *Record) (*PartitionDelta, error) {
 		return nil, fmt.Errorf("%w: empty record", ErrInvalid)
 	}
 	return nil, nil
+}
+
+func oneDelta(d *PartitionDelta) []PartitionDelta {
+	if d == nil {
+		return nil
+	}
+	return []PartitionDelta{*d}
+}
+
+// removeTopic deletes the topic with the record's id; its partitions are
+// reported removed, in order.
+func (im *Image) removeTopic(x *RemoveTopicRecord) ([]PartitionDelta, error) {
+	t := im.TopicByID(x.ID)
+	if t == nil {
+		return nil, fmt.Errorf("%w: topic id %s (%q)", ErrUnknown, x.ID, x.Name)
+	}
+	delete(im.Topics, t.Name)
+	deltas := make([]PartitionDelta, len(t.Partitions))
+	for i, p := range t.Partitions {
+		deltas[i] = PartitionDelta{Topic: t.Name, Partition: int32(i), Before: p}
+	}
+	return deltas, nil
 }
 
 func (im *Image) applyPartition(x *PartitionRecord) (*PartitionDelta, error) {

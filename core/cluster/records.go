@@ -66,13 +66,39 @@ type UnregisterBroker struct {
 	Epoch int64 `json:"epoch"`
 }
 
+// ClusterIDRecord fixes the cluster id (KIP-78), which every broker of the
+// cluster reports in Metadata and DescribeCluster and sends when it
+// registers. Kafka formats the id into each node's meta.properties before
+// the first start (kafka-storage format) and the controller refuses a
+// broker formatted with another one (INCONSISTENT_CLUSTER_ID). Gregor has
+// no format step, so the first active controller writes the id into the
+// metadata log, which is the storage the whole cluster shares; brokers
+// adopt it from the image and keep it with their data. It applies only
+// while the image has none: the first one committed is the cluster's for
+// good.
+type ClusterIDRecord struct {
+	ID string `json:"id"`
+}
+
 // TopicRecord creates a topic with no partitions yet.
 type TopicRecord struct {
 	Name string `json:"name"`
 	ID   UUID   `json:"id"`
 }
 
-// PartitionRecord creates one partition of an existing topic.
+// RemoveTopicRecord deletes a topic with its partitions and configs
+// (KRaft's RemoveTopicRecord; DeleteTopics). It names the topic by id, so a
+// removal decided before the topic was deleted and created again under the
+// same name changes nothing.
+type RemoveTopicRecord struct {
+	// Name is for whoever reads the log; the id decides.
+	Name string `json:"name"`
+	ID   UUID   `json:"id"`
+}
+
+// PartitionRecord creates one partition of an existing topic. Partitions
+// are created in order, by CreateTopics and later by CreatePartitions; one
+// applies only if it is the topic's next partition.
 type PartitionRecord struct {
 	Topic          string  `json:"topic"`
 	Partition      int32   `json:"partition"`
@@ -130,23 +156,25 @@ type ProducerIDsBlock struct {
 
 // Record is one metadata record: exactly one field is set.
 type Record struct {
-	RegisterBroker   *RegisterBroker   `json:"register_broker,omitempty"`
-	FenceBroker      *FenceBroker      `json:"fence_broker,omitempty"`
-	UnfenceBroker    *UnfenceBroker    `json:"unfence_broker,omitempty"`
-	UnregisterBroker *UnregisterBroker `json:"unregister_broker,omitempty"`
-	Topic            *TopicRecord      `json:"topic,omitempty"`
-	Partition        *PartitionRecord  `json:"partition,omitempty"`
-	PartitionChange  *PartitionChange  `json:"partition_change,omitempty"`
-	Config           *ConfigRecord     `json:"config,omitempty"`
-	ProducerIDs      *ProducerIDsBlock `json:"producer_ids,omitempty"`
+	ClusterID        *ClusterIDRecord   `json:"cluster_id,omitempty"`
+	RegisterBroker   *RegisterBroker    `json:"register_broker,omitempty"`
+	FenceBroker      *FenceBroker       `json:"fence_broker,omitempty"`
+	UnfenceBroker    *UnfenceBroker     `json:"unfence_broker,omitempty"`
+	UnregisterBroker *UnregisterBroker  `json:"unregister_broker,omitempty"`
+	Topic            *TopicRecord       `json:"topic,omitempty"`
+	RemoveTopic      *RemoveTopicRecord `json:"remove_topic,omitempty"`
+	Partition        *PartitionRecord   `json:"partition,omitempty"`
+	PartitionChange  *PartitionChange   `json:"partition_change,omitempty"`
+	Config           *ConfigRecord      `json:"config,omitempty"`
+	ProducerIDs      *ProducerIDsBlock  `json:"producer_ids,omitempty"`
 }
 
 // Count is how many of the record's kinds are set; a valid record has one.
 func (r *Record) Count() int {
 	n := 0
-	for _, set := range []bool{r.RegisterBroker != nil, r.FenceBroker != nil, r.UnfenceBroker != nil,
-		r.UnregisterBroker != nil, r.Topic != nil, r.Partition != nil, r.PartitionChange != nil,
-		r.Config != nil, r.ProducerIDs != nil} {
+	for _, set := range []bool{r.ClusterID != nil, r.RegisterBroker != nil, r.FenceBroker != nil,
+		r.UnfenceBroker != nil, r.UnregisterBroker != nil, r.Topic != nil, r.RemoveTopic != nil,
+		r.Partition != nil, r.PartitionChange != nil, r.Config != nil, r.ProducerIDs != nil} {
 		if set {
 			n++
 		}

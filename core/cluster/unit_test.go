@@ -122,3 +122,40 @@ func FuzzDecodeImage(f *testing.F) {
 		}
 	})
 }
+
+func TestClusterIDRecordAppliesOnce(t *testing.T) {
+	im := NewImage()
+	errs, _ := im.Apply(2, &Batch{Records: []Record{
+		{ClusterID: &ClusterIDRecord{ID: ""}},
+		{ClusterID: &ClusterIDRecord{ID: "first"}},
+		{ClusterID: &ClusterIDRecord{ID: "second"}},
+	}})
+	if !errors.Is(errs[0], ErrInvalid) || errs[1] != nil || !errors.Is(errs[2], ErrExists) || im.ClusterID != "first" {
+		t.Fatalf("errs %v, cluster id %q", errs, im.ClusterID)
+	}
+	if c := im.Clone(); c.ClusterID != "first" {
+		t.Fatalf("cluster id does not survive a snapshot: %q", c.ClusterID)
+	}
+}
+
+// A removal decided before its topic was deleted and created again under
+// the same name changes nothing: it names the old topic's id.
+func TestRemoveTopicRecordNamesTheID(t *testing.T) {
+	im := NewImage()
+	old, fresh := UUID{1}, UUID{2}
+	apply := func(recs ...Record) []error {
+		errs, _ := im.Apply(im.Index+1, &Batch{Records: recs})
+		return errs
+	}
+	apply(Record{Topic: &TopicRecord{Name: "t", ID: old}})
+	if errs := apply(Record{RemoveTopic: &RemoveTopicRecord{Name: "t", ID: old}}); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	apply(Record{Topic: &TopicRecord{Name: "t", ID: fresh}})
+	if errs := apply(Record{RemoveTopic: &RemoveTopicRecord{Name: "t", ID: old}}); errs[0] == nil {
+		t.Fatal("a stale removal deleted the new topic")
+	}
+	if im.Topics["t"] == nil || im.Topics["t"].ID != fresh {
+		t.Fatalf("topic: %+v", im.Topics["t"])
+	}
+}

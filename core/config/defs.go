@@ -113,6 +113,7 @@ var brokerDefs = []Def{
 	{Name: "broker.heartbeat.interval.ms", Type: Int, Default: "2000", Doc: "Interval between a broker's heartbeats to the controller.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "broker.session.timeout.ms", Type: Int, Default: "9000", Doc: "A broker the controller has not heard from for this long is fenced.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "replica.socket.timeout.ms", Type: Int, Default: "30000", Doc: "How long a broker waits for an answer from another broker or the controller.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "replica.high.watermark.checkpoint.interval.ms", Type: Long, Default: "5000", Doc: "How often a clustered broker writes its replicas' high watermarks to replication-offset-checkpoint.", Min: 1, Max: math.MaxInt64, ReadOnly: true},
 }
 
 var (

@@ -150,6 +150,7 @@ func (w *World) startClustered(n *Node, cfg broker.Config) error {
 		ID: raftID(n.ID), Voters: voters, ElectionTicks: 10, HeartbeatTicks: 1,
 		SessionTicks: sessionMs / RaftTickMs, DefaultPartitions: 1, DefaultReplicationFactor: 1,
 		UncleanDefault: cfg.Settings.Bool("unclean.leader.election.enable"),
+		ClusterID:      cfg.ClusterID, // every broker of the world is formatted with it
 		Rand:           rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64())), Storage: n.Store,
 	})
 	if err != nil {
@@ -247,9 +248,14 @@ func (w *World) printApplied(n *Node, applied []quorum.Applied) {
 				w.notef("quorum", "state", "b%d registered", r.RegisterBroker.ID)
 			case r.Topic != nil:
 				w.notef("quorum", "state", "topic %s created", r.Topic.Name)
+			case r.RemoveTopic != nil:
+				w.notef("quorum", "state", "topic %s deleted", r.RemoveTopic.Name)
 			}
 		}
 		for _, d := range a.Deltas {
+			if d.After == nil {
+				continue // its topic's deletion is printed above
+			}
 			w.notef("quorum", "state", "%s", describeDelta(d))
 			if d.Unclean {
 				w.cl.Unclean++

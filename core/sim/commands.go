@@ -11,6 +11,7 @@ func init() {
 	commands["broker"] = cmdBroker
 	commands["topic"] = cmdTopic
 	commands["add-partitions"] = cmdAddPartitions
+	commands["delete-topic"] = cmdDeleteTopic
 	commands["producer"] = cmdProducer
 	commands["produce"] = cmdProduce
 	commands["consumer"] = cmdConsumer
@@ -129,6 +130,19 @@ func cmdAddPartitions(w *World, c command) error {
 	rt := kmsg.NewCreatePartitionsRequestTopic()
 	rt.Topic, rt.Count = name, int32(count)
 	req.Topics = append(req.Topics, rt)
+	w.adminClient().send(w, to, req, nil)
+	return nil
+}
+
+// cmdDeleteTopic: delete-topic TOPIC
+func cmdDeleteTopic(w *World, c command) error {
+	name, to, err := w.adminTopic(c)
+	if err != nil {
+		return err
+	}
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.SetVersion(6)
+	req.Topics = append(req.Topics, kmsg.DeleteTopicsRequestTopic{Topic: &name})
 	w.adminClient().send(w, to, req, nil)
 	return nil
 }

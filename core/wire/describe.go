@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/base64"
 	"fmt"
 	"reflect"
 	"strings"
@@ -141,6 +142,18 @@ func Describe(msg any) string {
 			parts = append(parts, t.Topic+errField(t.ErrorCode))
 		}
 		return "CreatePartitions " + strings.Join(parts, "; ")
+	case *kmsg.DeleteTopicsRequest:
+		var parts []string
+		for _, t := range DeleteTopicsTargets(m) {
+			parts = append(parts, topicOrID(t.Topic, t.TopicID))
+		}
+		return "DeleteTopics " + strings.Join(parts, "; ")
+	case *kmsg.DeleteTopicsResponse:
+		var parts []string
+		for _, t := range m.Topics {
+			parts = append(parts, topicOrID(t.Topic, t.TopicID)+errField(t.ErrorCode))
+		}
+		return "DeleteTopics " + strings.Join(parts, "; ")
 	case *kmsg.DeleteRecordsRequest:
 		var parts []string
 		for _, t := range m.Topics {
@@ -375,4 +388,13 @@ func collectErrors(v reflect.Value, depth int, errs *[]string) {
 			}
 		}
 	}
+}
+
+// topicOrID names a topic given by name or, when the name is null, by id
+// (as Kafka prints a Uuid).
+func topicOrID(name *string, id [16]byte) string {
+	if name != nil {
+		return *name
+	}
+	return "id=" + base64.RawURLEncoding.EncodeToString(id[:])
 }

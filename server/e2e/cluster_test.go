@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // startCluster starts n gregor processes that form one cluster (every node
@@ -347,4 +350,123 @@ func containsStr(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// TestClusterTopicAdmin: on a three-process cluster a kadm client creates
+// a topic, adds partitions, produces to a new partition through its
+// leader, and deletes the topic; every broker reports the same cluster id
+// in Metadata and DescribeCluster. Adding partitions and deleting topics
+// go through the controller; each broker opens and removes its own logs.
+func TestClusterTopicAdmin(t *testing.T) {
+	bs := startCluster(t, 3)
+	topic := topicName(t, "")
+	cl := clusterClient(t, bs, kgo.RetryTimeout(20*time.Second))
+	adm := kadm.NewClient(cl)
+	ctx := testCtx(t, 2*time.Minute)
+
+	// One cluster id, whichever broker answers.
+	var cid string
+	for _, b := range bs {
+		md := kmsg.NewPtrMetadataRequest()
+		mresp, err := md.RequestWith(ctx, cl.Broker(int(b.NodeID)))
+		if err != nil {
+			t.Fatalf("Metadata from broker %d: %v", b.NodeID, err)
+		}
+		dc := kmsg.NewPtrDescribeClusterRequest()
+		dresp, err := dc.RequestWith(ctx, cl.Broker(int(b.NodeID)))
+		if err != nil {
+			t.Fatalf("DescribeCluster from broker %d: %v", b.NodeID, err)
+		}
+		if mresp.ClusterID == nil || *mresp.ClusterID == "" || *mresp.ClusterID != dresp.ClusterID || len(dresp.Brokers) != 3 {
+			t.Fatalf("broker %d: Metadata cluster id %v, DescribeCluster %q with %d brokers", b.NodeID, mresp.ClusterID, dresp.ClusterID, len(dresp.Brokers))
+		}
+		if cid == "" {
+			cid = dresp.ClusterID
+		} else if dresp.ClusterID != cid {
+			t.Fatalf("broker %d reports cluster %s, broker %d %s", b.NodeID, dresp.ClusterID, bs[0].NodeID, cid)
+		}
+	}
+	if md, err := adm.BrokerMetadata(ctx); err != nil || md.Cluster != cid {
+		t.Fatalf("kadm BrokerMetadata: cluster %q, err %v; want %s", md.Cluster, err, cid)
+	}
+	t.Logf("cluster id %s", cid)
+
+	if _, err := adm.CreateTopic(ctx, 2, 2, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := adm.UpdatePartitions(ctx, 1, topic)
+	if err != nil || !errors.Is(resp[topic].Err, kerr.InvalidPartitions) {
+		t.Fatalf("shrinking: %+v, %v; want INVALID_PARTITIONS", resp[topic], err)
+	}
+	if resp, err = adm.ValidateUpdatePartitions(ctx, 4, topic); err != nil || resp[topic].Err != nil {
+		t.Fatalf("validate only: %+v, %v", resp[topic], err)
+	}
+	if resp, err = adm.UpdatePartitions(ctx, 4, topic); err != nil || resp[topic].Err != nil {
+		t.Fatalf("adding partitions: %+v, %v", resp[topic], err)
+	}
+	var leader int32
+	var replicas []int32
+	eventually(t, 30*time.Second, "four partitions, each led", func() error {
+		md, err := adm.Metadata(ctx, topic)
+		if err != nil {
+			return err
+		}
+		td := md.Topics[topic]
+		if td.Err != nil || len(td.Partitions) != 4 {
+			return fmt.Errorf("err %v, %d partitions", td.Err, len(td.Partitions))
+		}
+		for _, p := range td.Partitions {
+			if p.Leader < 0 || len(p.ISR) != 2 {
+				return fmt.Errorf("partition %d: leader %d isr %v", p.Partition, p.Leader, p.ISR)
+			}
+		}
+		leader, replicas = td.Partitions[3].Leader, td.Partitions[3].Replicas
+		return nil
+	})
+	prod := clusterClient(t, bs, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RequiredAcks(kgo.AllISRAcks()))
+	if err := prod.ProduceSync(ctx, &kgo.Record{Partition: 3, Value: []byte("new")}).FirstErr(); err != nil {
+		t.Fatalf("producing to the new partition 3 (leader %d): %v", leader, err)
+	}
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := ends.Lookup(topic, 3); o.Offset != 1 {
+		t.Fatalf("partition 3 ends at %d, want 1", o.Offset)
+	}
+	for _, r := range replicas {
+		if _, err := os.Stat(filepath.Join(bs[r-1].DataDir, topic+"-3")); err != nil {
+			t.Errorf("replica %d of partition 3 has no log: %v", r, err)
+		}
+	}
+
+	dresp, err := adm.DeleteTopic(ctx, topic)
+	if err != nil || dresp.Err != nil {
+		t.Fatalf("deleting: %+v, %v", dresp, err)
+	}
+	eventually(t, 30*time.Second, "the topic gone from every broker", func() error {
+		for _, b := range bs {
+			md := kmsg.NewPtrMetadataRequest()
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(topic)
+			md.Topics = append(md.Topics, rt)
+			mresp, err := md.RequestWith(ctx, cl.Broker(int(b.NodeID)))
+			if err != nil {
+				return err
+			}
+			if code := mresp.Topics[0].ErrorCode; code != kerr.UnknownTopicOrPartition.Code {
+				return fmt.Errorf("broker %d: %v", b.NodeID, kerr.ErrorForCode(code))
+			}
+			dirs, _ := filepath.Glob(filepath.Join(b.DataDir, topic+"-*"))
+			if len(dirs) > 0 {
+				return fmt.Errorf("broker %d still has %v", b.NodeID, dirs)
+			}
+		}
+		return nil
+	})
+	// kadm returns the topic's error as its error too.
+	if dresp, _ = adm.DeleteTopic(ctx, topic); !errors.Is(dresp.Err, kerr.UnknownTopicOrPartition) {
+		t.Fatalf("deleting again: %+v; want UNKNOWN_TOPIC_OR_PARTITION", dresp)
+	}
 }

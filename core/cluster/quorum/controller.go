@@ -23,8 +23,14 @@ type controller struct {
 
 	lastHeard map[int32]int64     // broker -> tick of its last heartbeat
 	pending   map[uint64]*pending // by batch seq
-	inflight  map[string]uint64   // "b/<id>" or "p/<topic>/<n>" -> batch seq
+	inflight  map[string]uint64   // "b/<id>", "t/<topic>" or "p/<topic>/<n>" -> batch seq
 	nextPID   int64               // producer ids handed out, committed or not
+	// held are requests waiting for a batch in flight about their topics
+	// to commit (holdForTopics).
+	held []heldRequest
+	// proposedID is the cluster id this controller proposed for a log
+	// that had none, until the image has it.
+	proposedID string
 }
 
 // pending is a request waiting for its batch to commit.
@@ -45,12 +51,34 @@ func newController(n *Node, term uint64) *controller {
 // activate runs once this term's first entry is applied. Brokers get a
 // full session from now: the new controller has not heard from anyone
 // yet, and fencing them all at once would be wrong (Kafka does the same).
+// A log without a cluster id gets one before anything else this
+// controller writes, so every registration it accepts is ordered after it.
 func (c *controller) activate() {
 	c.active = true
 	for _, id := range c.n.image.BrokerIDs() {
 		c.lastHeard[id] = c.n.now
 	}
 	c.nextPID = c.n.image.NextProducerID
+	if c.n.image.ClusterID == "" {
+		c.proposedID = c.n.cfg.ClusterID
+		if c.proposedID == "" {
+			var id cluster.UUID
+			for i := range id {
+				id[i] = byte(c.n.cfg.Rand.Uint32())
+			}
+			c.proposedID = id.String()
+		}
+		c.propose([]cluster.Record{{ClusterID: &cluster.ClusterIDRecord{ID: c.proposedID}}}, nil, nil)
+	}
+}
+
+// clusterID is the id every broker registration must carry: the image's,
+// or the one this controller proposed and has not seen applied yet.
+func (c *controller) clusterID() string {
+	if id := c.n.image.ClusterID; id != "" {
+		return id
+	}
+	return c.proposedID
 }
 
 // imageReplaced: a snapshot replaced the image under us; the guards still
@@ -58,6 +86,40 @@ func (c *controller) activate() {
 func (c *controller) imageReplaced() {
 	clear(c.inflight)
 	c.nextPID = max(c.nextPID, c.n.image.NextProducerID)
+	c.releaseHeld()
+}
+
+// heldRequest is a request held back by holdForTopics.
+type heldRequest struct {
+	id  uint64
+	req kmsg.Request
+}
+
+// holdForTopics holds a request back while a batch in flight creates,
+// grows or deletes one of the topics it names, and reports whether it did.
+// The controller decides from the committed image, so two CreatePartitions
+// of one topic decided before either commits would both add the same
+// partitions; Kafka's controller decides from its uncommitted state too
+// and so sees the first one's outcome, as the held request does once that
+// batch has committed.
+func (c *controller) holdForTopics(id uint64, req kmsg.Request, topics []string) bool {
+	for _, t := range topics {
+		if _, busy := c.inflight[topicKey(t)]; busy {
+			c.held = append(c.held, heldRequest{id, req})
+			return true
+		}
+	}
+	return false
+}
+
+// releaseHeld handles the held requests again, in order; those whose
+// topics are still busy are held again.
+func (c *controller) releaseHeld() {
+	held := c.held
+	c.held = nil
+	for _, h := range held {
+		c.handle(h.id, h.req)
+	}
 }
 
 // resign fails every waiting request: another controller must redo it.
@@ -72,7 +134,10 @@ func (c *controller) resign() {
 			c.n.respond(p.id, errorResponse(p.req, notController))
 		}
 	}
-	c.pending, c.active = nil, false
+	for _, h := range c.held {
+		c.n.respond(h.id, errorResponse(h.req, notController))
+	}
+	c.pending, c.held, c.active = nil, nil, false
 }
 
 // propose appends a batch. p (optional) waits for it; keys mark what it
@@ -114,11 +179,17 @@ func (c *controller) committed(term uint64, b *cluster.Batch, errs []error) {
 	if p.done != nil {
 		c.n.respond(p.id, p.done(errs))
 	}
+	if len(c.held) > 0 {
+		c.releaseHeld()
+	}
 }
 
 func brokerKey(id int32) string { return fmt.Sprintf("b/%d", id) }
 
 func partitionKey(topic string, p int32) string { return fmt.Sprintf("p/%s/%d", topic, p) }
+
+// topicKey marks a batch that creates, grows or deletes a topic.
+func topicKey(topic string) string { return "t/" + topic }
 
 // tick fences brokers whose session expired and repairs partitions whose
 // leader or ISR names a broker that is not live, in one batch.

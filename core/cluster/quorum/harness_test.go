@@ -66,6 +66,11 @@ type simBroker struct {
 	registering bool
 	regAt       int64
 	fenced      bool
+	// clusterID is the id the broker's data carries: adopted from the
+	// image at its first registration, kept across restarts.
+	clusterID string
+	// refused counts registrations answered INCONSISTENT_CLUSTER_ID.
+	refused int
 }
 
 func newHarness(t testing.TB, seed uint64, voters int, base Config) *harness {
@@ -288,6 +293,13 @@ func (h *harness) check(n *Node, applied []Applied) {
 func (h *harness) checkDelta(id uint64, d cluster.PartitionDelta, im *cluster.Image) {
 	key := fmt.Sprintf("%s-%d", d.Topic, d.Partition)
 	a := d.After
+	if a == nil { // removed with its topic: a topic of that name starts anew
+		delete(h.epochs[id], key)
+		if h.onDelta != nil {
+			h.onDelta(id, d, im)
+		}
+		return
+	}
 	if last, ok := h.epochs[id][key]; ok && (a.LeaderEpoch < last[0] || a.PartitionEpoch <= last[1]) {
 		h.fatalf("node %d: %s epochs went from %v to leader %d partition %d", id, key, last, a.LeaderEpoch, a.PartitionEpoch)
 	}
@@ -322,10 +334,10 @@ func (h *harness) addBroker(id int32) {
 // stopBroker stops a broker's heartbeats (a crash).
 func (h *harness) stopBroker(id int32) { h.brokers[id].up = false }
 
-// startBroker restarts a broker with a new incarnation.
+// startBroker restarts a broker with a new incarnation and its data.
 func (h *harness) startBroker(id int32) {
 	b := h.brokers[id]
-	*b = simBroker{id: id, up: true}
+	*b = simBroker{id: id, up: true, clusterID: b.clusterID}
 }
 
 func (h *harness) brokersTick() {
@@ -350,16 +362,25 @@ func (h *harness) brokersTick() {
 			if b.incarnation == (cluster.UUID{}) {
 				b.incarnation = cluster.UUID{byte(id), byte(h.now), byte(h.now >> 8), 1}
 			}
+			if b.clusterID == "" {
+				// Fresh data: adopt the cluster's id once it is known.
+				if b.clusterID = c.Image().ClusterID; b.clusterID == "" {
+					continue
+				}
+			}
 			req := kmsg.NewPtrBrokerRegistrationRequest()
-			req.BrokerID, req.IncarnationID = id, b.incarnation
+			req.BrokerID, req.IncarnationID, req.ClusterID = id, b.incarnation, b.clusterID
 			b.registering, b.regAt = true, h.now
 			inc := b.incarnation
 			if h.submit(req, func(r kmsg.Response) {
 				resp := r.(*kmsg.BrokerRegistrationResponse)
 				if b.incarnation == inc {
 					b.registering = false
-					if resp.ErrorCode == 0 {
+					switch resp.ErrorCode {
+					case 0:
 						b.epoch = resp.BrokerEpoch
+					case kerr.InconsistentClusterID.Code:
+						b.refused++
 					}
 				}
 			}) == 0 {

@@ -42,6 +42,11 @@ type Config struct {
 	// UncleanDefault is unclean.leader.election.enable for topics that do
 	// not set it.
 	UncleanDefault bool
+	// ClusterID is the id the first controller writes into a metadata log
+	// that has none (what kafka-storage format's --cluster-id gives
+	// Kafka); empty draws a random one from Rand. A log that has an id
+	// keeps it whatever later controllers are configured with.
+	ClusterID string
 	// ProducerIDBlock is how many producer ids one AllocateProducerIds
 	// hands out. Default 1000, as Kafka.
 	ProducerIDBlock int32
@@ -270,8 +275,9 @@ func (n *Node) Step(m *pb.Message) error {
 }
 
 // Submit hands the node a controller request (BrokerRegistration,
-// BrokerHeartbeat, AlterPartition, CreateTopics, AllocateProducerIDs,
-// UnregisterBroker, IncrementalAlterConfigs). Its response comes out of a
+// BrokerHeartbeat, AlterPartition, CreateTopics, CreatePartitions,
+// DeleteTopics, AllocateProducerIDs, UnregisterBroker,
+// IncrementalAlterConfigs). Its response comes out of a
 // later Process with the same id: at once if it is refused, or once the
 // records it needs are committed. A node that is not the active controller
 // answers NOT_CONTROLLER.

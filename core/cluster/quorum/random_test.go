@@ -18,7 +18,8 @@ var (
 // TestRandomized runs the quorum, brokers and controller through random
 // message loss, delays, partitions, node crashes and restarts (with what
 // was synced to storage) and broker crashes, while leaders randomly shrink
-// and grow ISRs, some with stale epochs. The harness checks, on every
+// and grow ISRs, some with stale epochs, and topics are created, grown,
+// deleted and created again under the same names. The harness checks, on every
 // Process of every node, that:
 //
 //   - all nodes apply the same entry at each raft index, and reach the
@@ -50,14 +51,14 @@ func TestRandomized(t *testing.T) {
 	}
 	t.Logf("node 1 applied: %+v", st)
 	// Guard against a harness that stopped exercising anything.
-	if len(seeds) >= 20 && (st.Unclean == 0 || st.Offline == 0 || st.Skipped == 0 || st.Snapshots == 0) {
+	if len(seeds) >= 20 && (st.Unclean == 0 || st.Offline == 0 || st.Skipped == 0 || st.Snapshots == 0 || st.Removed == 0) {
 		t.Errorf("the faults no longer reach every path: %+v", st)
 	}
 }
 
 // faultStats counts what the randomized runs made happen.
 type faultStats struct {
-	LeaderChanges, Offline, Unclean, Skipped, Snapshots int
+	LeaderChanges, Offline, Unclean, Skipped, Snapshots, Removed int
 }
 
 func (s *faultStats) observe(a Applied) {
@@ -70,7 +71,10 @@ func (s *faultStats) observe(a Applied) {
 		}
 	}
 	for _, d := range a.Deltas {
-		if d.Before == nil || d.After.Leader == d.Before.Leader {
+		if d.After == nil {
+			s.Removed++
+		}
+		if d.Before == nil || d.After == nil || d.After.Leader == d.Before.Leader {
 			continue
 		}
 		s.LeaderChanges++
@@ -94,7 +98,6 @@ func randomRunStats(t *testing.T, seed uint64, observe func(Applied)) *harness {
 	for _, id := range []int32{1, 2, 3, 4} {
 		h.addBroker(id)
 	}
-	topics := 0
 	rng := h.rng
 	for range 1500 {
 		switch x := rng.IntN(1000); {
@@ -114,20 +117,22 @@ func randomRunStats(t *testing.T, seed uint64, observe func(Applied)) *harness {
 			if id := int32(1 + rng.IntN(4)); !h.brokers[id].up {
 				h.startBroker(id)
 			}
-		case x < 100 && topics < 6:
-			topics++
+		case x < 100:
+			// From a pool of names, so deleted topics are created again.
 			req := kmsg.NewPtrCreateTopicsRequest()
 			tp := kmsg.NewCreateTopicsRequestTopic()
-			tp.Topic, tp.NumPartitions, tp.ReplicationFactor = fmt.Sprintf("t%d", topics), int32(1+rng.IntN(3)), int16(1+rng.IntN(3))
+			tp.Topic, tp.NumPartitions, tp.ReplicationFactor = fmt.Sprintf("t%d", 1+rng.IntN(6)), int32(1+rng.IntN(3)), int16(1+rng.IntN(3))
 			if rng.IntN(3) == 0 {
 				cfg := kmsg.NewCreateTopicsRequestTopicConfig()
 				cfg.Name, cfg.Value = "unclean.leader.election.enable", new(fmt.Sprint(rng.IntN(2) == 0))
 				tp.Configs = append(tp.Configs, cfg)
 			}
 			req.Topics = append(req.Topics, tp)
-			if h.submit(req, nil) == 0 {
-				topics--
-			}
+			h.submit(req, nil)
+		case x < 103:
+			randomTopicChange(h, true)
+		case x < 105:
+			randomTopicChange(h, false)
 		case x < 250:
 			randomAlter(h)
 		}
@@ -187,6 +192,27 @@ func TestRandomizedIsDeterministic(t *testing.T) {
 	if a, b := trace(), trace(); a != b {
 		t.Fatalf("seed 7 ran differently twice:\n%s\n%s", a, b)
 	}
+}
+
+// randomTopicChange adds one or two partitions to a random topic, or
+// deletes it, through the controller.
+func randomTopicChange(h *harness, grow bool) {
+	c := h.controller()
+	if c == nil {
+		return
+	}
+	im := c.Image()
+	names := im.TopicNames()
+	if len(names) == 0 {
+		return
+	}
+	name := names[h.rng.IntN(len(names))]
+	if !grow {
+		h.submit(deleteTopicsReq(6, byName(name)), nil)
+		return
+	}
+	count := int32(len(im.Topics[name].Partitions) + 1 + h.rng.IntN(2))
+	h.submit(createPartitionsReq(false, growTo(name, count)), nil)
 }
 
 // randomAlter has a random partition's leader (as the controller's image

@@ -3,6 +3,7 @@ package quorum
 import (
 	"errors"
 	"github.com/gregor-kafka/gregor/core/cluster"
+	"github.com/gregor-kafka/gregor/core/wire"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -19,6 +20,10 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 		c.alterPartition(id, r)
 	case *kmsg.CreateTopicsRequest:
 		c.createTopics(id, r)
+	case *kmsg.CreatePartitionsRequest:
+		c.createPartitions(id, r)
+	case *kmsg.DeleteTopicsRequest:
+		c.deleteTopics(id, r)
 	case *kmsg.AllocateProducerIDsRequest:
 		c.allocateProducerIDs(id, r)
 	case *kmsg.UnregisterBrokerRequest:
@@ -32,7 +37,17 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 
 // register records a broker registration (KIP-631). The broker starts
 // fenced; its epoch is the offset of the record, returned once committed.
+// A broker whose data belongs to another cluster is refused with
+// INCONSISTENT_CLUSTER_ID, as Kafka's ClusterControlManager refuses one
+// formatted with another cluster id: it must not replicate this cluster's
+// partitions into logs of another.
 func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
+	if want := c.clusterID(); r.ClusterID != want {
+		resp := newResponse[*kmsg.BrokerRegistrationResponse](r)
+		resp.ErrorCode = kerr.InconsistentClusterID.Code
+		c.n.respond(id, resp)
+		return
+	}
 	rec := &cluster.RegisterBroker{ID: r.BrokerID, IncarnationID: r.IncarnationID}
 	if r.Rack != nil {
 		rec.Rack = *r.Rack
@@ -222,6 +237,22 @@ func errorResponse(req kmsg.Request, code int16) kmsg.Response {
 		for _, t := range r.Topics {
 			rt := kmsg.NewCreateTopicsResponseTopic()
 			rt.Topic, rt.ErrorCode = t.Topic, code
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp
+	case *kmsg.CreatePartitionsRequest:
+		resp := newResponse[*kmsg.CreatePartitionsResponse](r)
+		for _, t := range r.Topics {
+			rt := kmsg.NewCreatePartitionsResponseTopic()
+			rt.Topic, rt.ErrorCode = t.Topic, code
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp
+	case *kmsg.DeleteTopicsRequest:
+		resp := newResponse[*kmsg.DeleteTopicsResponse](r)
+		for _, t := range wire.DeleteTopicsTargets(r) {
+			rt := kmsg.NewDeleteTopicsResponseTopic()
+			rt.Topic, rt.TopicID, rt.ErrorCode = t.Topic, t.TopicID, code
 			resp.Topics = append(resp.Topics, rt)
 		}
 		return resp

@@ -1,8 +1,10 @@
 package quorum
 
 import (
-	"github.com/gregor-kafka/gregor/core/cluster"
+	"fmt"
 	"slices"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -11,8 +13,16 @@ import (
 // createTopics creates topics (CreateTopics), placing replicas over the
 // live brokers with Place from a random start, as Kafka does. Each topic
 // is a TopicRecord, its ConfigRecords and one PartitionRecord per
-// partition, all in one batch; the response waits for it.
+// partition, all in one batch; the response waits for it. A topic whose
+// deletion is in flight can be created again once that has committed.
 func (c *controller) createTopics(id uint64, r *kmsg.CreateTopicsRequest) {
+	names := make([]string, len(r.Topics))
+	for i, t := range r.Topics {
+		names[i] = t.Topic
+	}
+	if c.holdForTopics(id, r, names) {
+		return
+	}
 	im := c.n.image
 	resp := newResponse[*kmsg.CreateTopicsResponse](r)
 	var recs []cluster.Record
@@ -49,16 +59,10 @@ func (c *controller) createTopics(id uint64, r *kmsg.CreateTopicsRequest) {
 			}
 		}
 		for i, reps := range assignment {
-			var isr []int32
-			for _, b := range reps {
-				if im.Live(b) {
-					isr = append(isr, b)
-				}
-			}
-			recs = append(recs, cluster.Record{Partition: &cluster.PartitionRecord{Topic: t.Topic, Partition: int32(i),
-				Replicas: reps, ISR: isr, Leader: isr[0]}})
+			recs = append(recs, c.newPartition(t.Topic, int32(i), reps))
 			keys = append(keys, partitionKey(t.Topic, int32(i)))
 		}
+		keys = append(keys, topicKey(t.Topic))
 	}
 	if len(recs) == 0 {
 		c.n.respond(id, resp)
@@ -90,18 +94,11 @@ func (c *controller) planTopic(t *kmsg.CreateTopicsRequestTopic, live []int32, d
 		}
 		out := make([][]int32, len(t.ReplicaAssignment))
 		for _, a := range t.ReplicaAssignment {
-			if a.Partition < 0 || int(a.Partition) >= len(out) || out[a.Partition] != nil || len(a.Replicas) == 0 {
+			if a.Partition < 0 || int(a.Partition) >= len(out) || out[a.Partition] != nil {
 				return nil, kerr.InvalidReplicaAssignment.Code
 			}
-			anyLive := false
-			for i, b := range a.Replicas {
-				if im.Brokers[b] == nil || slices.Contains(a.Replicas[:i], b) {
-					return nil, kerr.InvalidReplicaAssignment.Code
-				}
-				anyLive = anyLive || im.Live(b)
-			}
-			if !anyLive || len(a.Replicas) != len(t.ReplicaAssignment[0].Replicas) {
-				return nil, kerr.InvalidReplicaAssignment.Code
+			if code, _ := c.checkReplicas(a.Partition, a.Replicas, len(t.ReplicaAssignment[0].Replicas)); code != 0 {
+				return nil, code
 			}
 			out[a.Partition] = slices.Clone(a.Replicas)
 		}
@@ -114,13 +111,55 @@ func (c *controller) planTopic(t *kmsg.CreateTopicsRequestTopic, live []int32, d
 	if rf == -1 {
 		rf = c.n.cfg.DefaultReplicationFactor
 	}
-	if np <= 0 {
+	if np <= 0 || np > cluster.MaxPartitions {
 		return nil, kerr.InvalidPartitions.Code
 	}
 	if rf <= 0 || int(rf) > len(live) {
 		return nil, kerr.InvalidReplicationFactor.Code
 	}
 	return cluster.Place(live, c.n.cfg.Rand.IntN(len(live)), 0, int(np), int(rf)), 0
+}
+
+// checkReplicas validates one partition's explicit replica list, as
+// Kafka's ReplicationControlManager.validateManualPartitionAssignment
+// does: rf distinct registered brokers, at least one of them live (the
+// partition needs a leader).
+func (c *controller) checkReplicas(partition int32, reps []int32, rf int) (int16, string) {
+	im := c.n.image
+	if len(reps) == 0 {
+		return kerr.InvalidReplicaAssignment.Code, "The manual partition assignment includes an empty replica list."
+	}
+	anyLive := false
+	for i, b := range reps {
+		if im.Brokers[b] == nil {
+			return kerr.InvalidReplicaAssignment.Code, fmt.Sprintf("The manual partition assignment includes broker %d, but no such broker is registered.", b)
+		}
+		if slices.Contains(reps[:i], b) {
+			return kerr.InvalidReplicaAssignment.Code, fmt.Sprintf("The manual partition assignment includes the broker %d more than once.", b)
+		}
+		anyLive = anyLive || im.Live(b)
+	}
+	if len(reps) != rf {
+		return kerr.InvalidReplicaAssignment.Code, fmt.Sprintf("The manual partition assignment includes a partition with %d replica(s), but this is not consistent with previous partitions, which have %d replica(s).", len(reps), rf)
+	}
+	if !anyLive {
+		return kerr.InvalidReplicaAssignment.Code, fmt.Sprintf("All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", partition)
+	}
+	return 0, ""
+}
+
+// newPartition is the record creating a partition on replicas: its ISR is
+// the live replicas, led by the first of them, at epochs 0. The replicas
+// were checked to include a live broker.
+func (c *controller) newPartition(topic string, index int32, replicas []int32) cluster.Record {
+	var isr []int32
+	for _, b := range replicas {
+		if c.n.image.Live(b) {
+			isr = append(isr, b)
+		}
+	}
+	return cluster.Record{Partition: &cluster.PartitionRecord{Topic: topic, Partition: index,
+		Replicas: replicas, ISR: isr, Leader: isr[0]}}
 }
 
 // validTopicName is Kafka's rule: 1-249 of [a-zA-Z0-9._-], not "." or "..".
