@@ -42,27 +42,44 @@ vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./wasm/play
 
-# The browser build: the engine, the lessons and the ui in one wasm, served
-# gzipped (only the .gz is kept, and embedded), plus Go's loader. Built
-# without the metadata quorum (-tags noquorum: etcd raft and protobuf would
-# add 1 MB gzipped to lessons that run one broker) and without inlining
-# (-l: 6% smaller gzipped, no measurable loss; wasm/browsertest measures
-# it). zopfli
-# writes plain gzip 4% smaller than gzip -9 (it keeps the download under
-# 2.5 MB) but takes half a minute, so it runs only when the wasm changed.
-wasm:
-	@mkdir -p bin $(DIST)
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -tags noquorum -gcflags=all=-l -ldflags='-s -w' -o bin/gregor.wasm.new ./wasm
-	@if cmp -s bin/gregor.wasm.new bin/gregor.wasm && [ -s $(DIST)/gregor.wasm.gz ]; then \
-		rm bin/gregor.wasm.new; \
-	else \
-		mv bin/gregor.wasm.new bin/gregor.wasm; \
-		if command -v zopfli >/dev/null; then zopfli --i1 -c bin/gregor.wasm > $(DIST)/gregor.wasm.gz; \
-		else echo "zopfli not found: gzip -9 instead (apt-get install zopfli for a smaller download)"; \
-			gzip -9 -n -c bin/gregor.wasm > $(DIST)/gregor.wasm.gz; fi; \
-	fi
+# The browser build: two wasm bundles of the engine, the lessons and the ui,
+# served gzipped (only the .gz is kept, and embedded), plus Go's loader.
+#   gregor.wasm          every page but the multi-broker ones, and the first
+#                        paint's download: built without the metadata quorum
+#                        (-tags noquorum: etcd raft and protobuf would add
+#                        1 MB gzipped to lessons that run one broker).
+#   gregor-cluster.wasm  the same with the quorum, for the pages that run
+#                        `cluster N` (the replication and leader-election
+#                        lessons, a playground that starts a cluster). The
+#                        page fetches it only there: the server marks such
+#                        pages, and gregor.wasm hands over to it when it meets
+#                        one itself (index.html, wasm/main.go).
+# Both without inlining (-l: 6% smaller gzipped for gregor.wasm, 10% for
+# gregor-cluster.wasm, no measurable loss; wasm/browsertest measures it).
+# zopfli writes plain gzip 4% smaller than gzip -9 (it keeps gregor.wasm
+# under 2.5 MB) but takes half a minute for gregor.wasm and 45 s for
+# gregor-cluster.wasm, so a bundle is recompressed only when its wasm
+# changed; `make -j2 wasm` compresses both at once.
+BUNDLES := gregor gregor-cluster
+.PHONY: $(BUNDLES:%=wasm-%)
+wasm-gregor:         WASMTAGS := -tags noquorum
+wasm-gregor-cluster: WASMTAGS :=
+
+wasm: $(BUNDLES:%=wasm-%)
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(DIST)/wasm_exec.js
-	@echo "gregor.wasm: $$(wc -c < bin/gregor.wasm) bytes, $$(wc -c < $(DIST)/gregor.wasm.gz) gzipped"
+
+$(BUNDLES:%=wasm-%): wasm-%:
+	@mkdir -p bin $(DIST)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath $(WASMTAGS) -gcflags=all=-l -ldflags='-s -w' -o bin/$*.wasm.new ./wasm
+	@if cmp -s bin/$*.wasm.new bin/$*.wasm && [ -s $(DIST)/$*.wasm.gz ]; then \
+		rm bin/$*.wasm.new; \
+	else \
+		if command -v zopfli >/dev/null; then zopfli --i1 -c bin/$*.wasm.new > $(DIST)/$*.wasm.gz.new; \
+		else echo "zopfli not found: gzip -9 instead (apt-get install zopfli for a smaller download)"; \
+			gzip -9 -n -c bin/$*.wasm.new > $(DIST)/$*.wasm.gz.new; fi && \
+		mv $(DIST)/$*.wasm.gz.new $(DIST)/$*.wasm.gz && mv bin/$*.wasm.new bin/$*.wasm; \
+	fi
+	@echo "$*.wasm: $$(wc -c < bin/$*.wasm) bytes, $$(wc -c < $(DIST)/$*.wasm.gz) gzipped"
 
 # core/ must build for the browser: no I/O, no syscalls. So must the whole
 # browser build.
@@ -86,4 +103,4 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./server/bench/
 
 clean:
-	rm -rf bin $(DIST)/gregor.wasm.gz $(DIST)/wasm_exec.js
+	rm -rf bin $(DIST)/*.wasm.gz $(DIST)/wasm_exec.js

@@ -16,8 +16,8 @@ var IndexHTML []byte
 //go:embed wasm/dist
 var dist embed.FS
 
-// Assets is the browser build: gregor.wasm.gz and wasm_exec.js, or only a
-// README when `make wasm` has not run.
+// Assets is the browser build: gregor.wasm.gz, gregor-cluster.wasm.gz and
+// wasm_exec.js, or only a README when `make wasm` has not run.
 func Assets() fs.FS {
 	sub, err := fs.Sub(dist, "wasm/dist")
 	if err != nil {

@@ -32,10 +32,11 @@ func (s *Server) routes() http.Handler {
 
 // WebHandler serves the browser playground: index.html at / (whatever the
 // query: the page reads it) and the browser build under /assets/. The
-// build holds gregor.wasm only gzipped, as gregor.wasm.gz; it is sent as is
-// with Content-Encoding: gzip, or unzipped for the rare client that does
-// not accept gzip. assets may be nil or lack the build (`make wasm` was not
-// run); the page then says so.
+// build holds two wasm bundles (play.Bundle, and play.ClusterBundle for
+// the pages that run a multi-broker world), each only gzipped, as
+// NAME.wasm.gz; a bundle is sent as is with Content-Encoding: gzip, or
+// unzipped for the rare client that does not accept gzip. assets may be
+// nil or lack the build (`make wasm` was not run); the page then says so.
 func WebHandler(index []byte, assets fs.FS) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -56,11 +57,18 @@ const loadingMark = `<p class="loading">Loading the engine…</p>`
 // link with a few of the learner's steps, not an arbitrary script.
 const maxPrerenderQuery = 2048
 
+// bundleMark is the attribute in index.html that names the wasm bundle the
+// page's loader fetches.
+func bundleMark(bundle string) []byte { return []byte(`data-bundle="` + bundle + `"`) }
+
 // prerender puts the page the query asks for into index.html, rendered
 // natively by the same ui components the wasm uses, so the first step
 // shows as soon as the HTML arrives; the wasm then takes over the same
-// markup. A query too long to replay here, or one that fails to render,
-// gets the plain page, which the wasm renders on its own.
+// markup. A page that runs a multi-broker world is marked for the cluster
+// bundle, so the loader fetches that one straight away. A query too long
+// to replay here, or one that fails to render, gets the plain page, which
+// the wasm renders on its own (handing over to the cluster bundle itself
+// if the page needs it).
 func prerender(index []byte, query string) []byte {
 	if len(query) > maxPrerenderQuery || !bytes.Contains(index, []byte(loadingMark)) {
 		return index
@@ -71,6 +79,9 @@ func prerender(index []byte, query string) []byte {
 		return index
 	}
 	out := bytes.Replace(index, []byte(loadingMark), body.Bytes(), 1)
+	if b := play.BundleFor(query); b != play.Bundle {
+		out = bytes.Replace(out, bundleMark(play.Bundle), bundleMark(b), 1)
+	}
 	return replaceTitle(out, title)
 }
 

@@ -1,13 +1,17 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/gregor-kafka/gregor"
+	"github.com/gregor-kafka/gregor/wasm/play"
 )
 
 // TestPrerender: the page served for a lesson URL already holds that step,
@@ -40,4 +44,86 @@ func TestPrerender(t *testing.T) {
 	if !strings.Contains(long, loadingMark) {
 		t.Errorf("a query over %d bytes must not be replayed by the server", maxPrerenderQuery)
 	}
+
+	// The loader fetches the bundle that <html data-bundle> names: the
+	// cluster bundle where the page runs a multi-broker world, whose first
+	// step the server renders too.
+	for _, tc := range []struct{ path, bundle, shows string }{
+		{"/", play.Bundle, "Segments and indexes"},
+		{"/?lesson=segments&step=4", play.Bundle, "produce p1 orders"},
+		{"/?lesson=replication&step=2", play.ClusterBundle, "topic orders partitions=1 rf=3"},
+		{"/?lesson=leader-election", play.ClusterBundle, "cluster 3"},
+		{"/?playground=1&cmds=cluster+3", play.ClusterBundle, "registered and unfenced"},
+		{"/?playground=1&cmds=broker", play.Bundle, "broker"},
+	} {
+		page := get(tc.path)
+		if want := `<html lang="en" data-bundle="` + tc.bundle + `">`; !strings.Contains(page, want) {
+			t.Errorf("%s: the page lacks %s", tc.path, want)
+		}
+		if !strings.Contains(page, tc.shows) || strings.Contains(page, loadingMark) {
+			t.Errorf("%s: the first step is not prerendered (no %q)", tc.path, tc.shows)
+		}
+	}
+}
+
+// TestAssets: both wasm bundles are served from their .gz with the wasm
+// content type, gzip-encoded or unzipped for a client that refuses gzip.
+func TestAssets(t *testing.T) {
+	bundles := map[string][]byte{
+		play.Bundle:        []byte("\x00asm default"),
+		play.ClusterBundle: []byte("\x00asm cluster, with the quorum"),
+	}
+	assets := fstest.MapFS{"wasm_exec.js": {Data: []byte("// Go's loader")}}
+	for name, raw := range bundles {
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write(raw)
+		zw.Close()
+		assets[name+".gz"] = &fstest.MapFile{Data: gz.Bytes()}
+	}
+	srv := httptest.NewServer(WebHandler(gregor.IndexHTML, assets))
+	defer srv.Close()
+	tr := &http.Transport{DisableCompression: true} // see the encoding as sent
+	get := func(path, acceptEncoding string) (*http.Response, []byte) {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		if acceptEncoding != "" {
+			req.Header.Set("Accept-Encoding", acceptEncoding)
+		}
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, body
+	}
+	for name, raw := range bundles {
+		resp, body := get("/assets/"+name, "gzip, deflate, br")
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/wasm" || resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("Vary") != "Accept-Encoding" {
+			t.Errorf("%s: %d, Content-Type %q, Content-Encoding %q, Vary %q", name, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"))
+		}
+		if !bytes.Equal(body, assets[name+".gz"].Data) {
+			t.Errorf("%s: the body is not the stored gzip", name)
+		}
+		resp, body = get("/assets/"+name, "identity")
+		if resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, raw) {
+			t.Errorf("%s without gzip: Content-Encoding %q, body %q", name, resp.Header.Get("Content-Encoding"), body)
+		}
+		if resp, _ := get("/assets/"+name+".gz", "gzip"); resp.StatusCode != 404 {
+			t.Errorf("%s.gz itself is served: %d", name, resp.StatusCode)
+		}
+	}
+	if a, b := etagOf(t, srv.URL+"/assets/"+play.Bundle), etagOf(t, srv.URL+"/assets/"+play.ClusterBundle); a == b || a == "" {
+		t.Errorf("the bundles share an ETag %q", a)
+	}
+}
+
+func etagOf(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.Header.Get("ETag")
 }

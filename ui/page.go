@@ -78,7 +78,8 @@ var Examples = []string{
 // Help is the command set, one line each, for the playground.
 var Help = []Field{
 	{"broker [setting=value ...]", "start the next broker (b0, b1, ...) with Kafka settings"},
-	{"topic NAME [partitions=N] [config=value ...]", "create a topic (CreateTopics)"},
+	{"cluster N [setting=value ...]", "instead, start N brokers on a raft metadata quorum (loads a larger engine)"},
+	{"topic NAME [partitions=N] [rf=N] [config=value ...]", "create a topic (CreateTopics)"},
 	{"add-partitions TOPIC count=N", "grow a topic (CreatePartitions)"},
 	{"delete-topic TOPIC", "delete a topic and its logs (DeleteTopics)"},
 	{"producer NAME [idempotent] [acks=all|1|0]", "a simulated producer"},
@@ -88,6 +89,7 @@ var Help = []Field{
 	{"list-offsets TOPIC-P timestamp=earliest|latest|MS", "find an offset (ListOffsets)"},
 	{"delete-records TOPIC-P before=N", "move the log start offset (DeleteRecords)"},
 	{"show log TOPIC-P | show files [BROKER]", "print a partition's segments or a broker's files"},
+	{"show replicas TOPIC-P", "in a cluster: each replica's log end and high watermark, the ISR"},
 	{"lookup TOPIC-P offset=N | timestamp=T", "how the broker finds a record through its indexes"},
 	{"advance DURATION", "move the virtual clock (500ms, 30s, 5m)"},
 	{"crash BROKER | restart BROKER", "lose what was not synced; recover from storage"},

@@ -5,6 +5,14 @@
 // lesson (or the playground's commands) to the step asked for, and renders
 // it with the ui components. After load it makes no server calls.
 //
+// It is built twice (Makefile): gregor.wasm without the metadata quorum,
+// and gregor-cluster.wasm with it. A page that runs a multi-broker world
+// (play.NeedsQuorum) needs the second; the server marks such pages so the
+// loader fetches it straight away, and gregor.wasm, when it meets one
+// anyway (a static copy of the page, a `cluster` command typed in the
+// playground), hands the page over: it stops listening, asks the loader
+// for the cluster bundle, and exits.
+//
 // syscall/js lives only here; everything it drives is pure Go (wasm/play,
 // ui, lessons, core).
 package main
@@ -24,30 +32,47 @@ import (
 )
 
 var (
-	// passive is set on pages this build cannot run (serverOnly): the
-	// server rendered them, and their links load pages from it.
-	passive  bool
 	doc      = js.Global().Get("document")
 	win      = js.Global()
 	app      js.Value
 	session  *play.Session // nil on the lesson list
 	rendered bool
+
+	listeners []listener
+	// handover is closed when this build meets a page it cannot run; main
+	// then passes the page to the cluster bundle.
+	handover = make(chan struct{})
 )
+
+type listener struct {
+	target js.Value
+	event  string
+	fn     js.Func
+}
 
 func main() {
 	win.Set("gregorMainStart", win.Get("performance").Call("now"))
 	app = doc.Call("getElementById", "app")
+	if needsCluster(query()) {
+		startCluster()
+		return
+	}
 	on(doc, "click", onClick)
 	on(doc, "submit", onSubmit)
 	on(doc, "change", onChange)
 	on(doc, "keydown", onKey)
 	on(win, "popstate", func(js.Value) { route() })
 	route()
-	select {}
+	<-handover
+	for _, l := range listeners {
+		l.target.Call("removeEventListener", l.event, l.fn)
+		l.fn.Release()
+	}
+	startCluster()
 }
 
 func on(target js.Value, event string, fn func(js.Value)) {
-	target.Call("addEventListener", event, js.FuncOf(func(_ js.Value, args []js.Value) any {
+	f := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		defer func() {
 			if r := recover(); r != nil {
 				showError(fmt.Sprint(r))
@@ -55,20 +80,41 @@ func on(target js.Value, event string, fn func(js.Value)) {
 		}()
 		fn(args[0])
 		return nil
-	}))
+	})
+	target.Call("addEventListener", event, f)
+	listeners = append(listeners, listener{target, event, f})
 }
 
-// serverOnly reports whether a page needs what the browser bundle leaves
-// out: the metadata quorum of multi-broker worlds (etcd raft would double
-// the download). The native server renders such pages itself.
-func serverOnly(q string) bool { return !sim.HasQuorum && play.NeedsQuorum(q) }
+// needsCluster reports whether a page needs what this build leaves out:
+// the metadata quorum of multi-broker worlds, which only the cluster
+// bundle carries (etcd raft would add 1 MB to every page's download).
+func needsCluster(q string) bool { return !sim.HasQuorum && play.NeedsQuorum(q) }
+
+// handOver gives the current URL's page to the cluster bundle: the page
+// stays as it is, with a note, until that bundle renders it.
+func handOver() {
+	select {
+	case <-handover:
+		return // already on its way
+	default:
+	}
+	doc.Get("documentElement").Get("dataset").Delete("ready")
+	if app.Call("querySelector", ":scope > .loading").IsNull() {
+		app.Call("insertAdjacentHTML", "afterbegin", `<p class="switching" role="status">Loading the engine with the metadata quorum for multi-broker worlds…</p>`)
+	}
+	close(handover)
+}
+
+// startCluster asks the page's loader (index.html) for the cluster bundle.
+func startCluster() { win.Call("gregorStart", play.ClusterBundle) }
+
+func query() string { return strings.TrimPrefix(win.Get("location").Get("search").String(), "?") }
 
 // route renders whatever the current URL asks for.
 func route() {
-	q := strings.TrimPrefix(win.Get("location").Get("search").String(), "?")
-	if serverOnly(q) {
-		passive = true
-		doc.Get("documentElement").Get("dataset").Set("ready", "1")
+	q := query()
+	if needsCluster(q) {
+		handOver()
 		return
 	}
 	if play.IsIndex(q) {
@@ -134,9 +180,6 @@ func closest(e js.Value, sel string) js.Value {
 }
 
 func onClick(e js.Value) {
-	if passive {
-		return
-	}
 	if e.Get("button").Int() != 0 || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() || e.Get("shiftKey").Bool() {
 		return // let the browser open links in a new tab
 	}
@@ -147,26 +190,36 @@ func onClick(e js.Value) {
 	}
 	if b := closest(e, "[data-cmd]"); !b.IsNull() && session != nil {
 		session.Insert(b.Get("dataset").Get("cmd").String())
-		replaceURL()
-		render()
+		update()
 		return
 	}
 	if b := closest(e, "[data-remove]"); !b.IsNull() && session != nil {
 		n, _ := strconv.Atoi(b.Get("dataset").Get("remove").String())
 		session.Remove(n)
-		replaceURL()
-		render()
+		update()
 	}
 }
 
+// update records a changed session in the URL and renders it, or hands it
+// to the cluster bundle if it now starts a cluster.
+func update() {
+	replaceURL()
+	if needsCluster(session.Query(session.Pos)) {
+		handOver()
+		return
+	}
+	render()
+}
+
 // navigate follows an in-app link: a step of the same lesson replaces the
-// history entry, anything else pushes one.
+// history entry, anything else pushes one. A page this build cannot run is
+// loaded anew, so that a server renders it while the cluster bundle loads.
 func navigate(href string) {
 	q := strings.TrimPrefix(href, "?")
 	if href == "/" {
 		q = ""
 	}
-	if serverOnly(q) {
+	if needsCluster(q) {
 		win.Get("location").Call("assign", href)
 		return
 	}
@@ -194,14 +247,13 @@ func sameSession(a, b *play.Session) bool {
 }
 
 func onSubmit(e js.Value) {
-	if passive || e.Get("target").Get("id").String() != "cmdform" || session == nil {
+	if e.Get("target").Get("id").String() != "cmdform" || session == nil {
 		return
 	}
 	e.Call("preventDefault")
 	cmd := doc.Call("getElementById", "cmd").Get("value").String()
 	session.Insert(cmd)
-	replaceURL()
-	render()
+	update()
 	if in := doc.Call("getElementById", "cmd"); !in.IsNull() {
 		in.Call("focus")
 	}

@@ -4,6 +4,11 @@
 // the tests check that the browser shows what the engine computed, not a
 // copy of a lesson's text.
 //
+// Both bundles are built, as `make wasm` builds them (gzip -9 here, zopfli
+// there), and served twice: by the server's handler, which renders the
+// first step into the page and names the bundle the page needs, and as a
+// static site would, index.html as it is (the wasm then finds its way).
+//
 // Each test saves a screenshot; the log prints where. Without chromium the
 // tests skip, loudly, except under CI=true where they fail.
 package browsertest
@@ -13,6 +18,7 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -34,63 +40,91 @@ import (
 )
 
 var (
-	buildOnce sync.Once
-	site      *httptest.Server
-	buildErr  error
+	buildOnce  sync.Once
+	site       *httptest.Server // as `gregor serve` serves the page
+	staticSite *httptest.Server // index.html as it is, as a static host would
+	buildErr   error
 )
 
-// serve builds the wasm once and serves it as `gregor serve` does.
-func serve(t *testing.T) string {
+// bundles are the browser builds, with the build tags and the gzipped size
+// `make wasm` keeps each under (zopfli's gzip is 4% smaller than gzip -9).
+var bundles = []struct {
+	name, tags string
+	budget     int
+}{
+	{play.Bundle, "noquorum", 2_500_000},
+	{play.ClusterBundle, "", 3_500_000},
+}
+
+// serve builds the wasm once and serves it as `gregor serve` does, or, with
+// static, as a static site would.
+func serve(t *testing.T, static bool) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "gregor-wasm-")
+		assets, err := build()
 		if err != nil {
 			buildErr = err
 			return
 		}
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		wasmPath := filepath.Join(dir, "gregor.wasm")
-		cmd := exec.Command(goBin, "build", "-trimpath", "-tags", "noquorum", "-gcflags=all=-l", "-ldflags=-s -w", "-o", wasmPath, "github.com/gregor-kafka/gregor/wasm")
+		web := server.WebHandler(gregor.IndexHTML, assets)
+		site = httptest.NewServer(web)
+		staticSite = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/" {
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.Write(gregor.IndexHTML)
+				return
+			}
+			web.ServeHTTP(w, r)
+		}))
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	if static {
+		return staticSite.URL
+	}
+	return site.URL
+}
+
+// build compiles both bundles and gzips them, with Go's loader beside.
+func build() (fstest.MapFS, error) {
+	dir, err := os.MkdirTemp("", "gregor-wasm-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return nil, err
+	}
+	root, err := exec.Command(goBin, "env", "GOROOT").Output()
+	if err != nil {
+		return nil, err
+	}
+	loader, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm", "wasm_exec.js"))
+	if err != nil {
+		return nil, err
+	}
+	assets := fstest.MapFS{"wasm_exec.js": {Data: loader}}
+	for _, b := range bundles {
+		wasmPath := filepath.Join(dir, b.name)
+		cmd := exec.Command(goBin, "build", "-trimpath", "-tags", b.tags, "-gcflags=all=-l", "-ldflags=-s -w", "-o", wasmPath, "github.com/gregor-kafka/gregor/wasm")
 		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("building the wasm: %v\n%s", err, out)
-			return
+			return nil, fmt.Errorf("building %s: %v\n%s", b.name, err, out)
 		}
 		raw, err := os.ReadFile(wasmPath)
 		if err != nil {
-			buildErr = err
-			return
+			return nil, err
 		}
 		var gz bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 		zw.Write(raw)
 		zw.Close()
-		root, err := exec.Command(goBin, "env", "GOROOT").Output()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		loader, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm", "wasm_exec.js"))
-		if err != nil {
-			buildErr = err
-			return
-		}
-		fmt.Printf("browsertest: gregor.wasm is %d bytes, %d with gzip -9 (make wasm ships zopfli's smaller gzip; budget 2.5 MB)\n", len(raw), gz.Len())
-		assets := fstest.MapFS{
-			"gregor.wasm.gz": {Data: gz.Bytes()},
-			"wasm_exec.js":   {Data: loader},
-		}
-		site = httptest.NewServer(server.WebHandler(gregor.IndexHTML, assets))
-		os.RemoveAll(dir)
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+		fmt.Printf("browsertest: %s is %d bytes, %d with gzip -9 (make wasm ships zopfli's smaller gzip; budget %.1f MB)\n", b.name, len(raw), gz.Len(), float64(b.budget)/1e6)
+		assets[b.name+".gz"] = &fstest.MapFile{Data: gz.Bytes()}
 	}
-	return site.URL
+	return assets, nil
 }
 
 func chromium(t *testing.T) string {
@@ -117,10 +151,21 @@ type page struct {
 	base string
 }
 
+// open loads a page from the server; openStatic from the static site.
 func open(t *testing.T, path string) *page {
 	t.Helper()
+	return openOn(t, false, path)
+}
+
+func openStatic(t *testing.T, path string) *page {
+	t.Helper()
+	return openOn(t, true, path)
+}
+
+func openOn(t *testing.T, static bool, path string) *page {
+	t.Helper()
 	exe := chromium(t)
-	base := serve(t)
+	base := serve(t, static)
 	profile, err := os.MkdirTemp("", "gregor-chromium-")
 	if err != nil {
 		t.Fatal(err)
@@ -238,6 +283,27 @@ func (p *page) shot(name string) {
 	p.t.Logf("screenshot: %s", path)
 }
 
+// measure logs how long the page took to show its first step and to
+// become interactive, and where the time went.
+func (p *page) measure() {
+	p.t.Helper()
+	first, err := chromedp.Run(p.ctx, chromedp.Evaluate[float64](`window.gregorFirstRender`))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	bundle := p.eval(`window.gregorBundle`)
+	paint := p.eval(`String(Math.round((performance.getEntriesByType("paint").find(e => e.name == "first-contentful-paint") || {startTime: -1}).startTime))`)
+	p.t.Logf("MEASURE time from navigation start to the first rendered step: %s ms, server-rendered (first contentful paint; budget 1000 ms)", paint)
+	p.t.Logf("MEASURE time from navigation start to the wasm's own first render (interactive, %s): %.0f ms", bundle, first)
+	p.t.Logf("MEASURE breakdown: %s", p.eval(`(() => { const n = performance.getEntriesByType("resource").find(e => e.name.endsWith("/" + window.gregorBundle)); const j = performance.getEntriesByType("resource").find(e => e.name.endsWith("wasm_exec.js")); return "index.html loaded, wasm_exec.js fetched " + Math.round(j.startTime) + ".." + Math.round(j.responseEnd) + " ms, " + window.gregorBundle + " requested at " + Math.round(n.startTime) + " ms, fetched and compiled by " + Math.round(n.responseEnd) + " ms, instantiated by " + Math.round(window.gregorInstantiated) + " ms, Go main() at " + Math.round(window.gregorMainStart) + " ms, replayed at " + Math.round(window.gregorReplayed) + " ms, templ rendered at " + Math.round(window.gregorTemplated) + " ms, in the DOM at " + Math.round(window.gregorFirstRender) + " ms"; })()`))
+}
+
+// fetched lists the wasm bundles the page has fetched, in order.
+func (p *page) fetched() string {
+	p.t.Helper()
+	return p.eval(`performance.getEntriesByType("resource").map(e => e.name.split("/").pop()).filter(n => n.endsWith(".wasm")).join(" ")`)
+}
+
 // checkStep compares the rendered step with the native replay of the URL.
 func (p *page) checkStep() {
 	p.t.Helper()
@@ -333,14 +399,10 @@ func TestIndex(t *testing.T) {
 func TestLessonAtStep(t *testing.T) {
 	p := open(t, "/?lesson=segments&step=3")
 	defer p.shot("step3")
-	first, err := chromedp.Run(p.ctx, chromedp.Evaluate[float64](`window.gregorFirstRender`))
-	if err != nil {
-		t.Fatal(err)
+	p.measure()
+	if got := p.fetched(); got != play.Bundle {
+		t.Errorf("wasm fetched: %q, want only %s", got, play.Bundle)
 	}
-	paint := p.eval(`String(Math.round((performance.getEntriesByType("paint").find(e => e.name == "first-contentful-paint") || {startTime: -1}).startTime))`)
-	t.Logf("MEASURE time from navigation start to the first rendered step: %s ms, server-rendered (first contentful paint; budget 1000 ms)", paint)
-	t.Logf("MEASURE time from navigation start to the wasm's own first render (interactive): %.0f ms", first)
-	t.Logf("MEASURE breakdown: %s", p.eval(`(() => { const n = performance.getEntriesByType("resource").find(e => e.name.endsWith("gregor.wasm")); const j = performance.getEntriesByType("resource").find(e => e.name.endsWith("wasm_exec.js")); return "index.html loaded, wasm_exec.js fetched " + Math.round(j.startTime) + ".." + Math.round(j.responseEnd) + " ms, gregor.wasm requested at " + Math.round(n.startTime) + " ms, fetched and compiled by " + Math.round(n.responseEnd) + " ms, instantiated by " + Math.round(window.gregorInstantiated) + " ms, Go main() at " + Math.round(window.gregorMainStart) + " ms, replayed at " + Math.round(window.gregorReplayed) + " ms, templ rendered at " + Math.round(window.gregorTemplated) + " ms, in the DOM at " + Math.round(window.gregorFirstRender) + " ms"; })()`))
 	p.checkStep()
 	// The step's exchange, rendered from the kmsg messages.
 	n := firstCommand(t, "segments", "produce ")
@@ -535,22 +597,134 @@ func TestPlayground(t *testing.T) {
 	p.checkStep()
 }
 
-// TestServerOnlyLesson: the replication lesson runs a multi-broker world,
-// which the browser bundle leaves out (no raft in the download). The server
-// renders its steps, the wasm leaves the page alone, and Next is a plain
-// link to the server's rendering of the next step.
-func TestServerOnlyLesson(t *testing.T) {
-	p := open(t, "/?lesson=replication&step=3")
+// TestClusterLesson: the replication lesson runs three brokers on a raft
+// metadata quorum, which only the cluster bundle carries. The server marks
+// the page for it, so the browser fetches that bundle alone, and the lesson
+// is as interactive as any other: crashing the leader at a step makes the
+// later steps differ from the script, and the URL replays it.
+func TestClusterLesson(t *testing.T) {
+	n := firstCommand(t, "replication", "produce ")
+	p := open(t, fmt.Sprintf("/?lesson=replication&step=%d", n))
 	defer p.shot("replication")
-	total := len(play.Parse("lesson=replication").Items)
-	p.waitText("#pos", fmt.Sprintf("Step 3 of %d", total))
-	if !strings.Contains(p.text("#app"), "leo=") {
-		t.Errorf("the replicas view is not rendered: %q", p.text("#app"))
+	p.measure()
+	if got := p.fetched(); got != play.ClusterBundle {
+		t.Errorf("wasm fetched: %q, want only %s", got, play.ClusterBundle)
 	}
-	next := p.eval(`document.querySelector("#next").getAttribute("href")`)
-	if !strings.Contains(next, "step=4") {
-		t.Fatalf("Next points at %q", next)
+	p.checkStep()
+	s, _ := p.native()
+	total := len(s.Items)
+	leader := fmt.Sprintf("b%d", s.Page().State.Brokers[0].Partitions[0].Leader)
+
+	// Stepping is the wasm's, not a page load.
+	p.eval(`window.samePage = "yes"`)
+	p.click("#next")
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", n+1, total))
+	p.checkStep()
+	t.Logf("MEASURE one step of a three-broker lesson (replay from the seed + render), the first after load: %s ms", p.eval(`String(Math.round(window.gregorLastRenderMs))`))
+	p.click("#prev")
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", n, total))
+	p.click("#next")
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", n+1, total))
+	t.Logf("MEASURE one step of a three-broker lesson, after warm-up: %s ms", p.eval(`String(Math.round(window.gregorLastRenderMs))`))
+	p.click("#prev")
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", n, total))
+
+	// What if the leader crashes right after the write?
+	p.click(fmt.Sprintf(`button[data-cmd="crash %s"]`, leader))
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", n+1, total+1))
+	if got := p.text(fmt.Sprintf(`[data-broker=%q] h3 .badge`, leader)); got != "down" {
+		t.Errorf("after the crash, %s shows %q", leader, got)
 	}
-	p.load("/" + next) // a full page load: the server renders step 4
-	p.waitText("#pos", fmt.Sprintf("Step 4 of %d", total))
+	if got, want := p.search(), fmt.Sprintf("actions=%d:crash+%s", n, leader); !strings.Contains(got, want) {
+		t.Errorf("location.search = %q, want it to hold %q", got, want)
+	}
+	p.checkStep()
+	p.shot("crashed")
+	s, _ = p.native()
+	diverged := 0
+	for _, st := range s.Page().Steps {
+		if st.Diverged {
+			diverged = st.N
+			break
+		}
+	}
+	if diverged == 0 {
+		t.Fatalf("crashing %s after step %d changed nothing (native replay)", leader, n)
+	}
+	p.click(fmt.Sprintf(".steplist li:nth-child(%d) a", diverged))
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", diverged, total+1))
+	p.checkStep()
+	if p.count(".step .diff .line.add, .step .diff .line.del") == 0 {
+		t.Errorf("step %d diverged but shows no difference from the script", diverged)
+	}
+	if got := p.eval(`window.samePage || ""`); got != "yes" {
+		t.Errorf("the page was reloaded while stepping and injecting")
+	}
+	p.shot("diverged")
+
+	// The URL replays exactly this.
+	href := p.eval("location.href")
+	p.load(strings.TrimPrefix(href, p.base))
+	p.waitText("#pos", fmt.Sprintf("Step %d of %d", diverged, total+1))
+	p.checkStep()
+}
+
+// TestClusterStatic: served as a static site would serve it, nothing marks
+// the leader-election page for the cluster bundle. gregor.wasm finds that
+// it needs a cluster and hands the page over; the lesson then runs.
+func TestClusterStatic(t *testing.T) {
+	n := firstCommand(t, "leader-election", "crash ")
+	p := openStatic(t, fmt.Sprintf("/?lesson=leader-election&step=%d", n))
+	defer p.shot("leader-election")
+	if got, want := p.fetched(), play.Bundle+" "+play.ClusterBundle; got != want {
+		t.Errorf("wasm fetched: %q, want %q", got, want)
+	}
+	t.Logf("MEASURE static site, time from navigation start to the first render by the cluster bundle after the hand-over (interactive): %s ms", p.eval(`String(Math.round(window.gregorFirstRender))`))
+	p.checkStep()
+	p.click(`button[data-cmd="fault drop response"]`)
+	p.waitText(".step pre.command", "fault drop response")
+	p.checkStep()
+	p.click("#next")
+	p.waitText("#pos", fmt.Sprintf("Step %d of", n+2))
+	p.checkStep()
+}
+
+// TestClusterPlayground: `cluster 3` typed into the playground, which
+// gregor.wasm runs, hands the page over to the cluster bundle in place,
+// which runs it; more commands go to the three brokers.
+func TestClusterPlayground(t *testing.T) {
+	p := open(t, "/?playground=1&cmds=advance+1s")
+	defer p.shot("playground")
+	if got := p.eval(`window.gregorBundle`); got != play.Bundle {
+		t.Fatalf("the playground started %s", got)
+	}
+	p.eval(`window.samePage = "yes"`)
+	p.do(chromedp.SendKeys(chromedp.ID("cmd"), "cluster 3\r"))
+	p.waitText("#pos", "Step 2 of 2")
+	if got := p.eval(`window.gregorBundle`); got != play.ClusterBundle {
+		t.Errorf("after cluster 3 the page runs %s", got)
+	}
+	if got := p.eval(`window.samePage || ""`); got != "yes" {
+		t.Errorf("the page was reloaded to hand over")
+	}
+	if got := p.eval(`document.documentElement.dataset.ready || ""`); got != "1" {
+		t.Errorf("the page is not marked ready after the hand-over")
+	}
+	if got := p.count(".switching"); got != 0 {
+		t.Errorf("the hand-over note is still shown")
+	}
+	p.checkStep()
+	if got := p.count("[data-broker]"); got != 3 {
+		t.Errorf("%d brokers shown, want 3", got)
+	}
+	p.do(chromedp.SendKeys(chromedp.ID("cmd"), "topic orders partitions=1 rf=3\r"))
+	p.waitText("#pos", "Step 3 of 3")
+	p.checkStep()
+	p.do(chromedp.SendKeys(chromedp.ID("cmd"), "show replicas orders-0\r"))
+	p.waitText(".step .output", "(leader)")
+	p.checkStep()
+	q, _ := url.QueryUnescape(p.search())
+	if !strings.Contains(q, "cmds=advance 1s,cluster 3,topic orders partitions=1 rf=3,show replicas orders-0") {
+		t.Errorf("location.search = %q", p.search())
+	}
 }

@@ -74,6 +74,24 @@ func TestUnknownLesson(t *testing.T) {
 	}
 }
 
+func TestBundleFor(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"", Bundle},
+		{"lesson=segments&step=3", Bundle},
+		{"lesson=replication", ClusterBundle},
+		{"lesson=leader-election&step=4&actions=4:crash+b1", ClusterBundle},
+		{"playground=1", Bundle},
+		{"playground=1&cmds=broker,topic+t", Bundle},
+		{"playground=1&cmds=cluster+3,topic+t+rf=3", ClusterBundle},
+		{"lesson=segments&actions=2:cluster+3", ClusterBundle}, // it fails (brokers run already); the quorum build says why
+		{"playground=1&cmds=clusters", Bundle},
+	} {
+		if got := BundleFor(tc.query); got != tc.want {
+			t.Errorf("BundleFor(%q) = %s, want %s", tc.query, got, tc.want)
+		}
+	}
+}
+
 func BenchmarkPageRender(b *testing.B) {
 	for b.Loop() {
 		p := Parse("lesson=segments&step=3").Page()
@@ -84,5 +102,13 @@ func BenchmarkPageRender(b *testing.B) {
 func BenchmarkPage(b *testing.B) {
 	for b.Loop() {
 		Parse("lesson=segments&step=3").Page()
+	}
+}
+
+// BenchmarkPageCluster replays a step of a three-broker lesson: raft ticks
+// and follower fetches make it the slowest kind of step to step to.
+func BenchmarkPageCluster(b *testing.B) {
+	for b.Loop() {
+		Parse("lesson=replication&step=6").Page()
 	}
 }

@@ -20,6 +20,23 @@ func View(rawQuery string) (templ.Component, string) {
 	return ui.Lesson(p), p.Title + " — Gregor"
 }
 
+// The browser's two builds of the engine (Makefile, `make wasm`), as the
+// server's /assets/ names them. Bundle runs every page but those that
+// NeedsQuorum names; ClusterBundle adds the metadata quorum (etcd raft)
+// for them, and is fetched only there.
+const (
+	Bundle        = "gregor.wasm"
+	ClusterBundle = "gregor-cluster.wasm"
+)
+
+// BundleFor names the browser build that can run a URL's page.
+func BundleFor(rawQuery string) string {
+	if NeedsQuorum(rawQuery) {
+		return ClusterBundle
+	}
+	return Bundle
+}
+
 // NeedsQuorum reports whether a URL's timeline starts a multi-broker world
 // (the `cluster` command), which needs the metadata quorum.
 func NeedsQuorum(rawQuery string) bool {
