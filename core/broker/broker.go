@@ -95,7 +95,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		// the metadata file.
 		b.meta.Topics = map[string]*topicRecord{}
 		b.cl = &clusterGlue{cfg: *cfg.Cluster, image: cluster.NewImage(), epoch: -1, fenced: true,
-			out: map[uint64]*outgoing{}, creating: map[string]bool{},
+			out: map[uint64]*outgoing{}, creating: map[string]bool{}, verdicts: map[verifyKey]int16{},
 			hwCheckpoint: b.loadHighWatermarks(), nextHWCheckpoint: now + cfg.Settings.Int64("replica.high.watermark.checkpoint.interval.ms")}
 	}
 	names := make([]string, 0, len(b.meta.Topics))

@@ -66,7 +66,8 @@ type clusterGlue struct {
 	nextID uint64
 	out    map[uint64]*outgoing
 
-	creating map[string]bool // internal topics asked of the controller
+	creating map[string]bool     // internal topics asked of the controller
+	verdicts map[verifyKey]int16 // remote transaction verifications (verify_txn.go)
 
 	pidNext, pidEnd int64 // the producer id block being handed out
 	pidAsking       bool

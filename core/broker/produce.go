@@ -33,6 +33,9 @@ func init() { register(0, 3, 13, handleProduce) }
 
 func handleProduce(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.ProduceRequest)
+	if b.verifyRemotely(r, req) { // verify_txn.go
+		return nil
+	}
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
 	byID := req.Version >= 13
 	mustSync := false
@@ -193,16 +196,16 @@ func (b *Broker) produce(p *Partition, txnID *string, records []byte, sp *kmsg.P
 // transaction, non-transactional batches, and brokers without the hook
 // pass.
 func (b *Broker) verifyTxn(p *Partition, txnID *string, batch record.Batch) (int16, string) {
-	if !batch.IsTransactional() || b.txnHooks.Verify == nil {
-		return 0, ""
-	}
-	if e, ok := p.producers.Get(batch.ProducerID()); ok && e.TxnFirstOffset >= 0 && e.Epoch == batch.ProducerEpoch() {
+	if !b.needsVerification(p, batch) {
 		return 0, ""
 	}
 	if txnID == nil {
 		return kerr.InvalidTxnState.Code, "transactional batch in a produce request without a transactional id"
 	}
-	code := b.txnHooks.Verify(*txnID, batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index)
+	code, remote := b.remoteVerdict(p, batch)
+	if !remote {
+		code = b.txnHooks.Verify(*txnID, batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index)
+	}
 	if code != 0 {
 		return code, fmt.Sprintf("transaction coordinator does not have %s in the transaction of producer %d", p, batch.ProducerID())
 	}

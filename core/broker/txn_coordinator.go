@@ -70,7 +70,7 @@ func (b *Broker) initTxn(now int64) error {
 		Logf:            b.cfg.Logf,
 	}, now)
 	hooks := TxnHooks{Completed: b.txnCompleted}
-	if s.Bool("transaction.partition.verification.enable") && b.cl == nil {
+	if s.Bool("transaction.partition.verification.enable") {
 		hooks.Verify = b.txn.Verify
 	}
 	b.SetTxnHooks(hooks)
@@ -212,6 +212,28 @@ func handleTxn(b *Broker, r *Request) kmsg.Response {
 	}
 	b.wrote = coordinatorWrites{}
 	resp := b.txn.Handle(b.now, r.Msg)
+	b.markForeignTransactions(resp)
 	b.answerAfterWrites(*r, resp, b.cfg.Settings.Int64("request.timeout.ms"))
 	return nil
+}
+
+// markForeignTransactions answers NOT_COORDINATOR for the transactions of
+// a batched AddPartitionsToTxn (v4+, sent by brokers verifying a produce)
+// that another broker coordinates; this coordinator knows nothing of them.
+func (b *Broker) markForeignTransactions(resp kmsg.Response) {
+	ar, ok := resp.(*kmsg.AddPartitionsToTxnResponse)
+	if !ok || b.cl == nil {
+		return
+	}
+	for i := range ar.Transactions {
+		tx := &ar.Transactions[i]
+		if b.coordinates(TransactionStateTopic, b.txn.PartitionFor(tx.TransactionalID)) {
+			continue
+		}
+		for j := range tx.Topics {
+			for k := range tx.Topics[j].Partitions {
+				tx.Topics[j].Partitions[k].ErrorCode = kerr.NotCoordinator.Code
+			}
+		}
+	}
 }

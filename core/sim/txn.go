@@ -350,7 +350,7 @@ func (t *txnClient) produced(w *World, p *producer) { t.maybeEnd(w, p) }
 
 // busy reports whether a send or offset commit is still unanswered.
 func (t *txnClient) busy(p *producer) bool {
-	return len(p.waiting) > 0 || len(t.adding) > 0 || t.offsets != nil || len(p.inflight) > 0
+	return len(p.waiting) > 0 || len(t.adding) > 0 || t.offsets != nil || len(p.inflight) > 0 || len(p.retries_) > 0
 }
 
 func (t *txnClient) maybeEnd(w *World, p *producer) {

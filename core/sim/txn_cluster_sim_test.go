@@ -34,7 +34,8 @@ var threeBrokers = txnShape{
 
 // TestTransactionsClusterRandom checks TestTransactionsRandom's invariants
 // on three brokers with coordinator and leader failover
-// (TXNSIM_CLUSTER_SEED=N replays one seed).
+// (TXNSIM_CLUSTER_SEED=N replays one seed, TXNSIM_CLUSTER_SEEDS=N runs
+// seeds 1..N).
 func TestTransactionsClusterRandom(t *testing.T) {
 	if s := os.Getenv("TXNSIM_CLUSTER_SEED"); s != "" {
 		n, _ := strconv.Atoi(s)
@@ -45,6 +46,10 @@ func TestTransactionsClusterRandom(t *testing.T) {
 	seeds := uint64(20)
 	if testing.Short() {
 		seeds = 4
+	}
+	if s := os.Getenv("TXNSIM_CLUSTER_SEEDS"); s != "" {
+		n, _ := strconv.Atoi(s)
+		seeds = uint64(n)
 	}
 	var total txnSimStats
 	for seed := uint64(1); seed <= seeds; seed++ {

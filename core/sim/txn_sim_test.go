@@ -86,6 +86,9 @@ func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
 	w := New(seed)
 	exec := func(cmd string) string {
 		out, _ := w.Exec(cmd) // commands refused in the current state are fine
+		if debugTxnSim {
+			fmt.Printf("> %s\n%s", cmd, out)
+		}
 		return out
 	}
 	for _, c := range append(shape.setup, "consumer c read_committed") {
@@ -133,13 +136,7 @@ func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
 			}
 		}
 		trace = append(trace, cmd)
-		if debugTxnSim {
-			fmt.Println(">", cmd)
-		}
 		out := exec(cmd)
-		if debugTxnSim {
-			fmt.Print(out)
-		}
 		if strings.Contains(out, "restarted") {
 			st.restarts++
 		}
@@ -155,9 +152,6 @@ func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
 			}
 		}
 		exec("advance 60s")
-		if debugTxnSim {
-			fmt.Print(exec("show log t-1"), exec("show log t-0"), exec("show txn app"))
-		}
 		v, a := checkTxnInvariants(t, w, seed, append(trace, "(healed)"), txnOf, shape, true)
 		st.visible, st.aborted = max(st.visible, v), max(st.aborted, a)
 	}

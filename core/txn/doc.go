@@ -49,9 +49,15 @@
 //     appended to __transaction_state; a failed append leaves the
 //     transaction as it was.
 //   - Markers are written only for a transaction whose Prepare record is
-//     in the log, and only after the driver's sync (WriteMarkers runs from
-//     the broker's Commit); Complete is written only after every partition
-//     answered its marker.
+//     durable (Config.Durable: after the driver's sync on one broker, once
+//     the ISR has it in a cluster; WriteMarkers runs from the broker's
+//     Commit); Complete is written only after every partition answered
+//     its marker, and a partition whose marker failed is sent it again
+//     after markerRetryBackoffMs.
+//   - A coordinator serves only the transactional ids of the
+//     __transaction_state partitions its broker leads: Replay and Recover
+//     load a partition when leadership comes, Unload forgets it when it
+//     goes, and marker answers for an unloaded transaction are ignored.
 //   - A transaction in PrepareCommit or PrepareAbort is never moved but to
 //     the matching Complete state; every request that would change it gets
 //     CONCURRENT_TRANSACTIONS until then.

@@ -1,0 +1,139 @@
+package broker
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/record"
+)
+
+// Transaction verification across brokers (KIP-890 part 1). Before the
+// first transactional batch of a producer's transaction is appended to a
+// partition, its leader asks the transaction coordinator whether the
+// partition is in the producer's ongoing transaction, so a late or stray
+// batch cannot open a transaction the coordinator will never end (a
+// hanging transaction holds the last stable offset back for good). When
+// the coordinator runs on this broker the answer is immediate (verifyTxn);
+// otherwise the leader sends AddPartitionsToTxn v4 with VerifyOnly (Kafka's
+// AddPartitionsToTxnManager) and the whole produce request waits for the
+// answer, then runs again with the verdicts in hand. A coordinator that
+// cannot be reached, or has moved, is answered NOT_ENOUGH_REPLICAS, which
+// producers retry (Kafka maps coordinator errors the same way for the
+// produce path).
+
+// verifyKey names one verdict: a producer epoch's batch for a partition.
+type verifyKey struct {
+	pid       int64
+	epoch     int16
+	topic     string
+	partition int32
+}
+
+// needsVerification reports whether batch must be verified before it is
+// appended to p: it is transactional and opens the producer's transaction
+// on p at this epoch.
+func (b *Broker) needsVerification(p *Partition, batch record.Batch) bool {
+	if !batch.IsTransactional() || b.txnHooks.Verify == nil {
+		return false
+	}
+	e, ok := p.producers.Get(batch.ProducerID())
+	return !ok || e.TxnFirstOffset < 0 || e.Epoch != batch.ProducerEpoch()
+}
+
+// verifyRemotely holds a transactional produce whose transaction
+// coordinator is another broker until that coordinator has verified the
+// partitions that need it; it reports whether it held the request. The
+// verdicts wait in b.cl.verdicts for the second run of the request, which
+// verifyTxn consumes.
+func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
+	if b.cl == nil || req.TransactionID == nil || b.txnHooks.Verify == nil {
+		return false
+	}
+	id := *req.TransactionID
+	if b.coordinates(TransactionStateTopic, b.txn.PartitionFor(id)) {
+		return false // asked in-process by verifyTxn
+	}
+	ask := kmsg.NewAddPartitionsToTxnRequestTransaction()
+	ask.TransactionalID, ask.VerifyOnly = id, true
+	var keys []verifyKey
+	for _, rt := range req.Topics {
+		t := b.lookup(rt.Topic, rt.TopicID)
+		for _, rp := range rt.Partitions {
+			p := t.partition(rp.Partition)
+			if p == nil || !b.leads(p) || record.Validate(rp.Records) != nil {
+				continue // the normal path answers these
+			}
+			batch := record.Batch(rp.Records)
+			k := verifyKey{batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index}
+			if _, known := b.cl.verdicts[k]; known || !b.needsVerification(p, batch) {
+				continue
+			}
+			ask.ProducerID, ask.ProducerEpoch = k.pid, k.epoch
+			if n := len(ask.Topics); n == 0 || ask.Topics[n-1].Topic != k.topic {
+				ask.Topics = append(ask.Topics, kmsg.AddPartitionsToTxnRequestTransactionTopic{Topic: k.topic})
+			}
+			ask.Topics[len(ask.Topics)-1].Partitions = append(ask.Topics[len(ask.Topics)-1].Partitions, k.partition)
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return false
+	}
+	coordinator, _, _, ok := b.internalLeader(TransactionStateTopic, b.txn.PartitionFor(id))
+	if !ok {
+		for _, k := range keys {
+			b.cl.verdicts[k] = kerr.NotEnoughReplicas.Code
+		}
+		return false
+	}
+	verify := kmsg.NewPtrAddPartitionsToTxnRequest()
+	verify.SetVersion(4)
+	verify.Transactions = append(verify.Transactions, ask)
+	held := *r
+	b.send(coordinator, verify, func(resp kmsg.Response) {
+		for _, k := range keys {
+			b.cl.verdicts[k] = kerr.NotEnoughReplicas.Code // unless answered below
+		}
+		if ar, _ := resp.(*kmsg.AddPartitionsToTxnResponse); ar != nil && ar.ErrorCode == 0 {
+			for _, tx := range ar.Transactions {
+				for _, t := range tx.Topics {
+					for _, p := range t.Partitions {
+						k := verifyKey{ask.ProducerID, ask.ProducerEpoch, t.Topic, p.Partition}
+						b.cl.verdicts[k] = verdict(p.ErrorCode)
+					}
+				}
+			}
+		}
+		if out := handleProduce(b, &held); out != nil {
+			b.reply(held, out)
+		}
+		for _, k := range keys {
+			delete(b.cl.verdicts, k) // not consumed when the batch failed earlier checks
+		}
+	})
+	return true
+}
+
+// verdict is the produce error for the coordinator's answer about one
+// partition: coordinator errors become NOT_ENOUGH_REPLICAS, which the
+// producer retries.
+func verdict(code int16) int16 {
+	switch code {
+	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code,
+		kerr.ConcurrentTransactions.Code, kerr.RequestTimedOut.Code:
+		return kerr.NotEnoughReplicas.Code
+	}
+	return code
+}
+
+// remoteVerdict takes the verdict a remote coordinator gave about batch
+// on p, if there is one.
+func (b *Broker) remoteVerdict(p *Partition, batch record.Batch) (int16, bool) {
+	if b.cl == nil {
+		return 0, false
+	}
+	k := verifyKey{batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index}
+	code, ok := b.cl.verdicts[k]
+	delete(b.cl.verdicts, k)
+	return code, ok
+}
