@@ -56,7 +56,19 @@ func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
 		rec.Host, rec.Port = r.Listeners[0].Host, int32(r.Listeners[0].Port)
 	}
 	c.lastHeard[r.BrokerID] = c.n.now
-	c.propose([]cluster.Record{{RegisterBroker: rec}}, &pending{id: id, req: r, done: func(errs []error) kmsg.Response {
+	recs, keys := []cluster.Record{{RegisterBroker: rec}}, []string{brokerKey(r.BrokerID)}
+	if old := c.n.image.Brokers[r.BrokerID]; old != nil && old.IncarnationID != r.IncarnationID {
+		// A new incarnation: the broker restarted, perhaps faster than its
+		// session expired. Its replicas lost whatever was not on disk, so
+		// it must not go on leading at the same leader epoch: in the same
+		// batch it leaves every ISR and its partitions elect new leaders,
+		// as if it had been fenced (Kafka's handleBrokerFenced on
+		// re-registration). It rejoins as a follower once unfenced.
+		im := c.n.image
+		r, k := c.reconcile(func(b int32) bool { return b != rec.ID && im.Live(b) })
+		recs, keys = append(recs, r...), append(keys, k...)
+	}
+	c.propose(recs, &pending{id: id, req: r, done: func(errs []error) kmsg.Response {
 		resp := newResponse[*kmsg.BrokerRegistrationResponse](r)
 		if b := c.n.image.Brokers[r.BrokerID]; b != nil && b.IncarnationID == r.IncarnationID {
 			resp.BrokerEpoch = b.Epoch
@@ -64,7 +76,7 @@ func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
 			resp.ErrorCode = kerr.DuplicateBrokerRegistration.Code
 		}
 		return resp
-	}}, []string{brokerKey(r.BrokerID)})
+	}}, keys)
 }
 
 // heartbeat keeps a broker's session alive and moves it between fenced and
