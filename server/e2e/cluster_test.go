@@ -24,16 +24,18 @@ import (
 func startCluster(t *testing.T, n int, opts ...BrokerOpt) []*Broker {
 	t.Helper()
 	requireBinary(t)
-	ctl := make([]string, n)
+	// Every port is picked up front, all distinct: a node's Kafka or HTTP
+	// port must not be the controller port of a node not started yet.
+	addrs := freeAddrs(t, 3*n)
+	ctl, kafka, http := addrs[:n], addrs[n:2*n], addrs[2*n:]
 	var voters []string
 	for i := range n {
-		ctl[i] = freeAddr(t)
 		voters = append(voters, fmt.Sprintf("%d@%s", i+1, ctl[i]))
 	}
 	q := strings.Join(voters, ",")
 	bs := make([]*Broker, n)
 	for i := range n {
-		bs[i] = startBroker(t, append([]BrokerOpt{WithArgs("--node-id", strconv.Itoa(i+1),
+		bs[i] = startBroker(t, append([]BrokerOpt{WithAddrs(kafka[i], http[i]), WithArgs("--node-id", strconv.Itoa(i+1),
 			"--controller-addr", ctl[i], "--controller-quorum", q)}, opts...)...)
 		bs[i].NodeID = int32(i + 1)
 	}
