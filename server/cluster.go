@@ -348,6 +348,7 @@ func (l *peerLink) unreachable() {
 func (l *peerLink) run() {
 	var nc net.Conn
 	var w *bufio.Writer
+	var gone chan struct{} // closed when the peer has ended nc
 	var retryAt time.Time
 	defer func() {
 		if nc != nil {
@@ -361,8 +362,19 @@ func (l *peerLink) run() {
 			return
 		case frame = <-l.q:
 		}
+		if nc != nil {
+			select {
+			case <-gone: // the peer went away: redial for this frame
+				nc, w = nil, nil
+			default:
+			}
+		}
 		if nc == nil {
-			if time.Now().Before(retryAt) {
+			// After a failed dial frames are dropped for a while, but not
+			// an answer (frame[4] is the type): the peer asked just now,
+			// so it is back, and would otherwise wait
+			// replica.socket.timeout.ms for it.
+			if time.Now().Before(retryAt) && frame[4] != frameResp {
 				l.unreachable() // dropped
 				continue
 			}
@@ -372,15 +384,16 @@ func (l *peerLink) run() {
 				l.unreachable()
 				continue
 			}
-			nc, w = c, bufio.NewWriterSize(c, 64<<10)
+			nc, w, gone = c, bufio.NewWriterSize(c, 64<<10), make(chan struct{})
 			// Nothing comes back on this connection; reading notices at
 			// once when the peer goes away (a killed process), so the
 			// next frame redials instead of vanishing into a dead socket.
-			go func() {
+			go func(gone chan struct{}) {
 				_, _ = io.Copy(io.Discard, c)
 				c.Close()
+				close(gone)
 				l.unreachable()
-			}()
+			}(gone)
 		}
 		_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
 		_, err := w.Write(frame)

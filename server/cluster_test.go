@@ -1,8 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -65,4 +70,89 @@ func TestPeerFrames(t *testing.T) {
 	if err != nil || in.kind != evPeerResponse || in.id != 5 || !in.resp.(*kmsg.BrokerHeartbeatResponse).IsFenced {
 		t.Fatalf("response frame: %+v %v", in, err)
 	}
+}
+
+// A peer that dies and comes back on the same address gets what is sent
+// to it next: the link redials rather than write into the connection it
+// saw end, and an answer is not dropped in the back-off after a failed
+// dial. (Either loss left a restarted follower waiting
+// replica.socket.timeout.ms for the answer to its fetch.)
+func TestPeerLinkAfterPeerRestart(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	e := newEngine(t.Logf)
+	l := newPeerLink(1, 2, addr, e)
+	defer l.close()
+	unreachable := func() {
+		t.Helper()
+		for {
+			select {
+			case ev := <-e.in:
+				if ev.kind == evUnreachable {
+					return
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the link did not report the peer unreachable")
+			}
+		}
+	}
+	// receive accepts the link's connection on ln and reads want from it.
+	receive := func(ln net.Listener, want []byte) net.Conn {
+		t.Helper()
+		got := make(chan error, 1)
+		var c net.Conn
+		go func() {
+			var err error
+			if c, err = ln.Accept(); err == nil {
+				buf := make([]byte, len(want))
+				_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+				if _, err = io.ReadFull(c, buf); err == nil && !bytes.Equal(buf, want) {
+					err = fmt.Errorf("read %q, want %q", buf, want)
+				}
+			}
+			got <- err
+		}()
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%q was not delivered", want)
+			return nil
+		}
+	}
+	// restart kills the peer (the link sees its connection end) and
+	// starts it again on the same address.
+	restart := func(c net.Conn, down func()) net.Listener {
+		t.Helper()
+		c.Close()
+		ln.Close()
+		unreachable()
+		down()
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			t.Fatal(err)
+		}
+		return ln
+	}
+	frame := func(typ byte, body string) []byte {
+		return finishFrame(append(frameHeader(typ, 1), body...))
+	}
+	defer func() { ln.Close() }()
+
+	l.send(frame(frameRaft, "first"))
+	c := receive(ln, frame(frameRaft, "first"))
+	ln = restart(c, func() {})
+	l.send(frame(frameRaft, "second"))
+	c = receive(ln, frame(frameRaft, "second"))
+	ln = restart(c, func() {
+		l.send(frame(frameRaft, "lost")) // the dial fails: back-off
+		unreachable()
+	})
+	l.send(frame(frameResp, "answer"))
+	receive(ln, frame(frameResp, "answer")).Close()
 }

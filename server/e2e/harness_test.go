@@ -174,6 +174,12 @@ func WithConfig(name, value string) BrokerOpt {
 	return func(b *Broker) { b.configs = append(b.configs, [2]string{name, value}) }
 }
 
+// WithAddrs runs the broker on the given Kafka and HTTP listener addresses
+// instead of free ones picked when it starts.
+func WithAddrs(kafka, http string) BrokerOpt {
+	return func(b *Broker) { b.Addr, b.HTTPAddr = kafka, http }
+}
+
 // WithArgs appends raw command-line arguments.
 func WithArgs(args ...string) BrokerOpt {
 	return func(b *Broker) { b.extra = append(b.extra, args...) }
@@ -194,8 +200,12 @@ func startBroker(t testing.TB, opts ...BrokerOpt) *Broker {
 	if b.DataDir == "" {
 		b.DataDir = t.TempDir()
 	}
-	b.Addr = freeAddr(t)
-	b.HTTPAddr = freeAddr(t)
+	if b.Addr == "" {
+		b.Addr = freeAddr(t)
+	}
+	if b.HTTPAddr == "" {
+		b.HTTPAddr = freeAddr(t)
+	}
 	// Cleanups run last-in first-out: stop first, then dump the log, so the
 	// dump includes what the broker said while shutting down.
 	t.Cleanup(func() {
@@ -454,12 +464,23 @@ func (b *Broker) Admin(t testing.TB) *kadm.Client {
 
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("picking a free port: %v", err)
+	return freeAddrs(t, 1)[0]
+}
+
+// freeAddrs picks n distinct free loopback addresses: each stays bound
+// until all are picked, so none is handed out twice.
+func freeAddrs(t testing.TB, n int) []string {
+	t.Helper()
+	var out []string
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("picking a free port: %v", err)
+		}
+		defer ln.Close()
+		out = append(out, ln.Addr().String())
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return out
 }
 
 // testCtx is a context that ends after d or when the test ends.

@@ -135,15 +135,7 @@ func TestRawProducerSequences(t *testing.T) {
 		for _, v := range values {
 			bl.Add(nil, []byte(v), 0)
 		}
-		req := kmsg.NewPtrProduceRequest()
-		req.Acks, req.TimeoutMillis = -1, 5000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = topic
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Records = bl.Build()
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		resp, err := req.RequestWith(ctx, cl)
+		resp, err := produceRequest(topic, -1, 5*time.Second, bl.Build()).RequestWith(ctx, cl)
 		if err != nil {
 			t.Fatalf("Produce: %v", err)
 		}
@@ -180,4 +172,19 @@ func TestRawProducerSequences(t *testing.T) {
 	if o, _ := eo.Lookup(topic, 0); o.Offset != 6 {
 		t.Fatalf("end offset %d, want 6", o.Offset)
 	}
+}
+
+// produceRequest is a Produce request (below v13, which names topics by
+// id) of one batch to partition 0 of topic. franz-go sends it with its
+// client's acks, whatever acks says.
+func produceRequest(topic string, acks int16, timeout time.Duration, batch []byte) *kmsg.ProduceRequest {
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks, req.TimeoutMillis = acks, int32(timeout.Milliseconds())
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = batch
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return req
 }
