@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"reflect"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -218,13 +216,4 @@ func (b *Broker) markForeignGroups(resp kmsg.Response) {
 			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
 		}
 	}
-}
-
-// errorResponse answers req with code where its response carries its
-// error, as unsupported does for UNSUPPORTED_VERSION.
-func errorResponse(req kmsg.Request, code int16) kmsg.Response {
-	resp := req.ResponseKind()
-	resp.SetVersion(req.GetVersion())
-	setErrorCodes(reflect.ValueOf(resp).Elem(), code, 2)
-	return resp
 }

@@ -128,10 +128,22 @@ func transactSession(t *testing.T, brokers []*Broker, adm *kadm.Client, in, out 
 				t.Errorf("Begin: %v", err)
 				return
 			}
+			// As a correct application does: a record that failed means
+			// the transaction must abort (its input is then read again).
+			var failed atomic.Bool
 			fs.EachRecord(func(r *kgo.Record) {
-				sess.Produce(ctx, &kgo.Record{Value: append([]byte("out-"), r.Value...)}, nil)
+				sess.Produce(ctx, &kgo.Record{Value: append([]byte("out-"), r.Value...)}, func(_ *kgo.Record, err error) {
+					if err != nil {
+						failed.Store(true)
+						t.Errorf("a transactional record failed: %v", err) // no broker error is expected here
+					}
+				})
 			})
-			ok, err := sess.End(ctx, kgo.TryCommit)
+			if err := sess.Client().Flush(ctx); err != nil {
+				t.Errorf("Flush: %v", err)
+				return
+			}
+			ok, err := sess.End(ctx, kgo.TransactionEndTry(!failed.Load()))
 			if err != nil {
 				t.Logf("End: %v", err)
 			}
