@@ -27,7 +27,7 @@ import (
 func TestGroupRandom(t *testing.T) {
 	if s := os.Getenv("GROUPSIM_SEED"); s != "" {
 		n, _ := strconv.Atoi(s)
-		runGroupSim(t, uint64(n), true)
+		runGroupSim(t, uint64(n), true, oneBroker)
 		return
 	}
 	seeds := uint64(80)
@@ -36,7 +36,7 @@ func TestGroupRandom(t *testing.T) {
 	}
 	settled := 0
 	for seed := uint64(1); seed <= seeds; seed++ {
-		if runGroupSim(t, seed, false) {
+		if runGroupSim(t, seed, false, oneBroker) {
 			settled++
 		}
 	}
@@ -46,8 +46,32 @@ func TestGroupRandom(t *testing.T) {
 	}
 }
 
+// groupShape is the world a group simulation runs in.
+type groupShape struct {
+	// brokers is the command that starts the brokers, given the
+	// settings; topics get " rf=3" in a cluster.
+	brokers func(settings string) string
+	rf      string
+	// crash crashes a broker, lets time pass and restarts it.
+	crash func(w *World, rng *rand.Rand, exec func(string))
+	// coordinator is the node whose coordinator holds group g.
+	coordinator func(w *World) *Node
+	// after, if set, sees the world at the end of every run.
+	after func(w *World)
+}
+
+var oneBroker = groupShape{
+	brokers: func(settings string) string { return "broker" + settings },
+	crash: func(w *World, rng *rand.Rand, exec func(string)) {
+		exec("crash b0")
+		exec(fmt.Sprintf("advance %dms", rng.IntN(5000)))
+		exec("restart b0")
+	},
+	coordinator: func(w *World) *Node { return w.nodes[0] },
+}
+
 // runGroupSim reports whether the run ended with live members to check.
-func runGroupSim(t *testing.T, seed uint64, trace bool) bool {
+func runGroupSim(t *testing.T, seed uint64, trace bool, shape groupShape) bool {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 11))
 	w := New(seed)
@@ -64,9 +88,9 @@ func runGroupSim(t *testing.T, seed uint64, trace bool) bool {
 	if rng.IntN(2) == 0 {
 		flush = " log.flush.interval.messages=1"
 	}
-	exec("broker group.initial.rebalance.delay.ms=" + strconv.Itoa(rng.IntN(2)*3000) + flush)
-	exec("topic t partitions=3")
-	exec("topic u partitions=2")
+	exec(shape.brokers(" group.initial.rebalance.delay.ms=" + strconv.Itoa(rng.IntN(2)*3000) + flush))
+	exec("topic t partitions=3" + shape.rf)
+	exec("topic u partitions=2" + shape.rf)
 	subs := []string{"t", "u", "t,u"}
 	next := 0
 	addMember := func() {
@@ -88,9 +112,7 @@ func runGroupSim(t *testing.T, seed uint64, trace bool) bool {
 		case r < 13:
 			exec(fmt.Sprintf("advance %dms", rng.IntN(15000)))
 		case r < 14:
-			exec("crash b0")
-			exec(fmt.Sprintf("advance %dms", rng.IntN(5000)))
-			exec("restart b0")
+			shape.crash(w, rng, exec)
 		case r < 16:
 			addMember()
 		case r < 17:
@@ -104,14 +126,19 @@ func runGroupSim(t *testing.T, seed uint64, trace bool) bool {
 	// Quiet: no more faults, the broker up, and time beyond every
 	// timeout (sessions, rebalance.timeout.ms, request timeouts).
 	w.net.faults = nil
-	if !w.nodes[0].Up {
-		exec("restart b0")
+	for _, n := range w.nodes {
+		if !n.Up {
+			exec("restart " + n.Name)
+		}
 	}
 	for range 40 {
 		exec("advance 5s")
 	}
 	if trace {
 		t.Log(log.String())
+	}
+	if shape.after != nil {
+		shape.after(w)
 	}
 	fail := func(format string, args ...any) bool {
 		t.Helper()
@@ -127,7 +154,11 @@ func runGroupSim(t *testing.T, seed uint64, trace bool) bool {
 	if len(live) == 0 {
 		return false
 	}
-	g := w.nodes[0].Broker.Groups().Group("g")
+	coord := shape.coordinator(w)
+	if coord == nil {
+		return fail("group g has no coordinator")
+	}
+	g := coord.Broker.Groups().Group("g")
 	if g == nil || g.State() != group.Stable {
 		return fail("group is %v, want Stable", g)
 	}
@@ -151,8 +182,13 @@ func runGroupSim(t *testing.T, seed uint64, trace bool) bool {
 		}
 	}
 	for topic := range want {
-		n := w.nodes[0].Broker.Topic(topic)
-		for p := range n.Partitions {
+		partitions := 0
+		if im := coord.Broker.Image(); im != nil {
+			partitions = len(im.Topics[topic].Partitions)
+		} else {
+			partitions = len(coord.Broker.Topic(topic).Partitions)
+		}
+		for p := range partitions {
 			if _, ok := owners[assign.TopicPartition{Topic: topic, Partition: int32(p)}]; !ok {
 				return fail("%s-%d has no owner; owners %v", topic, p, owners)
 			}
