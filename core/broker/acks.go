@@ -1,10 +1,10 @@
 package broker
 
 import (
-	"reflect"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // Answers that wait for the ISR (Kafka's delayed produce purgatory). In a
@@ -144,7 +144,7 @@ func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs in
 			default:
 				code = kerr.CoordinatorNotAvailable.Code
 			}
-			overwriteErrorCodes(reflect.ValueOf(resp).Elem(), code)
+			wire.OverwriteErrorCodes(resp, code)
 		}
 		waits[i] = aw
 	}

@@ -2,7 +2,6 @@ package broker
 
 import (
 	"errors"
-	"fmt"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -284,44 +283,11 @@ func (b *Broker) forward(r *Request) {
 	req := *r
 	b.send(ToController, req.Msg, func(resp kmsg.Response) {
 		if resp == nil {
-			resp = forwardTimedOut(req.Msg)
+			resp = wire.ErrorResponse(req.Msg, kerr.RequestTimedOut.Code)
 		}
 		resp.SetVersion(req.Msg.GetVersion())
 		b.reply(req, resp)
 	})
-}
-
-// forwardTimedOut is the answer to a forwarded request the controller did
-// not answer.
-func forwardTimedOut(req kmsg.Request) kmsg.Response {
-	code := kerr.RequestTimedOut.Code
-	switch r := req.(type) {
-	case *kmsg.CreateTopicsRequest:
-		resp := r.ResponseKind().(*kmsg.CreateTopicsResponse)
-		for _, rt := range r.Topics {
-			st := kmsg.NewCreateTopicsResponseTopic()
-			st.Topic, st.ErrorCode = rt.Topic, code
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp
-	case *kmsg.CreatePartitionsRequest:
-		resp := r.ResponseKind().(*kmsg.CreatePartitionsResponse)
-		for _, rt := range r.Topics {
-			st := kmsg.NewCreatePartitionsResponseTopic()
-			st.Topic, st.ErrorCode = rt.Topic, code
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp
-	case *kmsg.DeleteTopicsRequest:
-		resp := r.ResponseKind().(*kmsg.DeleteTopicsResponse)
-		for _, rt := range wire.DeleteTopicsTargets(r) {
-			st := kmsg.NewDeleteTopicsResponseTopic()
-			st.Topic, st.TopicID, st.ErrorCode = rt.Topic, rt.TopicID, code
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp
-	}
-	panic(fmt.Sprintf("broker: forwarding %s, which the controller does not serve", kmsg.NameForKey(req.Key())))
 }
 
 // clusterProducerID answers InitProducerId from a block of producer ids

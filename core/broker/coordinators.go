@@ -1,7 +1,8 @@
 package broker
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -112,11 +113,7 @@ func (mc markerChannel) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest, done f
 			}
 		}
 	}
-	leaders := make([]int32, 0, len(byLeader))
-	for id := range byLeader {
-		leaders = append(leaders, id)
-	}
-	sort.Slice(leaders, func(i, j int) bool { return leaders[i] < leaders[j] })
+	leaders := slices.Sorted(maps.Keys(byLeader))
 	open := len(leaders)
 	answered := func(sub *kmsg.WriteTxnMarkersRequest, resp *kmsg.WriteTxnMarkersResponse) {
 		if resp == nil { // lost with its leader: every partition retries

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/group"
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // The group coordinator's glue: core/group holds the state machine; this
@@ -123,7 +124,7 @@ func handleGroupWrite(b *Broker, r *Request) kmsg.Response {
 	if b.cl == nil {
 		if _, err := b.EnsureInternalTopic(OffsetsTopic); err != nil {
 			b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
-			return errorResponse(r.Msg, kerr.CoordinatorNotAvailable.Code)
+			return wire.ErrorResponse(r.Msg, kerr.CoordinatorNotAvailable.Code)
 		}
 	}
 	return handleGroupRead(b, r)
@@ -134,7 +135,7 @@ func handleGroupWrite(b *Broker, r *Request) kmsg.Response {
 // later, go through groupReply.
 func handleGroupRead(b *Broker, r *Request) kmsg.Response {
 	if id, ok := groupOf(r.Msg); ok && !b.coordinatesGroup(id) {
-		return errorResponse(r.Msg, kerr.NotCoordinator.Code)
+		return wire.ErrorResponse(r.Msg, kerr.NotCoordinator.Code)
 	}
 	b.wrote = coordinatorWrites{}
 	req := *r

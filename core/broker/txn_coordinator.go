@@ -6,6 +6,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/record"
 	"github.com/gregor-kafka/gregor/core/txn"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // The transaction coordinator's glue (KIP-98): core/txn holds the state
@@ -207,7 +208,7 @@ func handleTxn(b *Broker, r *Request) kmsg.Response {
 	}
 	if named {
 		if code := b.txnCoordinatorFor(id); code != 0 {
-			return errorResponse(r.Msg, code)
+			return wire.ErrorResponse(r.Msg, code)
 		}
 	}
 	b.wrote = coordinatorWrites{}

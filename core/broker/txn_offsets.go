@@ -8,6 +8,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/producer"
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // TxnOffsetCommit v0-4 (KIP-98; v3 adds the member and generation,
@@ -23,11 +24,11 @@ func handleTxnOffsetCommit(b *Broker, r *Request) kmsg.Response {
 	if b.cl == nil {
 		if _, err := b.EnsureInternalTopic(OffsetsTopic); err != nil {
 			b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
-			return errorResponse(req, kerr.CoordinatorNotAvailable.Code)
+			return wire.ErrorResponse(req, kerr.CoordinatorNotAvailable.Code)
 		}
 	}
 	if !b.coordinatesGroup(req.Group) {
-		return errorResponse(req, kerr.NotCoordinator.Code)
+		return wire.ErrorResponse(req, kerr.NotCoordinator.Code)
 	}
 	b.wrote = coordinatorWrites{}
 	b.groupReply(*r, b.groups.TxnOffsetCommit(b.now, req))

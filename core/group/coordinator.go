@@ -268,18 +268,7 @@ func (c *Coordinator) Unload(p int32) []string {
 			continue
 		}
 		for _, m := range g.sorted() {
-			if m.join != nil {
-				resp := m.join.req.(*kmsg.JoinGroupRequest).ResponseKind().(*kmsg.JoinGroupResponse)
-				resp.ErrorCode, resp.Generation, resp.Protocol, resp.MemberID = kerr.NotCoordinator.Code, -1, new(string), m.id
-				m.join.call.Reply(resp)
-				m.join = nil
-			}
-			if m.sync != nil {
-				resp := m.sync.req.(*kmsg.SyncGroupRequest).ResponseKind().(*kmsg.SyncGroupResponse)
-				resp.ErrorCode = kerr.NotCoordinator.Code
-				m.sync.call.Reply(resp)
-				m.sync = nil
-			}
+			failWaiting(m, kerr.NotCoordinator.Code)
 		}
 		delete(c.groups, id)
 		gone = append(gone, id)

@@ -137,15 +137,21 @@ func (c *Coordinator) removeMember(g *Group, m *member) {
 	if m.instanceID != "" && g.static[m.instanceID] == m.id {
 		delete(g.static, m.instanceID)
 	}
+	failWaiting(m, kerr.UnknownMemberID.Code)
+}
+
+// failWaiting answers the JoinGroup or SyncGroup a member has waiting
+// with code.
+func failWaiting(m *member, code int16) {
 	if m.join != nil {
 		resp := m.join.req.(*kmsg.JoinGroupRequest).ResponseKind().(*kmsg.JoinGroupResponse)
-		resp.ErrorCode, resp.Generation, resp.Protocol, resp.MemberID = kerr.UnknownMemberID.Code, -1, new(string), m.id
+		resp.ErrorCode, resp.Generation, resp.Protocol, resp.MemberID = code, -1, new(string), m.id
 		m.join.call.Reply(resp)
 		m.join = nil
 	}
 	if m.sync != nil {
 		resp := m.sync.req.(*kmsg.SyncGroupRequest).ResponseKind().(*kmsg.SyncGroupResponse)
-		resp.ErrorCode = kerr.UnknownMemberID.Code
+		resp.ErrorCode = code
 		m.sync.call.Reply(resp)
 		m.sync = nil
 	}

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,26 +22,23 @@ import (
 //   - every partition of the topics the live members subscribe to has
 //     exactly one owner among them, one that subscribes to its topic.
 //
-// GROUPSIM_SEED=N replays one seed with its trace.
-func TestGroupRandom(t *testing.T) {
-	if s := os.Getenv("GROUPSIM_SEED"); s != "" {
-		n, _ := strconv.Atoi(s)
-		runGroupSim(t, uint64(n), true, oneBroker)
-		return
-	}
-	seeds := uint64(80)
-	if testing.Short() {
-		seeds = 15
-	}
+// GROUPSIM_SEED=N replays one seed with its trace, GROUPSIM_SEEDS=N runs
+// seeds 1..N.
+func TestGroupRandom(t *testing.T) { runGroupSims(t, "GROUPSIM", 80, oneBroker) }
+
+// runGroupSims runs the seeds simSeeds gives; at least half of the runs
+// must end with live members to check.
+func runGroupSims(t *testing.T, env string, n int, shape groupShape) {
+	seeds, trace := simSeeds(env, n)
 	settled := 0
-	for seed := uint64(1); seed <= seeds; seed++ {
-		if runGroupSim(t, seed, false, oneBroker) {
+	for _, seed := range seeds {
+		if runGroupSim(t, seed, trace, shape) {
 			settled++
 		}
 	}
-	t.Logf("%d of %d runs ended with live members", settled, seeds)
-	if settled < int(seeds)/2 {
-		t.Fatalf("only %d of %d runs ended with live members: too tame", settled, seeds)
+	t.Logf("%d of %d runs ended with live members", settled, len(seeds))
+	if !trace && settled < len(seeds)/2 {
+		t.Fatalf("only %d of %d runs ended with live members: too tame", settled, len(seeds))
 	}
 }
 

@@ -4,8 +4,6 @@ package sim
 
 import (
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 )
 
@@ -36,30 +34,4 @@ var threeBrokers = txnShape{
 // on three brokers with coordinator and leader failover
 // (TXNSIM_CLUSTER_SEED=N replays one seed, TXNSIM_CLUSTER_SEEDS=N runs
 // seeds 1..N).
-func TestTransactionsClusterRandom(t *testing.T) {
-	if s := os.Getenv("TXNSIM_CLUSTER_SEED"); s != "" {
-		n, _ := strconv.Atoi(s)
-		debugTxnSim = true
-		runTxnSim(t, uint64(n), threeBrokers)
-		return
-	}
-	seeds := uint64(20)
-	if testing.Short() {
-		seeds = 4
-	}
-	if s := os.Getenv("TXNSIM_CLUSTER_SEEDS"); s != "" {
-		n, _ := strconv.Atoi(s)
-		seeds = uint64(n)
-	}
-	var total txnSimStats
-	for seed := uint64(1); seed <= seeds; seed++ {
-		s := runTxnSim(t, seed, threeBrokers)
-		total.visible += s.visible
-		total.aborted += s.aborted
-		total.restarts += s.restarts
-	}
-	if total.visible == 0 || total.aborted == 0 || total.restarts == 0 {
-		t.Fatalf("runs too tame: %+v", total)
-	}
-	t.Logf("%+v", total)
-}
+func TestTransactionsClusterRandom(t *testing.T) { runTxnSims(t, "TXNSIM_CLUSTER", 20, threeBrokers) }

@@ -27,29 +27,41 @@ var visibleRe = regexp.MustCompile(`\b(\d+):(v\d+)\b`)
 //   - the last stable offset never passes the first offset of an open
 //     transaction;
 //   - no committed transaction is partly visible.
-func TestTransactionsRandom(t *testing.T) {
-	seeds := uint64(60)
-	if s := os.Getenv("TXNSIM_SEED"); s != "" {
-		n, _ := strconv.Atoi(s)
-		debugTxnSim = true
-		runTxnSim(t, uint64(n), singleBroker)
-		return
-	}
-	if testing.Short() {
-		seeds = 10
-	}
+func TestTransactionsRandom(t *testing.T) { runTxnSims(t, "TXNSIM", 60, singleBroker) }
+
+// runTxnSims runs the seeds simSeeds gives and checks that, together, they
+// exercised what they check.
+func runTxnSims(t *testing.T, env string, n int, shape txnShape) {
+	seeds, trace := simSeeds(env, n)
+	debugTxnSim = trace
 	var total txnSimStats
-	for seed := uint64(1); seed <= seeds; seed++ {
-		s := runTxnSim(t, seed, singleBroker)
+	for _, seed := range seeds {
+		s := runTxnSim(t, seed, shape)
 		total.visible += s.visible
 		total.aborted += s.aborted
 		total.restarts += s.restarts
 	}
-	// The runs must have exercised what they check.
-	if total.visible == 0 || total.aborted == 0 || total.restarts == 0 {
+	if !trace && (total.visible == 0 || total.aborted == 0 || total.restarts == 0) {
 		t.Fatalf("runs too tame: %+v", total)
 	}
 	t.Logf("%+v", total)
+}
+
+// simSeeds is the seeds a randomized test runs: $ENV_SEED alone, traced;
+// else 1..$ENV_SEEDS; else 1..n, a fifth of them under -short.
+func simSeeds(env string, n int) (seeds []uint64, trace bool) {
+	if s, err := strconv.Atoi(os.Getenv(env + "_SEED")); err == nil {
+		return []uint64{uint64(s)}, true
+	}
+	if s, err := strconv.Atoi(os.Getenv(env + "_SEEDS")); err == nil {
+		n = s
+	} else if testing.Short() {
+		n = max(n/5, 1)
+	}
+	for seed := 1; seed <= n; seed++ {
+		seeds = append(seeds, uint64(seed))
+	}
+	return seeds, false
 }
 
 type txnSimStats struct{ visible, aborted, restarts int }

@@ -1,4 +1,4 @@
-package broker
+package wire
 
 import (
 	"testing"
@@ -21,7 +21,7 @@ func TestErrorResponseListsEveryPartition(t *testing.T) {
 	txnCommit.Topics = []kmsg.TxnOffsetCommitRequestTopic{{Topic: "a", Partitions: []kmsg.TxnOffsetCommitRequestTopicPartition{{Partition: 3}}}}
 
 	got := map[string]int{}
-	r := errorResponse(add, code).(*kmsg.AddPartitionsToTxnResponse)
+	r := ErrorResponse(add, code).(*kmsg.AddPartitionsToTxnResponse)
 	for _, tp := range r.Topics {
 		for _, p := range tp.Partitions {
 			if p.ErrorCode == code {
@@ -29,7 +29,7 @@ func TestErrorResponseListsEveryPartition(t *testing.T) {
 			}
 		}
 	}
-	c := errorResponse(commit, code).(*kmsg.OffsetCommitResponse)
+	c := ErrorResponse(commit, code).(*kmsg.OffsetCommitResponse)
 	for _, tp := range c.Topics {
 		for _, p := range tp.Partitions {
 			if p.ErrorCode == code {
@@ -37,7 +37,7 @@ func TestErrorResponseListsEveryPartition(t *testing.T) {
 			}
 		}
 	}
-	x := errorResponse(txnCommit, code).(*kmsg.TxnOffsetCommitResponse)
+	x := ErrorResponse(txnCommit, code).(*kmsg.TxnOffsetCommitResponse)
 	for _, tp := range x.Topics {
 		for _, p := range tp.Partitions {
 			if p.ErrorCode == code && p.Partition == 3 {
@@ -53,7 +53,7 @@ func TestErrorResponseListsEveryPartition(t *testing.T) {
 	}
 	v4 := kmsg.NewPtrAddPartitionsToTxnRequest()
 	v4.SetVersion(4)
-	if r := errorResponse(v4, code).(*kmsg.AddPartitionsToTxnResponse); r.ErrorCode != code {
+	if r := ErrorResponse(v4, code).(*kmsg.AddPartitionsToTxnResponse); r.ErrorCode != code {
 		t.Errorf("v4: top-level error %d, want %d", r.ErrorCode, code)
 	}
 }
