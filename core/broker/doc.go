@@ -23,6 +23,12 @@
 //     nor the first offset of an open transaction; a producer's batch is
 //     appended at most once per (producer id, epoch, sequence) among its
 //     last five batches, across restarts (see core/producer).
+//   - A group or transactional id is served only by the broker leading
+//     its __consumer_offsets or __transaction_state partition (others
+//     answer NOT_COORDINATOR), and an answer that depends on a write to
+//     those partitions, to a transaction marker, or to an acks=all produce
+//     goes out only once the write is durable: synced when the flush
+//     policy asks, and in a cluster in every ISR member (acks.go).
 //   - A clustered broker opens no replica into storage that belongs to
 //     another cluster (cluster_id.go), nor into a partition directory
 //     that names another topic id (partition_metadata.go).
