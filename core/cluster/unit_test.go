@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"testing"
@@ -118,7 +119,9 @@ func FuzzDecodeImage(f *testing.F) {
 	f.Add(im.Encode())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if im, err := DecodeImage(data); err == nil {
-			im.Clone()
+			if c := im.Clone(); !bytes.Equal(c.Encode(), im.Encode()) {
+				t.Fatalf("clone %s differs from %s", c.Encode(), im.Encode())
+			}
 		}
 	})
 }
@@ -157,5 +160,27 @@ func TestRemoveTopicRecordNamesTheID(t *testing.T) {
 	}
 	if im.Topics["t"] == nil || im.Topics["t"].ID != fresh {
 		t.Fatalf("topic: %+v", im.Topics["t"])
+	}
+}
+
+// TestCloneSharesNothing: changing a clone's brokers, topics, partitions
+// and configs leaves the image it came from as it was.
+func TestCloneSharesNothing(t *testing.T) {
+	im := NewImage()
+	im.Brokers[1] = &Broker{ID: 1, Host: "a"}
+	im.Topics["t"] = &Topic{Name: "t", Configs: map[string]string{"k": "v"},
+		Partitions: []*Partition{{Replicas: []int32{1, 2}, ISR: []int32{1, 2}, Leader: 1}}}
+	im.Defaults = map[string]string{"d": "1"}
+	before := im.Encode()
+	c := im.Clone()
+	c.Brokers[1].Host = "b"
+	c.Brokers[2] = &Broker{ID: 2}
+	c.Topics["t"].Configs["k"] = "w"
+	c.Topics["t"].Partitions[0].ISR[0] = 9
+	c.Topics["t"].Partitions[0].Leader = 2
+	c.Topics["u"] = &Topic{Name: "u"}
+	c.Defaults["d"] = "2"
+	if after := im.Encode(); !bytes.Equal(before, after) {
+		t.Fatalf("the original changed:\n%s\n%s", before, after)
 	}
 }
