@@ -33,6 +33,7 @@ var Catalog = []Meta{
 	{"assignors", "Assignors", "Range, roundrobin and sticky side by side."},
 	{"replication", "Replication", "LEO, high watermark and acks under a leader crash."},
 	{"leader-election", "Leader election", "ISR, clean and unclean election, and what each loses."},
+	{"coordinator-failover", "Coordinator failover", "A transaction survives the death of its coordinator's broker."},
 }
 
 // Step is one command of a lesson with its narration and expected output.

@@ -62,6 +62,26 @@ func (w *World) firstBroker(c command) (string, error) {
 	return w.nodes[0].Name, nil
 }
 
+// coordinatorNode is the node a view of a coordinator's state asks: the
+// one named by broker=, else in a cluster the leader of the internal
+// partition (topic, partition of idFor's id), else the first broker.
+func (w *World) coordinatorNode(c command, topic string, partition func(*Node) int32) (*Node, error) {
+	name, err := w.firstBroker(c)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := w.node(name)
+	if _, named := c.kv["broker"]; !named && w.cl != nil {
+		if l := w.Leader(topic, partition(n)); l != nil {
+			n = l
+		}
+	}
+	if !n.Up {
+		return nil, fmt.Errorf("show: %s is down", n.Name)
+	}
+	return n, nil
+}
+
 // adminTopic reads an admin command's topic argument and the broker it
 // goes to (the first one, unless broker=).
 func (w *World) adminTopic(c command) (topic, to string, err error) {

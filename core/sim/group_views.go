@@ -53,13 +53,9 @@ func (w *World) showGroup(c command, what string) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	name, err := w.firstBroker(c)
+	n, err := w.coordinatorNode(c, group.Topic, func(n *Node) int32 { return n.Broker.Groups().PartitionFor(id) })
 	if err != nil {
 		return true, err
-	}
-	n, _ := w.node(name)
-	if !n.Up {
-		return true, fmt.Errorf("show: %s is down", name)
 	}
 	if what == "offsets-log" {
 		return true, w.showOffsetsLog(n, id)

@@ -40,13 +40,9 @@ func (w *World) showTxn(c command, what string) (bool, error) {
 		if err != nil {
 			return true, err
 		}
-		name, err := w.firstBroker(c)
+		n, err := w.coordinatorNode(c, txn.Topic, func(n *Node) int32 { return n.Broker.Transactions().PartitionFor(id) })
 		if err != nil {
 			return true, err
-		}
-		n, _ := w.node(name)
-		if !n.Up {
-			return true, fmt.Errorf("show: %s is down", name)
 		}
 		co := n.Broker.Transactions()
 		m, ok := co.Get(id)
