@@ -33,6 +33,7 @@ var Catalog = []Meta{
 	{"assignors", "Assignors", "Range, roundrobin and sticky side by side."},
 	{"replication", "Replication", "LEO, high watermark and acks under a leader crash."},
 	{"leader-election", "Leader election", "ISR, clean and unclean election, and what each loses."},
+	{"network-partition", "Network partition", "A leader cut off keeps answering: what acks=1 and acks=all get."},
 	{"coordinator-failover", "Coordinator failover", "A transaction survives the death of its coordinator's broker."},
 }
 

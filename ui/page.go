@@ -93,6 +93,7 @@ var Help = []Field{
 	{"lookup TOPIC-P offset=N | timestamp=T", "how the broker finds a record through its indexes"},
 	{"advance DURATION", "move the virtual clock (500ms, 30s, 5m)"},
 	{"crash BROKER | restart BROKER", "lose what was not synced; recover from storage"},
+	{"partition BROKER [BROKER ...] | heal", "in a cluster: cut those brokers off from the others (clients reach both sides); end it"},
 	{"fault drop|duplicate|delay=D [request|response] [from=X] [to=Y]", "arm a fault against the next matching message"},
 	{"net hold | net auto | net", "hold messages to deliver them by hand; list what is in flight"},
 	{"deliver [ID|all] | drop ID | duplicate ID | delay ID D | swap ID ID", "act on a held message"},

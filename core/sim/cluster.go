@@ -468,8 +468,13 @@ func (w *World) showReplicas(topic string, part int32) error {
 		}
 		p := t.Partitions[part]
 		role := "follower"
-		if p.Leader == n.ID && ip.Leader == n.ID {
+		switch {
+		case p.Leader == n.ID && ip.Leader == n.ID:
 			role = "leader"
+		case p.Leader == n.ID:
+			// Its metadata is behind the quorum's (a partition, a lost
+			// heartbeat): it still acts as leader of an older epoch.
+			role = fmt.Sprintf("still leader of epoch %d in its own view", p.LeaderEpoch)
 		}
 		if !ip.InISR(n.ID) {
 			role += ", out of sync"

@@ -13,6 +13,48 @@ func init() {
 	commands["delay"] = cmdMessageFault
 	commands["swap"] = cmdSwap
 	commands["fault"] = cmdFault
+	commands["partition"] = cmdPartition
+	commands["heal"] = cmdHeal
+}
+
+// cmdPartition: partition B [B...] cuts the network between the brokers
+// named and the others: every message between the two sides is lost,
+// raft messages, controller requests and follower fetches alike, while
+// clients still reach both sides (a leader cut off from its followers and
+// the controller keeps taking produce requests).
+func cmdPartition(w *World, c command) error {
+	if len(c.args) == 0 {
+		return fmt.Errorf("partition: name the brokers of one side, e.g. partition b1")
+	}
+	cut := map[string]bool{}
+	for _, name := range c.args {
+		if _, err := w.node(name); err != nil {
+			return fmt.Errorf("partition: %w", err)
+		}
+		cut[name] = true
+	}
+	var others []string
+	for _, n := range w.nodes {
+		if !cut[n.Name] {
+			others = append(others, n.Name)
+		}
+	}
+	if len(others) == 0 {
+		return fmt.Errorf("partition: leave at least one broker on the other side")
+	}
+	w.net.cut = cut
+	w.notef("net", "note", "partitioned: %v | %v (clients reach both sides)", c.args, others)
+	return nil
+}
+
+// cmdHeal: heal ends a network partition.
+func cmdHeal(w *World, c command) error {
+	if len(w.net.cut) == 0 {
+		return fmt.Errorf("heal: the network is not partitioned")
+	}
+	w.net.cut = nil
+	w.notef("net", "note", "healed: every broker reaches every other again")
+	return nil
 }
 
 // cmdNet: net [hold|auto] switches delivery mode, then lists what is in

@@ -81,6 +81,20 @@ type network struct {
 	queue  []*Message
 	nextID int
 	faults []*fault
+	// cut is one side of a network partition between brokers: messages
+	// between a broker in it and a broker outside it are lost. Clients
+	// reach both sides.
+	cut map[string]bool
+}
+
+// partitioned reports whether m crosses the partition between brokers.
+func (w *World) partitioned(m *Message) bool {
+	if len(w.net.cut) == 0 {
+		return false
+	}
+	_, fromErr := w.node(m.From)
+	_, toErr := w.node(m.To)
+	return fromErr == nil && toErr == nil && w.net.cut[m.From] != w.net.cut[m.To]
 }
 
 func (n *network) send(m *Message) {
@@ -132,6 +146,14 @@ func (w *World) settle() {
 func (w *World) deliverAt(i int) {
 	m := w.net.queue[i]
 	w.net.queue = slices.Delete(w.net.queue, i, i+1)
+	if w.partitioned(m) {
+		text := arrow(m.From, m.To) + "(partitioned) " + wire.Describe(m.body())
+		if m.Raft != nil {
+			text = ""
+		}
+		w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.body(), Text: text})
+		return
+	}
 	for j, f := range w.net.faults {
 		if !f.matches(m) {
 			continue

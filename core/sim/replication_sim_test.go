@@ -20,8 +20,9 @@ import (
 
 var replSeed = flag.Uint64("repl-seed", 0, "replay one seed of TestReplicationRandom")
 
-// TestReplicationRandom runs clusters through random crashes, restarts and
-// lost or delayed messages while an idempotent acks=all producer writes,
+// TestReplicationRandom runs clusters through random crashes, restarts,
+// network partitions and lost or delayed messages while an idempotent
+// acks=all producer writes,
 // and checks Kafka's replication guarantees:
 //
 //   - a leader's high watermark never goes back while it leads an epoch;
@@ -131,7 +132,7 @@ func replicationRun(t *testing.T, seed uint64) (int, int) {
 
 	next := 0
 	for range 120 {
-		switch r := rng.IntN(20); {
+		switch r := rng.IntN(22); {
 		case r < 9:
 			exec(fmt.Sprintf("produce p t partition=0 value=v%d", next))
 			next++
@@ -154,6 +155,14 @@ func replicationRun(t *testing.T, seed uint64) (int, int) {
 		case r < 18:
 			b := fmt.Sprintf("b%d", rng.IntN(3))
 			exec(fmt.Sprintf("fault drop to=%s", b))
+		case r >= 20:
+			// A network partition cuts one broker off from the others
+			// (clients still reach it), or heals.
+			if len(w.net.cut) > 0 {
+				exec("heal")
+			} else {
+				exec(fmt.Sprintf("partition b%d", rng.IntN(3)))
+			}
 		default:
 			b := fmt.Sprintf("b%d", rng.IntN(3))
 			exec(fmt.Sprintf("fault delay=%dms from=%s", 50+rng.IntN(2000), b))
@@ -161,6 +170,9 @@ func replicationRun(t *testing.T, seed uint64) (int, int) {
 		check()
 	}
 	// Heal: everyone back, time for elections, catch-up and ISR expansion.
+	if len(w.net.cut) > 0 {
+		exec("heal")
+	}
 	for _, n := range w.Nodes() {
 		if !n.Up {
 			exec("restart " + n.Name)
