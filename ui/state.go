@@ -11,6 +11,9 @@ import (
 type State struct {
 	Clock   int64 // virtual ms since the world began
 	Brokers []BrokerView
+	// Cut lists the brokers a network partition cuts off from the
+	// others; empty while the network is whole.
+	Cut []string
 }
 
 // BrokerView is one broker: its partitions while it runs, and its files
@@ -75,7 +78,7 @@ type FileView struct {
 
 // Snapshot reads the world's state.
 func Snapshot(w *sim.World) State {
-	st := State{Clock: w.Now() - sim.StartTime}
+	st := State{Clock: w.Now() - sim.StartTime, Cut: w.Cut()}
 	for _, n := range w.Nodes() {
 		b := BrokerView{Name: n.Name, Up: n.Up}
 		if n.Up && n.Broker != nil {

@@ -47,6 +47,18 @@ func cmdPartition(w *World, c command) error {
 	return nil
 }
 
+// Cut lists the brokers a network partition cuts off, sorted; nil while
+// the network is whole.
+func (w *World) Cut() []string {
+	var out []string
+	for _, n := range w.nodes {
+		if w.net.cut[n.Name] {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
 // cmdHeal: heal ends a network partition.
 func cmdHeal(w *World, c command) error {
 	if len(w.net.cut) == 0 {

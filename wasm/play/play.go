@@ -322,6 +322,14 @@ func controls(st ui.State) []ui.Control {
 			cs = append(cs, ui.Control{Label: "Restart " + b.Name, Command: "restart " + b.Name, Kind: "broker"})
 		}
 	}
+	switch {
+	case len(st.Cut) > 0:
+		cs = append(cs, ui.Control{Label: "Heal the network", Command: "heal", Kind: "fault"})
+	case len(st.Brokers) > 1:
+		for _, b := range st.Brokers {
+			cs = append(cs, ui.Control{Label: "Cut " + b.Name + " off", Command: "partition " + b.Name, Kind: "fault"})
+		}
+	}
 	cs = append(cs,
 		ui.Control{Label: "Advance 1s", Command: "advance 1s", Kind: "clock"},
 		ui.Control{Label: "Advance 1m", Command: "advance 1m", Kind: "clock"},

@@ -112,3 +112,26 @@ func BenchmarkPageCluster(b *testing.B) {
 		Parse("lesson=replication&step=6").Page()
 	}
 }
+
+// TestPartitionControls: a world of several brokers offers to cut each
+// off; a partitioned one offers to heal instead; one broker, neither.
+func TestPartitionControls(t *testing.T) {
+	has := func(cs []ui.Control, cmd string) bool {
+		for _, c := range cs {
+			if c.Command == cmd {
+				return true
+			}
+		}
+		return false
+	}
+	three := []ui.BrokerView{{Name: "b0", Up: true}, {Name: "b1", Up: true}, {Name: "b2", Up: true}}
+	if cs := controls(ui.State{Brokers: three}); !has(cs, "partition b1") || has(cs, "heal") {
+		t.Errorf("whole network: %v", cs)
+	}
+	if cs := controls(ui.State{Brokers: three, Cut: []string{"b1"}}); has(cs, "partition b1") || !has(cs, "heal") {
+		t.Errorf("partitioned: %v", cs)
+	}
+	if cs := controls(ui.State{Brokers: three[:1]}); has(cs, "partition b0") || has(cs, "heal") {
+		t.Errorf("one broker: %v", cs)
+	}
+}
