@@ -138,7 +138,8 @@ func startGregor(tb testing.TB) *target {
 			tb.Fatalf("building gregor: %v\n%s", err, out)
 		}
 	}
-	kafkaAddr, httpAddr := freeAddr(tb), freeAddr(tb)
+	addrs := freeAddrs(tb, 2) // picked together, so never the same port
+	kafkaAddr, httpAddr := addrs[0], addrs[1]
 	logPath := filepath.Join(dir, "gregor.log")
 	logf, err := os.Create(logPath)
 	if err != nil {
@@ -252,13 +253,19 @@ func startKfakeInProcess(tb testing.TB) *target {
 	return &target{name: "kfake-inproc", addr: c.ListenAddrs()[0], stop: func() error { c.Close(); return nil }}
 }
 
-func freeAddr(tb testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+// freeAddrs picks n distinct free loopback addresses: each stays bound
+// until all are picked.
+func freeAddrs(tb testing.TB, n int) []string {
+	var out []string
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer ln.Close()
+		out = append(out, ln.Addr().String())
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return out
 }
 
 func waitForPort(addr string, exited <-chan error, limit time.Duration) error {

@@ -64,7 +64,8 @@ func TestCLI(t *testing.T) {
 	requireBinary(t)
 
 	serve := func(t *testing.T, extra ...string) []string {
-		args := []string{"serve", "--kafka-addr", freeAddr(t), "--http-addr", freeAddr(t), "--data-dir", t.TempDir()}
+		addrs := freeAddrs(t, 2)
+		args := []string{"serve", "--kafka-addr", addrs[0], "--http-addr", addrs[1], "--data-dir", t.TempDir()}
 		return append(args, extra...)
 	}
 
@@ -101,7 +102,8 @@ func TestCLI(t *testing.T) {
 		if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"serve", "--kafka-addr", freeAddr(t), "--http-addr", freeAddr(t), "--data-dir", file}
+		addrs := freeAddrs(t, 2)
+		args := []string{"serve", "--kafka-addr", addrs[0], "--http-addr", addrs[1], "--data-dir", file}
 		code, out := runGregor(t, args...)
 		expectOneLineError(t, code, out, file)
 	})
@@ -113,7 +115,8 @@ func TestCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(file, "data")
-		args := []string{"serve", "--kafka-addr", freeAddr(t), "--http-addr", freeAddr(t), "--data-dir", dir}
+		addrs := freeAddrs(t, 2)
+		args := []string{"serve", "--kafka-addr", addrs[0], "--http-addr", addrs[1], "--data-dir", dir}
 		code, out := runGregor(t, args...)
 		expectOneLineError(t, code, out, file) // the path, or the part of it that failed
 	})
@@ -127,7 +130,8 @@ func TestCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer os.Chmod(dir, 0o700)
-		args := []string{"serve", "--kafka-addr", freeAddr(t), "--http-addr", freeAddr(t), "--data-dir", dir}
+		addrs := freeAddrs(t, 2)
+		args := []string{"serve", "--kafka-addr", addrs[0], "--http-addr", addrs[1], "--data-dir", dir}
 		code, out := runGregor(t, args...)
 		expectOneLineError(t, code, out, dir)
 	})
@@ -140,7 +144,8 @@ func TestCLI(t *testing.T) {
 			}
 			defer ln.Close()
 			busy := ln.Addr().String()
-			args := []string{"serve", "--kafka-addr", freeAddr(t), "--http-addr", freeAddr(t), "--data-dir", t.TempDir()}
+			addrs := freeAddrs(t, 2)
+			args := []string{"serve", "--kafka-addr", addrs[0], "--http-addr", addrs[1], "--data-dir", t.TempDir()}
 			for i := range args {
 				if args[i] == which {
 					args[i+1] = busy
@@ -153,7 +158,8 @@ func TestCLI(t *testing.T) {
 
 	t.Run("SecondBrokerOnSameDataDir", func(t *testing.T) {
 		b := startBroker(t)
-		args := []string{"serve", "--kafka-addr", freeAddr(t), "--http-addr", freeAddr(t), "--data-dir", b.DataDir}
+		addrs := freeAddrs(t, 2)
+		args := []string{"serve", "--kafka-addr", addrs[0], "--http-addr", addrs[1], "--data-dir", b.DataDir}
 		code, out := runGregor(t, args...)
 		expectOneLineError(t, code, out, b.DataDir)
 	})

@@ -200,11 +200,14 @@ func startBroker(t testing.TB, opts ...BrokerOpt) *Broker {
 	if b.DataDir == "" {
 		b.DataDir = t.TempDir()
 	}
-	if b.Addr == "" {
-		b.Addr = freeAddr(t)
-	}
-	if b.HTTPAddr == "" {
-		b.HTTPAddr = freeAddr(t)
+	if b.Addr == "" || b.HTTPAddr == "" {
+		addrs := freeAddrs(t, 2) // picked together, so never the same port
+		if b.Addr == "" {
+			b.Addr = addrs[0]
+		}
+		if b.HTTPAddr == "" {
+			b.HTTPAddr = addrs[1]
+		}
 	}
 	// Cleanups run last-in first-out: stop first, then dump the log, so the
 	// dump includes what the broker said while shutting down.
@@ -461,11 +464,6 @@ func (b *Broker) Admin(t testing.TB) *kadm.Client {
 
 // ---------------------------------------------------------------------------
 // Small helpers
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	return freeAddrs(t, 1)[0]
-}
 
 // freeAddrs picks n distinct free loopback addresses: each stays bound
 // until all are picked, so none is handed out twice.
