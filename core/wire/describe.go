@@ -235,7 +235,7 @@ func Describe(msg any) string {
 				parts = append(parts, fmt.Sprintf("%s-%d isr=%s%s", t.Topic, p.Partition, ids(p.ISR), errField(p.ErrorCode)))
 			}
 		}
-		return "AlterPartition " + strings.Join(parts, "; ") + errField(m.ErrorCode)
+		return strings.TrimSpace("AlterPartition "+strings.Join(parts, "; ")) + errField(m.ErrorCode)
 	case *kmsg.JoinGroupRequest:
 		var protos []string
 		for _, p := range m.Protocols {
