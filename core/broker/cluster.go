@@ -79,8 +79,6 @@ type outgoing struct {
 	done     func(resp kmsg.Response) // resp is nil when it timed out
 }
 
-func (b *Broker) clustered() bool { return b.cl != nil }
-
 // ClusterEpoch is the broker epoch the controller gave this broker, or -1.
 func (b *Broker) ClusterEpoch() int64 {
 	if b.cl == nil {
@@ -219,14 +217,6 @@ func (b *Broker) nextClusterDeadline() (int64, bool) {
 		consider(a.deadline)
 	}
 	return at, ok
-}
-
-// liveBrokers lists the brokers that may host replicas.
-func (b *Broker) liveBrokers() []int32 {
-	if b.cl == nil {
-		return []int32{b.cfg.NodeID}
-	}
-	return b.cl.image.LiveBrokers()
 }
 
 // controllerID is the controller Metadata and DescribeCluster name. A

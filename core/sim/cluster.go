@@ -5,7 +5,6 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -422,17 +421,6 @@ func (w *World) UncleanElections() int {
 		return 0
 	}
 	return w.cl.Unclean
-}
-
-// upNames lists the up brokers.
-func (w *World) upNames() []string {
-	var out []string
-	for _, n := range w.nodes {
-		if n.Up {
-			out = append(out, n.Name)
-		}
-	}
-	return slices.Clip(out)
 }
 
 // showReplicas prints every replica of a partition: its LEO, high

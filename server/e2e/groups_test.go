@@ -95,23 +95,6 @@ func checkOwners(owned map[string][]int32) error {
 	return nil
 }
 
-// committed reads the group's committed offsets for topic.
-func committed(t testing.TB, adm *kadm.Client, group, topic string) map[int32]int64 {
-	t.Helper()
-	os, err := adm.FetchOffsets(testCtx(t, opTimeout), group)
-	if err != nil {
-		t.Fatalf("OffsetFetch %s: %v", group, err)
-	}
-	out := map[int32]int64{}
-	for p, o := range os[topic] {
-		if o.Err != nil {
-			t.Fatalf("OffsetFetch %s %s/%d: %v", group, topic, p, o.Err)
-		}
-		out[p] = o.At
-	}
-	return out
-}
-
 func waitCommitted(t testing.TB, adm *kadm.Client, group, topic string, each int64) {
 	t.Helper()
 	eventually(t, opTimeout, fmt.Sprintf("group %s committing offset %d on every partition", group, each), func() error {
