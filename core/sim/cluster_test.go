@@ -12,8 +12,7 @@ import (
 // returning broker catches up as a follower.
 func TestClusterFailover(t *testing.T) {
 	w := New(1)
-	var out strings.Builder
-	for _, l := range []string{
+	out := execAll(t, w,
 		"cluster 3 replica.lag.time.max.ms=10000",
 		"topic t partitions=1 rf=3 min.insync.replicas=2",
 		"producer p1 acks=all",
@@ -26,13 +25,7 @@ func TestClusterFailover(t *testing.T) {
 		"restart b1",
 		"advance 15s",
 		"show replicas t-0",
-	} {
-		o, err := w.Exec(l)
-		if err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-		out.WriteString(o)
-	}
+	)
 	for _, want := range []string{
 		"p1           acked t-0 offset 0",
 		"t-0 leader=b2 epoch=1 isr=[b2 b0] (leader elected from the ISR)",
@@ -40,8 +33,8 @@ func TestClusterFailover(t *testing.T) {
 		"t-0 leader=b2 epoch=1 isr=[b2 b0 b1] (ISR grew)",
 		"b1             t-0 leo=1 hw=1 (follower)",
 	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("missing %q in:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
 		}
 	}
 }
@@ -52,26 +45,20 @@ func TestClusterFailover(t *testing.T) {
 // own log is left as it was.
 func TestClusterIDMismatchRefused(t *testing.T) {
 	w := New(1)
-	for _, l := range []string{
+	execAll(t, w,
 		"cluster 3",
 		"topic t partitions=1 rf=3",
 		"producer p1 acks=all",
 		"produce p1 t partition=0 value=a",
 		"advance 1s",
-	} {
-		if _, err := w.Exec(l); err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-	}
+	)
 	for _, n := range w.nodes {
 		if got := n.Broker.ClusterID(); got != "gregor-sim" || n.Quorum.Image().ClusterID != got {
 			t.Fatalf("%s: cluster id %q, image's %q", n.Name, got, n.Quorum.Image().ClusterID)
 		}
 	}
 	b1 := w.nodes[1]
-	if _, err := w.Exec("crash b1"); err != nil {
-		t.Fatal(err)
-	}
+	execAll(t, w, "crash b1")
 	raw, err := b1.Store.ReadFile("gregor-metadata.json")
 	if err != nil {
 		t.Fatal(err)
@@ -83,15 +70,7 @@ func TestClusterIDMismatchRefused(t *testing.T) {
 	if err := b1.Store.WriteFile("gregor-metadata.json", []byte(foreign)); err != nil {
 		t.Fatal(err)
 	}
-	out, err := w.Exec("restart b1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, err := w.Exec("advance 10s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out += more
+	out := execAll(t, w, "restart b1", "advance 10s")
 	if b1.Broker.ClusterEpoch() >= 0 || w.nodes[0].Quorum.Image().Live(b1.ID) {
 		t.Errorf("b1 registered with another cluster's storage")
 	}
@@ -113,19 +92,7 @@ func TestClusterIDMismatchRefused(t *testing.T) {
 // again under its name starts empty.
 func TestClusterTopicAdmin(t *testing.T) {
 	w := New(1)
-	exec := func(lines ...string) string {
-		t.Helper()
-		var out strings.Builder
-		for _, l := range lines {
-			o, err := w.Exec(l)
-			if err != nil {
-				t.Fatalf("%s: %v", l, err)
-			}
-			out.WriteString(o)
-		}
-		return out.String()
-	}
-	out := exec(
+	out := execAll(t, w,
 		"cluster 3",
 		"topic t partitions=2 rf=2",
 		"add-partitions t count=2",
@@ -153,7 +120,7 @@ func TestClusterTopicAdmin(t *testing.T) {
 			}
 		}
 	}
-	out = exec("delete-topic t", "advance 1s")
+	out = execAll(t, w, "delete-topic t", "advance 1s")
 	for _, want := range []string{
 		"quorum       topic t deleted",
 		"b0           deleted topic t and its logs",
@@ -176,7 +143,7 @@ func TestClusterTopicAdmin(t *testing.T) {
 			}
 		}
 	}
-	out = exec("topic t partitions=1 rf=3", "advance 1s", "consumer c1", "fetch c1 t-0 offset=0")
+	out = execAll(t, w, "topic t partitions=1 rf=3", "advance 1s", "consumer c1", "fetch c1 t-0 offset=0")
 	if !strings.Contains(out, "c1           t-0: no records (position 0)") {
 		t.Errorf("the topic created again is not empty:\n%s", out)
 	}
@@ -188,18 +155,14 @@ func TestClusterTopicAdmin(t *testing.T) {
 // longer exists is deleted once the broker is registered and unfenced.
 func TestClusterStrayLogs(t *testing.T) {
 	w := New(1)
-	for _, l := range []string{
+	execAll(t, w,
 		"cluster 3",
 		"topic t partitions=1 rf=3",
 		"producer p1 acks=all",
 		"produce p1 t partition=0 value=a",
 		"advance 1s",
 		"crash b1",
-	} {
-		if _, err := w.Exec(l); err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-	}
+	)
 	b1 := w.nodes[1]
 	st := b1.Store
 	old := "version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n"
@@ -217,15 +180,7 @@ func TestClusterStrayLogs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, err := w.Exec("restart b1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	more, err := w.Exec("advance 10s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out += more
+	out := execAll(t, w, "restart b1", "advance 10s")
 	for _, want := range []string{
 		"t-0: removed the stray log of an older topic of that name (id AAAAAAAAAAAAAAAAAAAAAQ)",
 		"gone-0: removed the stray log of a deleted topic (id AAAAAAAAAAAAAAAAAAAAAQ)",
@@ -252,8 +207,7 @@ func TestClusterStrayLogs(t *testing.T) {
 // new topic's when it comes back.
 func TestClusterTopicDeletedWhileDown(t *testing.T) {
 	w := New(1)
-	var out strings.Builder
-	for _, l := range []string{
+	out := execAll(t, w,
 		"cluster 3",
 		"topic d partitions=1 rf=3",
 		"topic t partitions=1 rf=3 flush.messages=1", // b1 keeps "old" through its crash
@@ -270,18 +224,12 @@ func TestClusterTopicDeletedWhileDown(t *testing.T) {
 		"advance 1s",
 		"restart b1",
 		"advance 15s",
-	} {
-		o, err := w.Exec(l)
-		if err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-		out.WriteString(o)
+	)
+	if !strings.Contains(out, "p1           acked t-0 offset 0") {
+		t.Fatalf("the new topic's record was not acknowledged:\n%s", out)
 	}
-	if !strings.Contains(out.String(), "p1           acked t-0 offset 0") {
-		t.Fatalf("the new topic's record was not acknowledged:\n%s", out.String())
-	}
-	if !strings.Contains(out.String(), "b1           t-0: follower of b0 at epoch 0 (leo=1)") {
-		t.Fatalf("b1 did not restart with the old topic's record:\n%s", out.String())
+	if !strings.Contains(out, "b1           t-0: follower of b0 at epoch 0 (leo=1)") {
+		t.Fatalf("b1 did not restart with the old topic's record:\n%s", out)
 	}
 	b1 := w.nodes[1]
 	if names, _ := b1.Store.List("d-0"); len(names) != 0 {
@@ -297,7 +245,7 @@ func TestClusterTopicDeletedWhileDown(t *testing.T) {
 // instead of their log start.
 func TestClusterHighWatermarkCheckpoint(t *testing.T) {
 	w := New(1)
-	for _, l := range []string{
+	execAll(t, w,
 		"cluster 3",
 		"topic t partitions=1 rf=3 flush.messages=1",
 		"producer p1 acks=all",
@@ -310,13 +258,24 @@ func TestClusterHighWatermarkCheckpoint(t *testing.T) {
 		// leader to learn the high watermark from.
 		"restart b1",
 		"advance 1s",
-	} {
-		if _, err := w.Exec(l); err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-	}
+	)
 	p := partition(w.nodes[1])
 	if p == nil || p.Log().EndOffset() != 3 || p.HighWatermark != 3 {
 		t.Fatalf("b1 t-0 after restart: %+v", p)
 	}
+}
+
+// execAll runs simulator commands, failing the test on the first one
+// refused, and returns their output.
+func execAll(t *testing.T, w *World, lines ...string) string {
+	t.Helper()
+	var out strings.Builder
+	for _, l := range lines {
+		o, err := w.Exec(l)
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		out.WriteString(o)
+	}
+	return out.String()
 }
