@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	commands["net"] = cmdNet
+	commands[netActor] = cmdNet
 	commands["deliver"] = cmdDeliver
 	commands["drop"] = cmdMessageFault
 	commands["duplicate"] = cmdMessageFault
@@ -43,7 +43,7 @@ func cmdPartition(w *World, c command) error {
 		return fmt.Errorf("partition: leave at least one broker on the other side")
 	}
 	w.net.cut = cut
-	w.notef("net", "note", "partitioned: %v | %v (clients reach both sides)", c.args, others)
+	w.notef(netActor, "note", "partitioned: %v | %v (clients reach both sides)", c.args, others)
 	return nil
 }
 
@@ -65,7 +65,7 @@ func cmdHeal(w *World, c command) error {
 		return fmt.Errorf("heal: the network is not partitioned")
 	}
 	w.net.cut = nil
-	w.notef("net", "note", "healed: every broker reaches every other again")
+	w.notef(netActor, "note", "healed: every broker reaches every other again")
 	return nil
 }
 
@@ -75,23 +75,23 @@ func cmdNet(w *World, c command) error {
 	switch {
 	case c.has("hold"):
 		w.net.auto = false
-		w.notef("net", "note", "holding messages: deliver them one at a time")
+		w.notef(netActor, "note", "holding messages: deliver them one at a time")
 	case c.has("auto"):
 		w.net.auto = true
-		w.notef("net", "note", "delivering messages as they are sent")
+		w.notef(netActor, "note", "delivering messages as they are sent")
 	}
 	if len(w.net.queue) == 0 {
-		w.notef("net", "note", "nothing in flight")
+		w.notef(netActor, "note", "nothing in flight")
 	}
 	for _, m := range w.net.queue {
 		due := ""
 		if m.Due > w.now {
 			due = fmt.Sprintf(" (due in %dms)", m.Due-w.now)
 		}
-		w.notef("net", "note", "%s%s", m, due)
+		w.notef(netActor, "note", "%s%s", m, due)
 	}
 	for _, f := range w.net.faults {
-		w.notef("net", "note", "armed: %s", f)
+		w.notef(netActor, "note", "armed: %s", f)
 	}
 	return nil
 }
@@ -170,7 +170,7 @@ func cmdSwap(w *World, c command) error {
 	}
 	q := w.net.queue
 	q[i], q[j] = q[j], q[i]
-	w.notef("net", "note", "reordered: #%d now goes before #%d", q[min(i, j)].ID, q[max(i, j)].ID)
+	w.notef(netActor, "note", "reordered: #%d now goes before #%d", q[min(i, j)].ID, q[max(i, j)].ID)
 	return nil
 }
 
@@ -197,6 +197,6 @@ func cmdFault(w *World, c command) error {
 		f.response = &resp
 	}
 	w.net.faults = append(w.net.faults, f)
-	w.notef("net", "note", "armed: %s", f)
+	w.notef(netActor, "note", "armed: %s", f)
 	return nil
 }

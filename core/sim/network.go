@@ -76,6 +76,11 @@ func (f *fault) String() string {
 	return s
 }
 
+// netActor names the simulated network: the command that lists and holds
+// what is in flight, and the speaker of its notes in the output. (A name
+// only: the simulator does no I/O; core/purity_test.go checks imports.)
+const netActor = "net"
+
 type network struct {
 	auto   bool
 	queue  []*Message
