@@ -47,10 +47,8 @@ type txnClient struct {
 	then     []func(*World)
 	// retries are requests sent again after retry.backoff.ms (the
 	// coordinator answered CONCURRENT_TRANSACTIONS: it is finishing an
-	// earlier transaction). The first is sent again at once: on one
-	// broker the markers are written by then.
-	retries    []delayed
-	concurrent bool // the last answer was CONCURRENT_TRANSACTIONS
+	// earlier transaction).
+	retries []delayed
 }
 
 type delayed struct {
@@ -58,14 +56,9 @@ type delayed struct {
 	f  func(*World)
 }
 
-// retryConcurrent sends a request again after CONCURRENT_TRANSACTIONS:
-// at once the first time, after retry.backoff.ms when that did not help.
-func (t *txnClient) retryConcurrent(w *World, f func(*World)) {
-	if !t.concurrent {
-		t.concurrent = true
-		f(w)
-		return
-	}
+// later sends a request again after retry.backoff.ms, as the Java client
+// does after CONCURRENT_TRANSACTIONS.
+func (t *txnClient) later(w *World, f func(*World)) {
 	t.retries = append(t.retries, delayed{w.now + retryBackoff, f})
 }
 
@@ -224,15 +217,14 @@ func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.R
 			f(w)
 		}
 	case *kmsg.InitProducerIDResponse:
-		t.concurrent = t.concurrent && r.ErrorCode == kerr.ConcurrentTransactions.Code
 		switch r.ErrorCode {
 		case 0:
 			p.pid, p.epoch = r.ProducerID, r.ProducerEpoch
 			w.notef(p.name, "note", "ready: transactional.id %s is pid=%d epoch=%d", t.id, p.pid, p.epoch)
 			p.flush(w)
 		case kerr.ConcurrentTransactions.Code, kerr.CoordinatorLoadInProgress.Code:
-			w.notef(p.name, "note", "InitProducerId: %s (retriable): trying again", wire.ErrorName(r.ErrorCode))
-			t.retryConcurrent(w, func(w *World) { t.initProducerID(w, p) })
+			w.notef(p.name, "note", "InitProducerId: %s (retriable): trying again after retry.backoff.ms", wire.ErrorName(r.ErrorCode))
+			t.later(w, func(w *World) { t.initProducerID(w, p) })
 		case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code:
 			t.lookupAgain(w, p, "InitProducerId: "+wire.ErrorName(r.ErrorCode), func(w *World) { t.initProducerID(w, p) })
 		default:
@@ -294,10 +286,9 @@ func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.R
 		t.maybeEnd(w, p)
 	case *kmsg.EndTxnResponse:
 		t.ending = false
-		t.concurrent = t.concurrent && r.ErrorCode == kerr.ConcurrentTransactions.Code
 		if r.ErrorCode == kerr.ConcurrentTransactions.Code {
 			t.ending = true
-			t.retryConcurrent(w, func(w *World) { t.sendEnd(w, p) })
+			t.later(w, func(w *World) { t.sendEnd(w, p) })
 			return true
 		}
 		if coordinatorMoved(r.ErrorCode) {
