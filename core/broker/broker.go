@@ -204,6 +204,22 @@ func (b *Broker) NextDeadline() (at int64, ok bool) {
 // log however many batches arrived since the last Commit (group commit), and
 // then delivers the produce responses that were waiting for that sync.
 func (b *Broker) Commit() error {
+	firstErr := b.flushDirty()
+	if b.commitTxn() { // markers only once the Prepare records are synced
+		if err := b.flushDirty(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	held := b.awaitFlush
+	b.awaitFlush = nil
+	for _, r := range held {
+		b.deliver(r)
+	}
+	return firstErr
+}
+
+// flushDirty syncs the logs marked dirty since the last sync, once each.
+func (b *Broker) flushDirty() error {
 	var firstErr error
 	for _, p := range b.dirty {
 		p.dirty = false
@@ -215,16 +231,6 @@ func (b *Broker) Commit() error {
 		}
 	}
 	b.dirty = b.dirty[:0]
-	if b.commitTxn() { // markers only once the Prepare records are synced
-		if err := b.flushDirty(); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	held := b.awaitFlush
-	b.awaitFlush = nil
-	for _, r := range held {
-		b.deliver(r)
-	}
 	return firstErr
 }
 

@@ -162,22 +162,6 @@ func (b *Broker) commitTxn() bool {
 	return true
 }
 
-// flushDirty syncs the logs marked dirty since the last sync.
-func (b *Broker) flushDirty() error {
-	var firstErr error
-	for _, p := range b.dirty {
-		p.dirty = false
-		if p.deleted {
-			continue
-		}
-		if err := p.log.Flush(b.now); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	b.dirty = b.dirty[:0]
-	return firstErr
-}
-
 // txnCoordinatorFor answers whether this broker coordinates a
 // transactional id: the leader of its __transaction_state partition.
 func (b *Broker) txnCoordinatorFor(id string) int16 {
