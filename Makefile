@@ -40,7 +40,7 @@ check-fmt:
 
 vet:
 	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./wasm/play
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./lessons/play
 
 # The browser build: two wasm bundles of the engine, the lessons and the ui,
 # served gzipped (only the .gz is kept, and embedded), plus Go's loader.
@@ -84,7 +84,7 @@ $(BUNDLES:%=wasm-%): wasm-%:
 # core/ must build for the browser: no I/O, no syscalls. So must the whole
 # browser build.
 wasm-core:
-	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm ./wasm/play
+	GOOS=js GOARCH=wasm $(GO) build ./core/... ./wasm ./lessons/play
 
 # Regenerate the templ components' Go code (committed).
 generate:

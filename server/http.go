@@ -16,7 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gregor-kafka/gregor/wasm/play"
+	"github.com/gregor-kafka/gregor/lessons/play"
 )
 
 // routes is the HTTP side of `gregor serve`: the playground and a health

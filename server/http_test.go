@@ -11,7 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/gregor-kafka/gregor"
-	"github.com/gregor-kafka/gregor/wasm/play"
+	"github.com/gregor-kafka/gregor/lessons/play"
 )
 
 // TestPrerender: the page served for a lesson URL already holds that step,

@@ -12,5 +12,5 @@
 //     the browser (wasm/) and on the native server's first render of a page.
 //   - A view is a function of its inputs: the same events and state give
 //     the same markup, byte for byte.
-//   - Errors are shown as Kafka spells them (wire.ErrorName).
+//   - Errors are shown as Kafka spells them (describe.ErrorName).
 package ui

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gregor-kafka/gregor/core/describe"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
-	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // Field is one named value of a message, named as Kafka's protocol names it.
@@ -38,15 +39,15 @@ type MsgView struct {
 	Fields   []Field // fields of the whole message (acks, isolation, ...)
 	Parts    []Part
 	Error    ErrorView // a top-level error code
-	Summary  string    // wire.Describe's line, for messages with no parts
-	Describe string    // wire.Describe's line, always
+	Summary  string    // describe.Message's line, for messages with no parts
+	Describe string    // describe.Message's line, always
 }
 
 func errorView(code int16) ErrorView {
 	if code == 0 {
 		return ErrorView{}
 	}
-	ev := ErrorView{Code: code, Name: wire.ErrorName(code)}
+	ev := ErrorView{Code: code, Name: describe.ErrorName(code)}
 	if ke, ok := kerr.ErrorForCode(code).(*kerr.Error); ok {
 		ev.Doc = ke.Description
 	}
@@ -57,9 +58,9 @@ func f(name string, v any) Field { return Field{name, fmt.Sprint(v)} }
 
 // Message renders a kmsg request or response. Produce, Fetch, ListOffsets,
 // CreateTopics, DeleteRecords and InitProducerId get their key fields;
-// everything else falls back to wire.Describe.
+// everything else falls back to describe.Message.
 func Message(msg any) MsgView {
-	v := MsgView{Describe: wire.Describe(msg)}
+	v := MsgView{Describe: describe.Message(msg)}
 	switch m := msg.(type) {
 	case kmsg.Request:
 		v.API, v.Key = kmsg.NameForKey(m.Key()), m.Key()

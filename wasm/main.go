@@ -13,7 +13,7 @@
 // playground), hands the page over: it stops listening, asks the loader
 // for the cluster bundle, and exits.
 //
-// syscall/js lives only here; everything it drives is pure Go (wasm/play,
+// syscall/js lives only here; everything it drives is pure Go (lessons/play,
 // ui, lessons, core).
 package main
 
@@ -28,7 +28,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/sim"
 	"github.com/gregor-kafka/gregor/ui"
-	"github.com/gregor-kafka/gregor/wasm/play"
+	"github.com/gregor-kafka/gregor/lessons/play"
 )
 
 var (

@@ -7,13 +7,14 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gregor-kafka/gregor/core/describe"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/group"
 	"github.com/gregor-kafka/gregor/core/record"
-	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // Kafka's internal topics (Topic.isInternal), reported IsInternal in
@@ -127,7 +128,7 @@ func (b *Broker) internalTopic(name string) (int32, error) {
 		b.cl.creating[name] = false
 		if resp, _ := r.(*kmsg.CreateTopicsResponse); resp != nil && len(resp.Topics) == 1 {
 			if code := resp.Topics[0].ErrorCode; code != 0 && code != kerr.TopicAlreadyExists.Code {
-				b.cfg.Logf("creating %s: %s", name, wire.ErrorName(code))
+				b.cfg.Logf("creating %s: %s", name, describe.ErrorName(code))
 			}
 		}
 	})

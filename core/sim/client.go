@@ -3,9 +3,9 @@ package sim
 import (
 	"fmt"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/gregor-kafka/gregor/core/describe"
 
-	"github.com/gregor-kafka/gregor/core/wire"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // client is a simulated Kafka client: it sends kmsg requests and reacts to
@@ -52,7 +52,7 @@ func (c *conn) send(w *World, to string, req kmsg.Request, onTimeout func(*World
 	w.net.send(m)
 	e := Event{Kind: "send", From: c.name, To: to, Msg: req}
 	if !w.net.auto {
-		e.Text = arrow(c.name, to) + fmt.Sprintf("(in flight #%d) ", m.ID) + wire.Describe(req)
+		e.Text = arrow(c.name, to) + fmt.Sprintf("(in flight #%d) ", m.ID) + describe.Message(req)
 	}
 	w.emit(e)
 	return c.corr

@@ -7,13 +7,14 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/gregor-kafka/gregor/core/describe"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 	pb "go.etcd.io/raft/v3/raftpb"
 
 	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/cluster/quorum"
-	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // The quorum's types, under the names the rest of the package uses; a build
@@ -319,7 +320,7 @@ func (w *World) deliverInternal(m *Message) bool {
 			return true
 		}
 		if !m.quiet {
-			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + wire.Describe(m.Req)})
+			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + describe.Message(m.Req)})
 		}
 		w.cl.ctlNext++
 		w.cl.ctlPending[w.cl.ctlNext] = ctlRequest{from: m.From, reqID: m.ReqID}
@@ -332,7 +333,7 @@ func (w *World) deliverInternal(m *Message) bool {
 			return true
 		}
 		if !m.quiet {
-			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Resp, Text: arrow(m.From, m.To) + wire.Describe(m.Resp)})
+			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Resp, Text: arrow(m.From, m.To) + describe.Message(m.Resp)})
 		}
 		before := observe(n)
 		n.Broker.Receive(w.now, m.ReqID, m.Resp)

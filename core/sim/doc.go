@@ -14,7 +14,7 @@
 //   - Same seed and same commands give the same events, byte for byte: the
 //     clock is virtual, randomness comes from the seed, and every map is
 //     iterated in sorted order.
-//   - Every line of output goes through wire.Describe or a fixed format in
+//   - Every line of output goes through describe.Message or a fixed format in
 //     this package; there is no other way for text to reach a lesson.
 //   - A message is delivered at most once unless it was duplicated, and never
 //     to a broker that is down.

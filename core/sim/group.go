@@ -5,12 +5,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gregor-kafka/gregor/core/describe"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/group"
 	"github.com/gregor-kafka/gregor/core/group/assign"
-	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // member is a teaching consumer group member of the classic protocol, as
@@ -258,7 +259,7 @@ func (m *member) onJoin(w *World, r *kmsg.JoinGroupResponse) {
 	case kerr.RebalanceInProgress.Code:
 		m.join(w)
 	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code:
-		m.coordinatorLost(w, wire.ErrorName(r.ErrorCode))
+		m.coordinatorLost(w, describe.ErrorName(r.ErrorCode))
 	default:
 		m.fail(w, "JoinGroup", r.ErrorCode)
 	}
@@ -266,7 +267,7 @@ func (m *member) onJoin(w *World, r *kmsg.JoinGroupResponse) {
 
 // fail stops the member on an error the client cannot recover from.
 func (m *member) fail(w *World, api string, code int16) {
-	w.notef(m.name, "error", "%s: %s: the consumer stops", api, wire.ErrorName(code))
+	w.notef(m.name, "error", "%s: %s: the consumer stops", api, describe.ErrorName(code))
 	m.state = memberFailed
 	m.owned = nil
 	clear(m.inflight)
@@ -380,7 +381,7 @@ func (m *member) onSync(w *World, r *kmsg.SyncGroupResponse) {
 		m.join(w)
 		return
 	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code:
-		m.coordinatorLost(w, wire.ErrorName(r.ErrorCode))
+		m.coordinatorLost(w, describe.ErrorName(r.ErrorCode))
 		return
 	default:
 		m.fail(w, "SyncGroup", r.ErrorCode)
@@ -444,7 +445,7 @@ func (m *member) receive(w *World, msg *Message) {
 			return
 		}
 		if r.ErrorCode != 0 {
-			w.notef(m.name, "note", "FindCoordinator: %s: retrying after retry.backoff.ms", wire.ErrorName(r.ErrorCode))
+			w.notef(m.name, "note", "FindCoordinator: %s: retrying after retry.backoff.ms", describe.ErrorName(r.ErrorCode))
 			m.later(w, m.findCoordinator)
 			return
 		}

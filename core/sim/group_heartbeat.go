@@ -1,10 +1,9 @@
 package sim
 
 import (
+	"github.com/gregor-kafka/gregor/core/describe"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // The member's heartbeat thread (KIP-62): heartbeats go every
@@ -51,7 +50,7 @@ func (m *member) onHeartbeat(w *World, r *kmsg.HeartbeatResponse) {
 		m.memberID = ""
 		m.join(w)
 	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code:
-		m.coordinatorLost(w, wire.ErrorName(r.ErrorCode))
+		m.coordinatorLost(w, describe.ErrorName(r.ErrorCode))
 	default:
 		m.fail(w, "Heartbeat", r.ErrorCode)
 	}

@@ -5,11 +5,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gregor-kafka/gregor/core/describe"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/group/assign"
-	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // What a group member does besides rebalancing: commit offsets under its
@@ -62,9 +63,9 @@ func (m *member) onCommit(w *World, r *kmsg.OffsetCommitResponse) {
 	}
 	switch code {
 	case kerr.IllegalGeneration.Code, kerr.UnknownMemberID.Code:
-		w.notef(m.name, "error", "commit of %s failed: %s (CommitFailedException: the group has rebalanced; the partitions may belong to another member now)", strings.Join(failed, ","), wire.ErrorName(code))
+		w.notef(m.name, "error", "commit of %s failed: %s (CommitFailedException: the group has rebalanced; the partitions may belong to another member now)", strings.Join(failed, ","), describe.ErrorName(code))
 	default:
-		w.notef(m.name, "error", "commit of %s failed: %s", strings.Join(failed, ","), wire.ErrorName(code))
+		w.notef(m.name, "error", "commit of %s failed: %s", strings.Join(failed, ","), describe.ErrorName(code))
 	}
 }
 
@@ -116,7 +117,7 @@ func (m *member) onOffsetFetch(w *World, r *kmsg.OffsetFetchResponse) {
 			tp := assign.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			switch {
 			case p.ErrorCode != 0 || r.ErrorCode != 0:
-				w.notef(m.name, "error", "%s: OffsetFetch failed: %s", tp, wire.ErrorName(max(p.ErrorCode, r.ErrorCode)))
+				w.notef(m.name, "error", "%s: OffsetFetch failed: %s", tp, describe.ErrorName(max(p.ErrorCode, r.ErrorCode)))
 				m.polling = false
 				return
 			case p.Offset >= 0:
@@ -251,7 +252,7 @@ func (m *member) receiveOps(w *World, resp kmsg.Response) {
 		m.onFetch(w, r)
 	case *kmsg.LeaveGroupResponse:
 		if r.ErrorCode == 0 && len(r.Members) > 0 && r.Members[0].ErrorCode != 0 {
-			w.notef(m.name, "error", "LeaveGroup: %s", wire.ErrorName(r.Members[0].ErrorCode))
+			w.notef(m.name, "error", "LeaveGroup: %s", describe.ErrorName(r.Members[0].ErrorCode))
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gregor-kafka/gregor/core/describe"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/broker"
@@ -40,7 +42,7 @@ func (m *Message) body() any {
 }
 
 func (m *Message) String() string {
-	return fmt.Sprintf("#%d %s -> %s  %s", m.ID, m.From, m.To, wire.Describe(m.body()))
+	return fmt.Sprintf("#%d %s -> %s  %s", m.ID, m.From, m.To, describe.Message(m.body()))
 }
 
 // fault is armed against the next message that matches it.
@@ -130,7 +132,7 @@ func (w *World) settle() {
 		if spins > 200000 {
 			var last []string
 			for _, e := range w.events[max(0, len(w.events)-30):] {
-				last = append(last, fmt.Sprintf("%s %s->%s %s", e.Kind, e.From, e.To, wire.Describe(e.Msg)))
+				last = append(last, fmt.Sprintf("%s %s->%s %s", e.Kind, e.From, e.To, describe.Message(e.Msg)))
 			}
 			panic("sim: the network does not settle:\n" + strings.Join(last, "\n"))
 		}
@@ -152,7 +154,7 @@ func (w *World) deliverAt(i int) {
 	m := w.net.queue[i]
 	w.net.queue = slices.Delete(w.net.queue, i, i+1)
 	if w.partitioned(m) {
-		text := arrow(m.From, m.To) + "(partitioned) " + wire.Describe(m.body())
+		text := arrow(m.From, m.To) + "(partitioned) " + describe.Message(m.body())
 		if m.Raft != nil {
 			text = ""
 		}
@@ -166,7 +168,7 @@ func (w *World) deliverAt(i int) {
 		w.net.faults = slices.Delete(w.net.faults, j, j+1)
 		switch f.action {
 		case "drop":
-			text := arrow(m.From, m.To) + "(dropped) " + wire.Describe(m.body())
+			text := arrow(m.From, m.To) + "(dropped) " + describe.Message(m.body())
 			if m.Raft != nil {
 				text = ""
 			}
@@ -175,12 +177,12 @@ func (w *World) deliverAt(i int) {
 		case "delay":
 			m.Due = w.now + f.delay
 			w.net.queue = append(w.net.queue, m)
-			w.emit(Event{Kind: "delay", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + fmt.Sprintf("(delayed %dms) ", f.delay) + wire.Describe(m.body())})
+			w.emit(Event{Kind: "delay", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + fmt.Sprintf("(delayed %dms) ", f.delay) + describe.Message(m.body())})
 			return
 		case "duplicate":
 			dup := *m // the copy arrives after whatever is already in flight
 			w.net.send(&dup)
-			w.emit(Event{Kind: "duplicate", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + "(duplicated) " + wire.Describe(m.body())})
+			w.emit(Event{Kind: "duplicate", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + "(duplicated) " + describe.Message(m.body())})
 		}
 		break
 	}
@@ -194,11 +196,11 @@ func (w *World) deliver(m *Message) {
 	if m.Req != nil {
 		n, err := w.node(m.To)
 		if err != nil || !n.Up {
-			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + "(broker down) " + wire.Describe(m.Req)})
+			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + "(broker down) " + describe.Message(m.Req)})
 			return
 		}
 		if !m.quiet {
-			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + wire.Describe(m.Req)})
+			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + describe.Message(m.Req)})
 		}
 		before := observe(n)
 		corr := m.Corr
@@ -218,7 +220,7 @@ func (w *World) deliver(m *Message) {
 	if c == nil {
 		return
 	}
-	w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Resp, Text: arrow(m.From, m.To) + wire.Describe(m.Resp)})
+	w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Resp, Text: arrow(m.From, m.To) + describe.Message(m.Resp)})
 	c.receive(w, m)
 }
 

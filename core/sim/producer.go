@@ -3,11 +3,12 @@ package sim
 import (
 	"fmt"
 
+	"github.com/gregor-kafka/gregor/core/describe"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
-	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // producer is a teaching producer. It partitions keyed records as the Java
@@ -264,7 +265,7 @@ func (p *producer) receive(w *World, m *Message) {
 	switch resp := m.Resp.(type) {
 	case *kmsg.InitProducerIDResponse:
 		if resp.ErrorCode != 0 {
-			w.notef(p.name, "error", "InitProducerId failed: %s", wire.ErrorName(resp.ErrorCode))
+			w.notef(p.name, "error", "InitProducerId failed: %s", describe.ErrorName(resp.ErrorCode))
 			return
 		}
 		p.pid, p.epoch = resp.ProducerID, resp.ProducerEpoch
@@ -294,12 +295,12 @@ func (p *producer) receive(w *World, m *Message) {
 				case pr.ErrorCode == 0:
 					w.notef(p.name, "note", "acked %s-%d offset %d", t.Topic, pr.Partition, pr.BaseOffset)
 				case kerr.IsRetriable(kerr.ErrorForCode(pr.ErrorCode)):
-					w.notef(p.name, "note", "%s-%d: %s (retriable)", t.Topic, pr.Partition, wire.ErrorName(pr.ErrorCode))
+					w.notef(p.name, "note", "%s-%d: %s (retriable)", t.Topic, pr.Partition, describe.ErrorName(pr.ErrorCode))
 					if req, ok := o.req.(*kmsg.ProduceRequest); ok && w.cl != nil {
 						p.retryLater(w, t.Topic, pr.Partition, req.Topics[0].Partitions[0].Records, o.attempt)
 					}
 				default:
-					w.notef(p.name, "error", "%s-%d: %s", t.Topic, pr.Partition, wire.ErrorName(pr.ErrorCode))
+					w.notef(p.name, "error", "%s-%d: %s", t.Topic, pr.Partition, describe.ErrorName(pr.ErrorCode))
 				}
 			}
 		}

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/gregor-kafka/gregor/core/describe"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // txnClient is the transactional half of a teaching producer, as the Java
@@ -193,7 +193,7 @@ func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.R
 	case *kmsg.FindCoordinatorResponse:
 		group := req.(*kmsg.FindCoordinatorRequest).CoordinatorType == 0
 		if r.ErrorCode != 0 {
-			w.notef(p.name, "error", "FindCoordinator failed: %s", wire.ErrorName(r.ErrorCode))
+			w.notef(p.name, "error", "FindCoordinator failed: %s", describe.ErrorName(r.ErrorCode))
 			switch {
 			case group && t.offsets != nil:
 				t.findGroupCoordinator(w, p, retryBackoff)
@@ -223,12 +223,12 @@ func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.R
 			w.notef(p.name, "note", "ready: transactional.id %s is pid=%d epoch=%d", t.id, p.pid, p.epoch)
 			p.flush(w)
 		case kerr.ConcurrentTransactions.Code, kerr.CoordinatorLoadInProgress.Code:
-			w.notef(p.name, "note", "InitProducerId: %s (retriable): trying again after retry.backoff.ms", wire.ErrorName(r.ErrorCode))
+			w.notef(p.name, "note", "InitProducerId: %s (retriable): trying again after retry.backoff.ms", describe.ErrorName(r.ErrorCode))
 			t.later(w, func(w *World) { t.initProducerID(w, p) })
 		case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code:
-			t.lookupAgain(w, p, "InitProducerId: "+wire.ErrorName(r.ErrorCode), func(w *World) { t.initProducerID(w, p) })
+			t.lookupAgain(w, p, "InitProducerId: "+describe.ErrorName(r.ErrorCode), func(w *World) { t.initProducerID(w, p) })
 		default:
-			w.notef(p.name, "error", "InitProducerId failed: %s", wire.ErrorName(r.ErrorCode))
+			w.notef(p.name, "error", "InitProducerId failed: %s", describe.ErrorName(r.ErrorCode))
 		}
 	case *kmsg.AddPartitionsToTxnResponse:
 		for _, rt := range r.Topics {
@@ -240,7 +240,7 @@ func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.R
 					continue
 				}
 				if coordinatorMoved(rp.ErrorCode) {
-					t.lookupAgain(w, p, "AddPartitionsToTxn: "+wire.ErrorName(rp.ErrorCode), p.flush)
+					t.lookupAgain(w, p, "AddPartitionsToTxn: "+describe.ErrorName(rp.ErrorCode), p.flush)
 					continue
 				}
 				t.fail(w, p, "AddPartitionsToTxn", rp.ErrorCode)
@@ -253,7 +253,7 @@ func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.R
 		t.maybeEnd(w, p)
 	case *kmsg.AddOffsetsToTxnResponse:
 		if coordinatorMoved(r.ErrorCode) {
-			t.lookupAgain(w, p, "AddOffsetsToTxn: "+wire.ErrorName(r.ErrorCode), func(w *World) { t.addOffsets(w, p) })
+			t.lookupAgain(w, p, "AddOffsetsToTxn: "+describe.ErrorName(r.ErrorCode), func(w *World) { t.addOffsets(w, p) })
 			return true
 		}
 		if r.ErrorCode != 0 {
@@ -272,7 +272,7 @@ func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.R
 		for _, rt := range r.Topics {
 			for _, rp := range rt.Partitions {
 				if coordinatorMoved(rp.ErrorCode) && t.offsets != nil {
-					w.notef(p.name, "note", "TxnOffsetCommit: %s: looking up the group coordinator again", wire.ErrorName(rp.ErrorCode))
+					w.notef(p.name, "note", "TxnOffsetCommit: %s: looking up the group coordinator again", describe.ErrorName(rp.ErrorCode))
 					delete(t.groupCo, t.offsets.group)
 					t.findGroupCoordinator(w, p, retryBackoff)
 					return true
@@ -293,7 +293,7 @@ func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.R
 		}
 		if coordinatorMoved(r.ErrorCode) {
 			t.ending = true
-			t.lookupAgain(w, p, "EndTxn: "+wire.ErrorName(r.ErrorCode), func(w *World) { t.sendEnd(w, p) })
+			t.lookupAgain(w, p, "EndTxn: "+describe.ErrorName(r.ErrorCode), func(w *World) { t.sendEnd(w, p) })
 			return true
 		}
 		verb := map[bool]string{true: "committed", false: "aborted"}[*t.end]
@@ -330,10 +330,10 @@ func (t *txnClient) dropWaiting(w *World, p *producer, topic string, part int32)
 func (t *txnClient) fail(w *World, p *producer, api string, code int16) {
 	if code == kerr.ProducerFenced.Code || code == kerr.InvalidProducerEpoch.Code {
 		t.fenced = true
-		w.notef(p.name, "error", "%s: %s: another instance with transactional.id %s took over; this producer must close", api, wire.ErrorName(code), t.id)
+		w.notef(p.name, "error", "%s: %s: another instance with transactional.id %s took over; this producer must close", api, describe.ErrorName(code), t.id)
 		return
 	}
-	w.notef(p.name, "error", "%s failed: %s", api, wire.ErrorName(code))
+	w.notef(p.name, "error", "%s failed: %s", api, describe.ErrorName(code))
 }
 
 // produced runs after every Produce answer.
@@ -412,7 +412,7 @@ func (t *txnClient) txnOffsetCommit(w *World, p *producer) {
 type deadClient struct{ name string }
 
 func (d deadClient) receive(w *World, m *Message) {
-	w.notef(d.name, "note", "(process gone) %s", wire.Describe(m.body()))
+	w.notef(d.name, "note", "(process gone) %s", describe.Message(m.body()))
 }
 func (deadClient) tick(*World)             {}
 func (deadClient) deadline() (int64, bool) { return 0, false }

@@ -3,11 +3,12 @@ package txn
 import (
 	"sort"
 
+	"github.com/gregor-kafka/gregor/core/describe"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
-	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // Config is what a Coordinator needs from the broker that hosts it.
@@ -273,7 +274,7 @@ func (c *Coordinator) sendMarkers(m *Metadata) {
 		mk.Topics = append(mk.Topics, t)
 	}
 	req.Markers = append(req.Markers, mk)
-	c.cfg.Logf("%s: %s", m.TransactionalID, wire.Describe(req))
+	c.cfg.Logf("%s: %s", m.TransactionalID, describe.Message(req))
 	m.sending = true
 	c.cfg.Markers.WriteTxnMarkers(req, func(resp *kmsg.WriteTxnMarkersResponse) { c.markersAnswered(m, resp) })
 }
@@ -285,7 +286,7 @@ func (c *Coordinator) markersAnswered(m *Metadata, resp *kmsg.WriteTxnMarkersRes
 		return // unloaded meanwhile: the partition's new leader finishes it
 	}
 	m.sending = false
-	c.cfg.Logf("%s: %s", m.TransactionalID, wire.Describe(resp))
+	c.cfg.Logf("%s: %s", m.TransactionalID, describe.Message(resp))
 	var retry []TopicPartition
 	for _, rm := range resp.Markers {
 		for _, t := range rm.Topics {
@@ -298,7 +299,7 @@ func (c *Coordinator) markersAnswered(m *Metadata, resp *kmsg.WriteTxnMarkersRes
 				case kerr.InvalidProducerEpoch.Code, kerr.TransactionCoordinatorFenced.Code:
 					// A newer epoch or coordinator already wrote here;
 					// Kafka stops sending this marker.
-					c.cfg.Logf("%s: marker for %s-%d refused: %s", m.TransactionalID, t.Topic, p.Partition, wire.ErrorName(p.ErrorCode))
+					c.cfg.Logf("%s: marker for %s-%d refused: %s", m.TransactionalID, t.Topic, p.Partition, describe.ErrorName(p.ErrorCode))
 				default:
 					retry = append(retry, TopicPartition{t.Topic, p.Partition})
 				}

@@ -1,6 +1,6 @@
 // Package browsertest drives the playground in Debian's chromium: the real
 // wasm build, served by the server's own handler from an httptest server.
-// Expectations come from replaying the same URL natively (wasm/play), so
+// Expectations come from replaying the same URL natively (lessons/play), so
 // the tests check that the browser shows what the engine computed, not a
 // copy of a lesson's text.
 //
@@ -36,7 +36,7 @@ import (
 	"github.com/gregor-kafka/gregor"
 	"github.com/gregor-kafka/gregor/server"
 	"github.com/gregor-kafka/gregor/ui"
-	"github.com/gregor-kafka/gregor/wasm/play"
+	"github.com/gregor-kafka/gregor/lessons/play"
 )
 
 var (

@@ -1,10 +1,12 @@
-package wire
+package describe
 
 import (
 	"encoding/base64"
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/gregor-kafka/gregor/core/wire"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -16,7 +18,7 @@ import (
 // API name, the fields that matter to a learner, and errors spelled as
 // Kafka spells them (DUPLICATE_SEQUENCE_NUMBER). Lessons and simulator
 // traces print only through it, so the same message always reads the same.
-func Describe(msg any) string {
+func Message(msg any) string {
 	switch m := msg.(type) {
 	case *kmsg.ProduceRequest:
 		return describeProduce(m)
@@ -144,7 +146,7 @@ func Describe(msg any) string {
 		return "CreatePartitions " + strings.Join(parts, "; ")
 	case *kmsg.DeleteTopicsRequest:
 		var parts []string
-		for _, t := range DeleteTopicsTargets(m) {
+		for _, t := range wire.DeleteTopicsTargets(m) {
 			parts = append(parts, topicOrID(t.Topic, t.TopicID))
 		}
 		return "DeleteTopics " + strings.Join(parts, "; ")
@@ -316,10 +318,18 @@ func specialTimestamp(ts int64) string {
 	return fmt.Sprint(ts)
 }
 
-// ErrorName spells a Kafka error code as Kafka does.
+// renamed lists the codes whose name in kerr is one Kafka has retired.
+var renamed = map[int16]string{
+	6: "NOT_LEADER_OR_FOLLOWER", // KIP-392 (Kafka 2.4)
+}
+
+// ErrorName spells a Kafka error code as Kafka does today.
 func ErrorName(code int16) string {
 	if code == 0 {
 		return "NONE"
+	}
+	if name, ok := renamed[code]; ok {
+		return name
 	}
 	if e := kerr.ErrorForCode(code); e != nil {
 		if ke, ok := e.(*kerr.Error); ok {
