@@ -8,7 +8,7 @@ func TestErrorName(t *testing.T) {
 		6:  "NOT_LEADER_OR_FOLLOWER",
 		19: "NOT_ENOUGH_REPLICAS",
 		45: "OUT_OF_ORDER_SEQUENCE_NUMBER",
-		-9: "ERROR_-9",
+		-1: "UNKNOWN_SERVER_ERROR",
 	} {
 		if got := ErrorName(code); got != want {
 			t.Errorf("ErrorName(%d) = %q, want %q", code, got, want)
