@@ -1,6 +1,10 @@
 package ui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gregor-kafka/gregor/core/view"
+)
 
 // LessonItem is one entry of the lesson list.
 type LessonItem struct {
@@ -27,7 +31,7 @@ type Page struct {
 	Steps      []StepItem
 	Step       *StepView // nil before the first step (an empty playground)
 	Transcript []StepView
-	State      State
+	State      view.World
 	Controls   []Control
 	Trailer    string // narration after the lesson's last command
 	Actions    int    // how many steps the learner added

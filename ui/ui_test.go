@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gregor-kafka/gregor/core/sim"
+	"github.com/gregor-kafka/gregor/core/view"
 )
 
 func TestDiff(t *testing.T) {
@@ -76,10 +77,10 @@ func TestExchangesMarkFaults(t *testing.T) {
 
 func TestSnapshotAndChanges(t *testing.T) {
 	w, _ := world(t, setup...)
-	before := Snapshot(w)
+	before := w.View()
 	w.Exec("produce p1 t partition=0 value=a")
-	after := Snapshot(w)
-	MarkChanges(&before, &after)
+	after := w.View()
+	view.MarkChanges(&before, &after)
 	p := after.Brokers[0].Partitions[0]
 	if p.LEO != 1 || !p.Changed["leo"] || p.Changed["start"] || len(p.Segments) != 1 || p.Segments[0].Name != "00000000000000000000.log" {
 		t.Fatalf("partition after a produce: %+v", p)

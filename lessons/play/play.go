@@ -30,6 +30,7 @@ import (
 	"strings"
 
 	"github.com/gregor-kafka/gregor/core/sim"
+	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/ui"
 )
@@ -241,21 +242,21 @@ func (s *Session) Page() ui.Page {
 		return p
 	}
 	w := sim.New(s.Seed)
-	var before ui.State
+	var before view.World
 	views := make([]ui.StepView, len(s.Items))
 	for i, it := range s.Items {
 		if i == s.Pos-1 {
-			before = ui.Snapshot(w)
+			before = w.View()
 		}
 		out := lessons.Exec(w, it.Cmd)
 		if i == s.Pos-1 {
-			p.State = ui.Snapshot(w)
-			ui.MarkChanges(&before, &p.State)
+			p.State = w.View()
+			view.MarkChanges(&before, &p.State)
 		}
 		views[i] = s.stepView(w, i, out)
 	}
 	if s.Pos == 0 {
-		p.State = ui.Snapshot(w)
+		p.State = w.View()
 	}
 	for i, v := range views {
 		p.Steps = append(p.Steps, ui.StepItem{N: i + 1, Command: v.Command, Injected: v.Injected, Removable: s.Items[i].Script < 0, Diverged: v.Diverged, Current: i+1 == s.Pos, Href: s.Href(i + 1)})
@@ -308,7 +309,7 @@ func (s *Session) stepView(w *sim.World, i int, out string) ui.StepView {
 }
 
 // controls are the faults and actions offered at a step.
-func controls(st ui.State) []ui.Control {
+func controls(st view.World) []ui.Control {
 	cs := []ui.Control{
 		{Label: "Drop the next response", Command: "fault drop response", Kind: "fault"},
 		{Label: "Drop the next request", Command: "fault drop request", Kind: "fault"},

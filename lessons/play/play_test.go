@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/ui"
 )
@@ -124,14 +125,14 @@ func TestPartitionControls(t *testing.T) {
 		}
 		return false
 	}
-	three := []ui.BrokerView{{Name: "b0", Up: true}, {Name: "b1", Up: true}, {Name: "b2", Up: true}}
-	if cs := controls(ui.State{Brokers: three}); !has(cs, "partition b1") || has(cs, "heal") {
+	three := []view.Broker{{Name: "b0", Up: true}, {Name: "b1", Up: true}, {Name: "b2", Up: true}}
+	if cs := controls(view.World{Brokers: three}); !has(cs, "partition b1") || has(cs, "heal") {
 		t.Errorf("whole network: %v", cs)
 	}
-	if cs := controls(ui.State{Brokers: three, Cut: []string{"b1"}}); has(cs, "partition b1") || !has(cs, "heal") {
+	if cs := controls(view.World{Brokers: three, Cut: []string{"b1"}}); has(cs, "partition b1") || !has(cs, "heal") {
 		t.Errorf("partitioned: %v", cs)
 	}
-	if cs := controls(ui.State{Brokers: three[:1]}); has(cs, "partition b0") || has(cs, "heal") {
+	if cs := controls(view.World{Brokers: three[:1]}); has(cs, "partition b0") || has(cs, "heal") {
 		t.Errorf("one broker: %v", cs)
 	}
 }

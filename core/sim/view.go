@@ -1,0 +1,21 @@
+package sim
+
+import (
+	"github.com/gregor-kafka/gregor/core/view"
+)
+
+// View is a snapshot of what a learner can see of the world now.
+func (w *World) View() view.World {
+	st := view.World{Clock: w.now - StartTime, Cut: w.Cut()}
+	for _, n := range w.nodes {
+		b := view.Broker{Name: n.Name, Up: n.Up}
+		if n.Up && n.Broker != nil {
+			b.Partitions = view.Partitions(n.Broker)
+		}
+		for _, name := range n.Store.Names() {
+			b.Files = append(b.Files, view.File{Name: name, Size: int64(n.Store.Size(name))})
+		}
+		st.Brokers = append(st.Brokers, b)
+	}
+	return st
+}

@@ -1,0 +1,14 @@
+// Package view is the snapshot a learner sees: what the world looks like
+// after one step (brokers, their partitions' logs and files, and the
+// network's cuts), as plain data. The simulator builds it after every
+// step (sim.World.View), the native server can build the same from a real
+// broker (Partitions), and package ui draws only from it: no view reads
+// the engine's internals.
+//
+// # Invariants
+//
+//   - A snapshot shares nothing with the engine: later steps never change
+//     a snapshot already taken.
+//   - The same world gives the same snapshot, field for field, so a step
+//     drawn from a kept snapshot is the step drawn from a fresh replay.
+package view
