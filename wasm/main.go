@@ -27,8 +27,8 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/gregor-kafka/gregor/core/sim"
-	"github.com/gregor-kafka/gregor/ui"
 	"github.com/gregor-kafka/gregor/lessons/play"
+	"github.com/gregor-kafka/gregor/ui"
 )
 
 var (

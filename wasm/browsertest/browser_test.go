@@ -34,9 +34,9 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/gregor-kafka/gregor"
+	"github.com/gregor-kafka/gregor/lessons/play"
 	"github.com/gregor-kafka/gregor/server"
 	"github.com/gregor-kafka/gregor/ui"
-	"github.com/gregor-kafka/gregor/lessons/play"
 )
 
 var (
