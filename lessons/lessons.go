@@ -3,6 +3,8 @@ package lessons
 import (
 	"embed"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,19 +41,44 @@ var Catalog = []Meta{
 
 // Step is one command of a lesson with its narration and expected output.
 type Step struct {
-	Narration string
-	Command   string
-	Output    string
-	Line      int // line number of the command in the script
+	Narration    string // English, the language every script is written in
+	Translations Translations
+	Command      string
+	Output       string
+	Line         int // line number of the command in the script
 }
+
+// Translations is narration in languages other than English, by language
+// tag. A script writes them beside the English, one `#[TAG] text` line
+// each (`#[zh] 生产者重试……`), so a translation sits next to the command it
+// explains. A lesson that has a language has it on every step and in its
+// trailer (TestNarration).
+type Translations map[string]string
 
 // Lesson is a parsed script.
 type Lesson struct {
 	Meta
 	Seed  uint64
 	Steps []Step
-	// Trailer is narration after the last command.
-	Trailer string
+	// Trailer is narration after the last command: the lesson's recap, one
+	// paragraph per point.
+	Trailer             string
+	TrailerTranslations Translations
+}
+
+// NextAfter is the written lesson that follows slug in Catalog order, or
+// nil after the last one (and for a slug not in Catalog).
+func NextAfter(slug string) *Meta {
+	i := slices.IndexFunc(Catalog, func(m Meta) bool { return m.Slug == slug })
+	if i < 0 {
+		return nil
+	}
+	for j := i + 1; j < len(Catalog); j++ {
+		if Available(Catalog[j].Slug) {
+			return &Catalog[j]
+		}
+	}
+	return nil
 }
 
 // Available reports whether a lesson's script exists yet.
@@ -84,11 +111,12 @@ func Load(slug string) (*Lesson, error) {
 }
 
 // Parse reads a script. `#!seed: N` sets the seed; other `#` lines are
-// narration for the next command; `----` opens the expected output, which a
-// blank line closes.
+// narration for the next command (`#[TAG]` lines in language TAG, see
+// Translations); `----` opens the expected output, which a blank line
+// closes.
 func Parse(text string) (*Lesson, error) {
 	l := &Lesson{Seed: 1}
-	var narr []string
+	var narr narration
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimRight(lines[i], " \t\r")
@@ -103,15 +131,14 @@ func Parse(text string) (*Lesson, error) {
 				l.Seed = n
 			}
 		case strings.HasPrefix(line, "#"):
-			narr = append(narr, strings.TrimSpace(strings.TrimPrefix(line, "#")))
+			narr.add(line)
 		case line == "":
-			if len(narr) > 0 && narr[len(narr)-1] != "" {
-				narr = append(narr, "")
-			}
+			narr.breakParagraph()
 		case line == "----":
 			return nil, fmt.Errorf("line %d: ---- without a command", i+1)
 		default:
-			st := Step{Command: line, Line: i + 1, Narration: strings.TrimSpace(strings.Join(narr, "\n"))}
+			st := Step{Command: line, Line: i + 1}
+			st.Narration, st.Translations = narr.texts()
 			narr = nil
 			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "----" {
 				i += 2
@@ -124,8 +151,46 @@ func Parse(text string) (*Lesson, error) {
 			l.Steps = append(l.Steps, st)
 		}
 	}
-	l.Trailer = strings.TrimSpace(strings.Join(narr, "\n"))
+	l.Trailer, l.TrailerTranslations = narr.texts()
 	return l, nil
+}
+
+// narration collects the `#` lines before a command, by language ("" is
+// English).
+type narration map[string][]string
+
+func (n *narration) add(line string) {
+	if *n == nil {
+		*n = narration{}
+	}
+	text, lang := strings.TrimPrefix(line, "#"), ""
+	if tag, rest, ok := strings.Cut(text, "]"); ok && strings.HasPrefix(tag, "[") && !strings.ContainsAny(tag, " \t") {
+		lang, text = tag[1:], rest
+	}
+	(*n)[lang] = append((*n)[lang], strings.TrimSpace(text))
+}
+
+// breakParagraph ends the paragraph in every language.
+func (n narration) breakParagraph() {
+	for lang, ls := range n {
+		if len(ls) > 0 && ls[len(ls)-1] != "" {
+			n[lang] = append(ls, "")
+		}
+	}
+}
+
+func (n narration) texts() (string, Translations) {
+	var tr Translations
+	for lang, ls := range n {
+		if lang == "" {
+			continue
+		}
+		if tr == nil {
+			tr = Translations{}
+		}
+		tr[lang] = strings.TrimSpace(strings.Join(ls, "\n"))
+	}
+	return strings.TrimSpace(strings.Join(n[""], "\n")), tr
 }
 
 // Replay runs the first n steps (all when n < 0) in a fresh world and
@@ -162,26 +227,32 @@ func (l *Lesson) Format(outputs []string) string {
 	fmt.Fprintf(&sb, "#!seed: %d\n", l.Seed)
 	for i, st := range l.Steps {
 		sb.WriteString("\n")
-		for _, n := range strings.Split(st.Narration, "\n") {
-			if st.Narration == "" {
-				break
-			}
-			if n == "" {
-				sb.WriteString("#\n")
-				continue
-			}
-			sb.WriteString("# " + n + "\n")
-		}
+		writeNarration(&sb, st.Narration, st.Translations)
 		sb.WriteString(st.Command + "\n----\n")
 		if outputs[i] != "" {
 			sb.WriteString(outputs[i] + "\n")
 		}
 	}
-	if l.Trailer != "" {
+	if l.Trailer != "" || len(l.TrailerTranslations) > 0 {
 		sb.WriteString("\n")
-		for _, n := range strings.Split(l.Trailer, "\n") {
-			sb.WriteString(strings.TrimRight("# "+n, " ") + "\n")
-		}
+		writeNarration(&sb, l.Trailer, l.TrailerTranslations)
 	}
 	return sb.String()
+}
+
+// writeNarration writes the English lines, then each translation's, in
+// the order of their tags.
+func writeNarration(sb *strings.Builder, english string, tr Translations) {
+	write := func(prefix, text string) {
+		if text == "" {
+			return
+		}
+		for _, n := range strings.Split(text, "\n") {
+			sb.WriteString(strings.TrimRight(prefix+" "+n, " ") + "\n")
+		}
+	}
+	write("#", english)
+	for _, lang := range slices.Sorted(maps.Keys(tr)) {
+		write("#["+lang+"]", tr[lang])
+	}
 }

@@ -33,8 +33,9 @@ type Page struct {
 	Transcript []StepView
 	State      view.World
 	Controls   []Control
-	Trailer    string // narration after the lesson's last command
-	Actions    int    // how many steps the learner added
+	Trailer    string      // narration after the lesson's last command
+	Next       *LessonItem // the lesson after this one; nil after the last
+	Actions    int         // how many steps the learner added
 }
 
 // StepItem is one entry of the step list.

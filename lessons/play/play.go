@@ -234,6 +234,7 @@ func (s *Session) Page() ui.Page {
 		p.About = "A free world: type any command."
 	} else if s.Lesson != nil {
 		p.Slug, p.Title, p.About, p.Trailer = s.Lesson.Slug, s.Lesson.Title, s.Lesson.About, s.Lesson.Trailer
+		p.Next = nextLesson(s.Lesson.Slug)
 		reset := &Session{Lesson: s.Lesson, Seed: s.Seed}
 		reset.Items = reset.merge(nil)
 		p.ResetHref = reset.Href(min(s.scriptBefore(s.Pos), len(s.Lesson.Steps)))
