@@ -1,0 +1,126 @@
+package lessons
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNarration: a learner reading any step of any lesson is told what
+// happened, and the last step ends with a recap of 3 to 5 points (one
+// paragraph each). A language a lesson is translated into covers every
+// step and the recap, so a half-done translation fails here.
+func TestNarration(t *testing.T) {
+	for _, m := range Catalog {
+		if !Available(m.Slug) {
+			continue
+		}
+		l, err := Load(m.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		langs := map[string]bool{}
+		for _, st := range l.Steps {
+			for lang := range st.Translations {
+				langs[lang] = true
+			}
+		}
+		for lang := range l.TrailerTranslations {
+			langs[lang] = true
+		}
+		for _, st := range l.Steps {
+			if st.Narration == "" {
+				t.Errorf("%s line %d: %q has no narration", m.Slug, st.Line, st.Command)
+			}
+			for lang := range langs {
+				if st.Translations[lang] == "" {
+					t.Errorf("%s line %d: %q has no [%s] narration", m.Slug, st.Line, st.Command, lang)
+				}
+			}
+		}
+		if n := len(paragraphs(l.Trailer)); n < 3 || n > 5 {
+			t.Errorf("%s: the recap after the last command has %d points, want 3 to 5", m.Slug, n)
+		}
+		for lang := range langs {
+			if l.TrailerTranslations[lang] == "" {
+				t.Errorf("%s: the recap has no [%s] narration", m.Slug, lang)
+			}
+		}
+	}
+}
+
+func paragraphs(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, "\n\n") {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestTranslationsParse: `#[TAG]` lines go to that language, paragraphs
+// and all, and Format writes them back unchanged.
+func TestTranslationsParse(t *testing.T) {
+	script := `#!seed: 3
+
+# The broker starts.
+#[zh] 代理启动。
+#[zh]
+#[zh] 第二段。
+broker
+----
+b0           broker 0 started
+
+# [not a tag] stays English.
+advance 1s
+----
+
+# Recap.
+#[de] Zusammenfassung.
+`
+	l, err := Parse(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Steps[0].Narration; got != "The broker starts." {
+		t.Errorf("English narration %q", got)
+	}
+	if got := l.Steps[0].Translations["zh"]; got != "代理启动。\n\n第二段。" {
+		t.Errorf("zh narration %q", got)
+	}
+	if got := l.Steps[1].Narration; got != "[not a tag] stays English." || len(l.Steps[1].Translations) != 0 {
+		t.Errorf("step 2: %q %v", got, l.Steps[1].Translations)
+	}
+	if l.Trailer != "Recap." || l.TrailerTranslations["de"] != "Zusammenfassung." {
+		t.Errorf("trailer %q %v", l.Trailer, l.TrailerTranslations)
+	}
+	if got := l.Format([]string{"b0           broker 0 started", ""}); got != script {
+		t.Errorf("Format(Parse(script)):\n%s", got)
+	}
+}
+
+// TestNextAfter walks the catalog: each written lesson leads to the next
+// written one, and the last to none.
+func TestNextAfter(t *testing.T) {
+	var written []string
+	for _, m := range Catalog {
+		if Available(m.Slug) {
+			written = append(written, m.Slug)
+		}
+	}
+	for i, slug := range written {
+		next := NextAfter(slug)
+		if i == len(written)-1 {
+			if next != nil {
+				t.Errorf("after the last lesson %s: %s", slug, next.Slug)
+			}
+			continue
+		}
+		if next == nil || next.Slug != written[i+1] {
+			t.Errorf("after %s: got %v, want %s", slug, next, written[i+1])
+		}
+	}
+	if NextAfter("no-such-lesson") != nil {
+		t.Error("a slug not in the catalog has a next lesson")
+	}
+}
