@@ -12,4 +12,8 @@
 //   - Replaying the first N steps of a lesson always gives the same world
 //     (the seed is in the file), so a step can be reached by replay alone.
 //   - Every slug in Catalog has a script or is marked as not written yet.
+//   - Every step is narrated (English `#` lines; other languages as
+//     `#[TAG]` lines beside them, covering the whole lesson once begun), and
+//     the lines after the last command recap the lesson in 3 to 5
+//     paragraphs (TestNarration).
 package lessons
