@@ -43,6 +43,7 @@ var Catalog = []Meta{
 type Step struct {
 	Narration    string // English, the language every script is written in
 	Translations Translations
+	Question     *Question // asked before the command runs; nil for most steps
 	Command      string
 	Output       string
 	Line         int // line number of the command in the script
@@ -117,6 +118,7 @@ func Load(slug string) (*Lesson, error) {
 func Parse(text string) (*Lesson, error) {
 	l := &Lesson{Seed: 1}
 	var narr narration
+	var q *Question
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimRight(lines[i], " \t\r")
@@ -130,6 +132,10 @@ func Parse(text string) (*Lesson, error) {
 				}
 				l.Seed = n
 			}
+		case strings.HasPrefix(line, "#?"), strings.HasPrefix(line, "#="), strings.HasPrefix(line, "#-"):
+			if err := addQuestionLine(&q, line); err != nil {
+				return nil, fmt.Errorf("line %d: %w", i+1, err)
+			}
 		case strings.HasPrefix(line, "#"):
 			narr.add(line)
 		case line == "":
@@ -139,7 +145,7 @@ func Parse(text string) (*Lesson, error) {
 		default:
 			st := Step{Command: line, Line: i + 1}
 			st.Narration, st.Translations = narr.texts()
-			narr = nil
+			st.Question, narr, q = q, nil, nil
 			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "----" {
 				i += 2
 				var out []string
@@ -150,6 +156,9 @@ func Parse(text string) (*Lesson, error) {
 			}
 			l.Steps = append(l.Steps, st)
 		}
+	}
+	if q != nil {
+		return nil, fmt.Errorf("a question after the last command: it needs a step to reveal its answer")
 	}
 	l.Trailer, l.TrailerTranslations = narr.texts()
 	return l, nil
@@ -228,6 +237,7 @@ func (l *Lesson) Format(outputs []string) string {
 	for i, st := range l.Steps {
 		sb.WriteString("\n")
 		writeNarration(&sb, st.Narration, st.Translations)
+		writeQuestion(&sb, st.Question)
 		sb.WriteString(st.Command + "\n----\n")
 		if outputs[i] != "" {
 			sb.WriteString(outputs[i] + "\n")
@@ -239,6 +249,8 @@ func (l *Lesson) Format(outputs []string) string {
 	}
 	return sb.String()
 }
+
+func sortedKeys(tr Translations) []string { return slices.Sorted(maps.Keys(tr)) }
 
 // writeNarration writes the English lines, then each translation's, in
 // the order of their tags.
@@ -252,7 +264,7 @@ func writeNarration(sb *strings.Builder, english string, tr Translations) {
 		}
 	}
 	write("#", english)
-	for _, lang := range slices.Sorted(maps.Keys(tr)) {
+	for _, lang := range sortedKeys(tr) {
 		write("#["+lang+"]", tr[lang])
 	}
 }
