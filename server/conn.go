@@ -8,7 +8,6 @@ import (
 	"net"
 	"sync"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/broker"
@@ -102,12 +101,17 @@ func (c *conn) read() error {
 		h, req, err := wire.ParseRequest(frame)
 		var verr *wire.VersionError
 		switch {
-		case errors.As(err, &verr):
-			if !c.enqueue(&slot{corr: h.CorrelationID, raw: versionErrorFrame(h), ready: true}) {
-				return nil
+		case errors.As(err, &verr) || err == nil && !broker.Serves(h.Key, h.Version):
+			if h.Key != 18 {
+				return unserved(h)
 			}
-			c.signal()
-			continue
+			if err != nil {
+				if !c.enqueue(&slot{corr: h.CorrelationID, raw: versionErrorFrame(h), ready: true}) {
+					return nil
+				}
+				c.signal()
+				continue
+			}
 		case err != nil:
 			return err
 		}
@@ -126,12 +130,20 @@ func (c *conn) read() error {
 	}
 }
 
-// versionErrorFrame answers an API or version kmsg cannot decode.
+// unserved is the reason a connection closes on a request for an API or
+// version this broker does not serve. Kafka closes the connection too
+// (ApiVersions excepted, KIP-511): an error answer cannot be trusted to
+// read as a failure, since a response with no per-item fields (an
+// ElectLeaders v0 naming no partitions) would carry the error nowhere.
+func unserved(h wire.Header) error {
+	return fmt.Errorf("%s (api key %d) v%d is not served (ApiVersions lists what is): closing the connection", kmsg.NameForKey(h.Key), h.Key, h.Version)
+}
+
+// versionErrorFrame answers an ApiVersions request of a version kmsg
+// cannot decode: a v0 answer with UNSUPPORTED_VERSION and the versions
+// served, so the client can retry with one of them (KIP-511).
 func versionErrorFrame(h wire.Header) []byte {
-	if h.Key == 18 {
-		return wire.AppendResponse(nil, h.CorrelationID, broker.ApiVersionsFallback())
-	}
-	return wire.AppendErrorOnly(nil, h.CorrelationID, kerr.UnsupportedVersion.Code)
+	return wire.AppendResponse(nil, h.CorrelationID, broker.ApiVersionsFallback())
 }
 
 // enqueue takes a place in the response order, waiting while too many

@@ -16,7 +16,10 @@ import (
 // and gets the aborted transactions overlapping what it read;
 // read_uncommitted reads below the high watermark. Fetch
 // sessions (KIP-227) are not kept: every answer has session id 0, which
-// tells the client to keep sending full fetches.
+// tells the client to keep sending full fetches. A full fetch (epoch 0,
+// or -1 for one outside any session, whatever session id it names) is
+// served; an incremental one (epoch > 0) gets FETCH_SESSION_ID_NOT_FOUND,
+// as Kafka answers for a session it no longer has.
 //
 // A fetch that finds fewer than fetch.min.bytes waits as a pending
 // operation until an append brings enough or max.wait.ms passes (Kafka's
@@ -30,7 +33,7 @@ type pendingFetch struct {
 
 func handleFetch(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.FetchRequest)
-	if req.SessionID != 0 {
+	if req.SessionEpoch > 0 { // incremental: this broker keeps no sessions
 		resp := req.ResponseKind().(*kmsg.FetchResponse)
 		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
 		return resp

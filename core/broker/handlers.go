@@ -36,6 +36,13 @@ func SupportedVersions() []kmsg.ApiVersionsResponseApiKey {
 	return out
 }
 
+// Serves reports whether this broker serves an API at a version; the
+// native server closes a connection that asks for anything else.
+func Serves(key, version int16) bool {
+	h, ok := handlers[key]
+	return ok && version >= h.min && version <= h.max
+}
+
 // unsupported answers a request whose version this broker does not serve
 // with UNSUPPORTED_VERSION, encoded at the version the client asked for
 // (wire.ErrorResponse; best effort: the client learns the cause, and

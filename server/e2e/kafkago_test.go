@@ -127,6 +127,26 @@ func TestKafkaGo(t *testing.T) {
 	if total != len(sent) {
 		t.Errorf("read %d records, wrote %d", total, len(sent))
 	}
+	// Client.Fetch sends a fetch outside any session (KIP-227: session
+	// epoch -1), which must read like any other.
+	fr, err := client.Fetch(ctx, &kafka.FetchRequest{Topic: topic, Partition: 0, Offset: 0, MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond})
+	if err != nil || fr.Error != nil {
+		t.Fatalf("Client.Fetch: %v %v", err, fr)
+	}
+	fetched := 0
+	for {
+		r, err := fr.Records.ReadRecord()
+		if err != nil {
+			break
+		}
+		if r.Offset != int64(fetched) {
+			t.Errorf("Client.Fetch: record at offset %d, want %d", r.Offset, fetched)
+		}
+		fetched++
+	}
+	if fetched != int(ends[0]) || fr.HighWatermark != ends[0] {
+		t.Errorf("Client.Fetch read %d records, high watermark %d; want %d", fetched, fr.HighWatermark, ends[0])
+	}
 	for _, m := range sent {
 		g, ok := got[string(m.Key)]
 		if !ok {
@@ -161,6 +181,12 @@ func TestKafkaGo(t *testing.T) {
 		t.Errorf("ListOffsets by time: %+v", pos)
 	} else if ts, ok := pos[0].Offsets[target.Offset]; !ok || !ts.Equal(target.Time) {
 		t.Errorf("ListOffsets by time %v: got %v, want offset %d", target.Time, pos[0].Offsets, target.Offset)
+	}
+
+	// ElectLeaders is not served: the connection closes, and kafka-go
+	// reports an error instead of an election that never happened.
+	if er, err := client.ElectLeaders(ctx, &kafka.ElectLeadersRequest{Topic: topic, Partitions: []int{0}}); err == nil && er.Error == nil {
+		t.Errorf("ElectLeaders, which the broker does not serve, read as success: %+v", er)
 	}
 
 	// Configs.
