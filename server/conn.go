@@ -34,6 +34,7 @@ type slot struct {
 type conn struct {
 	id       uint64
 	nc       net.Conn
+	host     string // the client's IP as Kafka reports it: "/127.0.0.1"
 	e        *engine
 	maxFrame int32
 	logf     func(string, ...any)
@@ -48,11 +49,20 @@ type conn struct {
 
 func newConn(id uint64, nc net.Conn, e *engine, maxFrame int32, logf func(string, ...any)) *conn {
 	return &conn{
-		id: id, nc: nc, e: e, maxFrame: maxFrame, logf: logf,
+		id: id, nc: nc, e: e, maxFrame: maxFrame, logf: logf, host: clientHost(nc.RemoteAddr()),
 		wake:   make(chan struct{}, 1),
 		tokens: make(chan struct{}, maxInFlight),
 		done:   make(chan struct{}),
 	}
+}
+
+// clientHost formats a client's address as Kafka's DescribeGroups does
+// (InetAddress.toString of a numeric address: "/127.0.0.1").
+func clientHost(a net.Addr) string {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return "/" + t.IP.String()
+	}
+	return "/" + a.String()
 }
 
 func (c *conn) serve() {
@@ -116,7 +126,7 @@ func (c *conn) read() error {
 			return err
 		}
 		if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
-			if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req}}) {
+			if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host}}) {
 				return nil
 			}
 			continue
@@ -124,7 +134,7 @@ func (c *conn) read() error {
 		if !c.enqueue(&slot{corr: h.CorrelationID}) {
 			return nil
 		}
-		if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req}}) {
+		if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host}}) {
 			return nil
 		}
 	}

@@ -40,6 +40,9 @@ type Request struct {
 	Conn   uint64
 	Header wire.Header
 	Msg    kmsg.Request
+	// Host is the client's address as Kafka reports it in DescribeGroups
+	// ("/127.0.0.1"); empty where there is none (peers, the simulator).
+	Host string
 }
 
 // Response answers a Request on the same connection.

@@ -139,7 +139,7 @@ func handleGroupRead(b *Broker, r *Request) kmsg.Response {
 	}
 	b.wrote = coordinatorWrites{}
 	req := *r
-	call := group.Call{ClientID: r.Header.ClientID, Reply: func(resp kmsg.Response) { b.groupReply(req, resp) }}
+	call := group.Call{ClientID: r.Header.ClientID, ClientHost: r.Host, Reply: func(resp kmsg.Response) { b.groupReply(req, resp) }}
 	if resp := b.groups.Handle(b.now, call, r.Msg); resp != nil {
 		b.groupReply(req, resp)
 	}

@@ -285,6 +285,9 @@ func describeAssignment(t testing.TB, adm *kadm.Client, group string) (map[strin
 	}
 	out, bID := map[string][]int32{}, ""
 	for _, m := range dg[group].Members {
+		if m.ClientHost != "/127.0.0.1" {
+			t.Errorf("member %s: client host %q, want /127.0.0.1 (the client's address, as Kafka shows it)", m.MemberID, m.ClientHost)
+		}
 		ca, _ := m.Assigned.AsConsumer()
 		var ps []int32
 		for _, at := range ca.Topics {
