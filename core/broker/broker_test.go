@@ -335,3 +335,17 @@ func TestFetchSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestMetadataTopicIsNotATopic: __cluster_metadata is the metadata
+// quorum's log; CreateTopics refuses it as Kafka does.
+func TestMetadataTopicIsNotATopic(t *testing.T) {
+	h := newHarness(t, nil)
+	req := kmsg.NewPtrCreateTopicsRequest()
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = "__cluster_metadata", 1, 1
+	req.Topics = append(req.Topics, rt)
+	resp := call[*kmsg.CreateTopicsResponse](h, req)
+	if code := resp.Topics[0].ErrorCode; code != kerr.TopicAuthorizationFailed.Code {
+		t.Fatalf("CreateTopics __cluster_metadata: %v, want TOPIC_AUTHORIZATION_FAILED", kerr.ErrorForCode(code))
+	}
+}

@@ -56,6 +56,9 @@ func (b *Broker) planTopic(s *topicSpec) *kafkaError {
 	if why := validTopicName(s.name); why != "" {
 		return errorf(kerr.InvalidTopicException, "%s", why)
 	}
+	if s.name == cluster.MetadataTopic {
+		return errorf(kerr.TopicAuthorizationFailed, "%s is the metadata quorum's log, not a topic", s.name)
+	}
 	if b.topics[s.name] != nil {
 		return errorf(kerr.TopicAlreadyExists, "topic %q already exists", s.name)
 	}

@@ -11,6 +11,13 @@ import (
 // Kafka's metadata.
 const NoLeader int32 = -1
 
+// MetadataTopic is the metadata quorum's log (KRaft's __cluster_metadata,
+// kept in the partition directory __cluster_metadata-0). It is not a
+// topic clients can create: Kafka refuses it with TOPIC_AUTHORIZATION_FAILED
+// (ControllerApis.createTopics), and here its directory would collide with
+// the quorum's.
+const MetadataTopic = "__cluster_metadata"
+
 // NoLeaderChange in a PartitionChange leaves the leader as it is (Kafka's
 // PartitionChangeRecord uses the same -2).
 const NoLeaderChange int32 = -2

@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gregor-kafka/gregor/core/cluster"
 	"path"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -16,7 +17,7 @@ import (
 
 // DefaultDir is where the metadata log lives in a node's storage: Kafka's
 // KRaft keeps it in the partition directory __cluster_metadata-0.
-const DefaultDir = "__cluster_metadata-0"
+const DefaultDir = cluster.MetadataTopic + "-0"
 
 // disk persists raft's state through a store.Storage, next to the
 // raft.MemoryStorage that raft reads from:

@@ -272,3 +272,26 @@ func TestDeleteThenCreatePipelined(t *testing.T) {
 		t.Fatalf("topic after delete and create: %+v", tp)
 	}
 }
+
+// TestMetadataTopicRefused: the controller refuses to create a topic named
+// after its own log, as Kafka's ControllerApis does.
+func TestMetadataTopicRefused(t *testing.T) {
+	h := threeBrokers(t, scenarioConfig())
+	var code int16 = -1
+	h.runUntil(200, "CreateTopics answered", func() bool {
+		if code == -1 || code == kerr.NotController.Code {
+			req := kmsg.NewPtrCreateTopicsRequest()
+			rt := kmsg.NewCreateTopicsRequestTopic()
+			rt.Topic, rt.NumPartitions, rt.ReplicationFactor = cluster.MetadataTopic, 1, 1
+			req.Topics = append(req.Topics, rt)
+			code = -2
+			if h.submit(req, func(r kmsg.Response) { code = r.(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode }) == 0 {
+				code = -1
+			}
+		}
+		return code >= 0 && code != kerr.NotController.Code
+	})
+	if code != kerr.TopicAuthorizationFailed.Code {
+		t.Fatalf("CreateTopics %s: %v, want TOPIC_AUTHORIZATION_FAILED", cluster.MetadataTopic, kerr.ErrorForCode(code))
+	}
+}

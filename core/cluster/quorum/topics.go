@@ -85,6 +85,9 @@ func (c *controller) planTopic(t *kmsg.CreateTopicsRequestTopic, live []int32, d
 	if !validTopicName(t.Topic) {
 		return nil, kerr.InvalidTopicException.Code
 	}
+	if t.Topic == cluster.MetadataTopic {
+		return nil, kerr.TopicAuthorizationFailed.Code
+	}
 	if dup || im.Topics[t.Topic] != nil {
 		return nil, kerr.TopicAlreadyExists.Code
 	}
