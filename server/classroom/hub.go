@@ -213,12 +213,8 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 // read applies the socket's messages until one is bad or it ends.
 func (h *Hub) read(ctx context.Context, rd *wsmsg.Reader, room *Room, m *member) error {
 	for {
-		typ, data, err := rd.Next(ctx)
-		if err != nil {
-			return err
-		}
 		var in In
-		if err := wsmsg.Decode(typ, data, &in); err != nil {
+		if _, err := rd.NextInto(ctx, &in); err != nil {
 			return err
 		}
 		if err := room.handle(m, &in, h.cfg.Now()); err != nil {

@@ -75,12 +75,9 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 // Status after each.
 func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status chan<- struct{}) error {
 	for {
-		typ, data, err := rd.Next(ctx)
-		if err != nil {
-			return err
-		}
 		var ctl Control
-		if err := wsmsg.Decode(typ, data, &ctl); err != nil {
+		typ, err := rd.NextInto(ctx, &ctl)
+		if err != nil {
 			return err
 		}
 		switch typ {

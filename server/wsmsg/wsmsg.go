@@ -94,6 +94,16 @@ func (r *Reader) Next(ctx context.Context) (string, []byte, error) {
 	return head.Type, data, nil
 }
 
+// NextInto reads the next message into v (strictly, as Decode) and
+// returns its type.
+func (r *Reader) NextInto(ctx context.Context, v any) (string, error) {
+	typ, data, err := r.Next(ctx)
+	if err != nil {
+		return "", err
+	}
+	return typ, Decode(typ, data, v)
+}
+
 // take spends one token of the bucket, refilled at PerSecond up to Burst.
 func (r *Reader) take() bool {
 	now := r.now()
