@@ -38,6 +38,7 @@ type conn struct {
 	e        *engine
 	maxFrame int32
 	logf     func(string, ...any)
+	clientID string // the last client.id the live trace saw; engine only
 
 	mu     sync.Mutex
 	queue  []*slot

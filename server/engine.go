@@ -9,6 +9,7 @@ import (
 	pb "go.etcd.io/raft/v3/raftpb"
 
 	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/server/live"
 )
 
 // inbound is one event from a connection, in the order the connection saw
@@ -47,6 +48,7 @@ type engine struct {
 	conns    map[uint64]*conn
 	stopping <-chan struct{}
 	logf     func(string, ...any)
+	trace    *live.Hub // the live trace of real clients' requests
 
 	cl    *clusterDriver // nil for a single broker
 	later []func()       // work queued by broker callbacks (cluster.go)
@@ -57,6 +59,7 @@ func newEngine(logf func(string, ...any)) *engine {
 		in:    make(chan inbound, 1024),
 		conns: map[uint64]*conn{},
 		logf:  logf,
+		trace: new(live.Hub),
 	}
 }
 
@@ -68,6 +71,7 @@ func (e *engine) deliver(r broker.Response) {
 		return
 	}
 	if c := e.conns[r.Conn]; c != nil {
+		e.traceResponse(c, r)
 		c.complete(r.CorrelationID, r.Msg)
 	}
 }
@@ -135,6 +139,7 @@ func (e *engine) handle(in inbound) {
 		e.b.DropConnection(in.conn.id)
 	case evRequest:
 		if e.conns[in.conn.id] != nil {
+			e.traceRequest(in)
 			e.safely(in)
 		}
 	default:

@@ -17,16 +17,29 @@ import (
 	"sync"
 
 	"github.com/gregor-kafka/gregor/lessons/play"
+	"github.com/gregor-kafka/gregor/server/access"
+	"github.com/gregor-kafka/gregor/server/classroom"
+	"github.com/gregor-kafka/gregor/server/live"
 )
 
 // routes is the HTTP side of `gregor serve`: the playground and a health
-// check.
+// check, open to all; the live trace and opening a class, for the operator
+// (package access); a class's join page and socket, for whoever has its
+// code (package classroom).
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", WebHandler(s.cfg.IndexHTML, s.cfg.Assets))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok\n"))
 	})
+	op := access.Guard{Token: s.cfg.OperatorToken}
+	mux.HandleFunc("/login", op.ServeLogin)
+	mux.Handle("GET /live", op.Only(http.HandlerFunc(live.ServePage)))
+	mux.Handle("GET /live/ws", op.Only(http.HandlerFunc(s.e.trace.ServeWS)))
+	rooms := classroom.NewHub(classroom.Config{Page: func(q string) []byte { return prerender(s.cfg.IndexHTML, q) }})
+	mux.Handle("POST /rooms", op.Only(http.HandlerFunc(rooms.ServeOpen)))
+	mux.HandleFunc("GET /join/{code}", rooms.ServeJoin)
+	mux.HandleFunc("GET /rooms/{code}/ws", rooms.ServeWS)
 	return mux
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/config"
+	"github.com/gregor-kafka/gregor/server/access"
 	"github.com/gregor-kafka/gregor/server/filestore"
 )
 
@@ -35,6 +36,10 @@ type Config struct {
 	// node listens for its peers; empty means its entry in the quorum.
 	ControllerQuorum map[int32]string
 	ControllerAddr   string
+	// OperatorToken (--http.operator.token) lets a client beyond loopback
+	// watch /live and open classes (package access). Empty: Start makes
+	// one, and Run prints it.
+	OperatorToken string
 }
 
 // Server is a running broker with its listeners.
@@ -47,12 +52,18 @@ type Server struct {
 	unlock func()
 	nextID atomic.Uint64
 	wg     sync.WaitGroup
+	// printToken: the operator token was made here, so Run prints it.
+	printToken bool
 }
 
 // Start opens the data directory, recovers the logs and binds both
 // listeners. Any failure is returned as one descriptive error.
 func Start(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg}
+	if s.cfg.OperatorToken == "" {
+		s.cfg.OperatorToken = access.NewToken()
+		s.printToken = true
+	}
 	unlock, err := lockDataDir(cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -138,6 +149,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.cfg.Logf("kafka listening on %s, http on http://%s, data in %s (cluster %s)",
 		s.kafka.Addr(), s.webLn.Addr(), s.cfg.DataDir, cid)
+	if s.printToken {
+		s.cfg.Logf("operator token for the web UI beyond loopback (/live, opening a class): %s", s.cfg.OperatorToken)
+	}
 	conns := map[*conn]bool{}
 	var mu sync.Mutex
 	go func() {

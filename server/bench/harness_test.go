@@ -120,6 +120,7 @@ func loadSettings(tb testing.TB) settings {
 type target struct {
 	name string
 	addr string
+	http string // the web UI (gregor only)
 	// pid is the broker's process (0 when it runs in this process); its CPU
 	// time is sampled around each phase.
 	pid  int
@@ -168,6 +169,7 @@ func startGregor(tb testing.TB) *target {
 	return &target{
 		name: "gregor",
 		addr: kafkaAddr,
+		http: httpAddr,
 		pid:  cmd.Process.Pid,
 		stop: func() error {
 			cmd.Process.Signal(os.Interrupt)

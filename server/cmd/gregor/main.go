@@ -61,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	nodeID := fs.String("node-id", "", "this node's id (Kafka's node.id); alias of --node.id")
 	controllerAddr := fs.String("controller-addr", "", "address the metadata quorum and peer brokers listen on (default: this node's entry in --controller-quorum)")
 	controllerQuorum := fs.String("controller-quorum", "", "run as one broker of a cluster: every voter as id@host:port,... (Kafka's controller.quorum.voters)")
+	operatorToken := fs.String(operatorTokenKey, "", "the token a client beyond loopback needs to watch /live and open a class (default: a fresh one, printed at startup)")
 	settings := map[string]*string{}
 	for _, d := range config.BrokerDefs() {
 		settings[d.Name] = fs.String(d.Name, "", brokerHelp(d))
@@ -84,8 +85,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	logger := log.New(stderr, "", log.LstdFlags)
 	b := config.NewBroker()
+	token := ""
 	if *propsFile != "" {
-		if err := loadProperties(b, *propsFile, logger); err != nil {
+		if err := loadProperties(b, *propsFile, &token, logger); err != nil {
 			return err
 		}
 	}
@@ -93,6 +95,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.Visit(func(f *flag.Flag) {
 		if p, ok := settings[f.Name]; ok && setErr == nil {
 			setErr = b.SetStatic(f.Name, *p)
+		}
+		if f.Name == operatorTokenKey {
+			token = *operatorToken
 		}
 	})
 	if setErr == nil && *nodeID != "" {
@@ -115,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	srv, err := server.Start(server.Config{
 		KafkaAddr: *kafkaAddr, HTTPAddr: *httpAddr, DataDir: *dataDir,
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
-		ControllerQuorum: voters, ControllerAddr: *controllerAddr,
+		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: token,
 	})
 	if err != nil {
 		return err
@@ -136,9 +141,14 @@ func brokerHelp(d config.Def) string {
 	return fmt.Sprintf("%s (default %s)", d.Doc, def)
 }
 
-// loadProperties applies a properties file. Keys Gregor does not know (a
-// full Kafka server.properties has many) are logged and skipped.
-func loadProperties(b *config.Broker, path string, logger *log.Logger) error {
+// operatorTokenKey is the web UI's operator token (package server/access),
+// a setting of the HTTP server rather than of the broker.
+const operatorTokenKey = "http.operator.token"
+
+// loadProperties applies a properties file, and reads the operator token
+// into token. Keys Gregor does not know (a full Kafka server.properties
+// has many) are logged and skipped.
+func loadProperties(b *config.Broker, path string, token *string, logger *log.Logger) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("config file: %w", err)
@@ -146,6 +156,10 @@ func loadProperties(b *config.Broker, path string, logger *log.Logger) error {
 	props, err := config.ParseProperties(string(raw))
 	if err != nil {
 		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	if v, ok := props[operatorTokenKey]; ok {
+		*token = v
+		delete(props, operatorTokenKey)
 	}
 	keys := make([]string, 0, len(props))
 	for k := range props {

@@ -1,0 +1,154 @@
+package classroom
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// Message types. The teacher sends position, ask and reveal; a student
+// sends follow and answer; the server sends welcome, position, ask and
+// reveal to students, and welcome, roster, tally and reveal to the
+// teacher.
+const (
+	TypePosition = "position"
+	TypeAsk      = "ask"
+	TypeReveal   = "reveal"
+	TypeFollow   = "follow"
+	TypeAnswer   = "answer"
+	TypeWelcome  = "welcome"
+	TypeRoster   = "roster"
+	TypeTally    = "tally"
+)
+
+// Position is where the teacher is; a student's page replays it from the
+// lesson's seed, as a lesson link does (the fields are the page's URL
+// parameters).
+type Position struct {
+	Lesson  string `json:"lesson,omitempty"`  // a lesson slug; empty for the playground
+	Seed    int64  `json:"seed,omitempty"`    // the world's seed
+	Actions string `json:"actions,omitempty"` // the teacher's own steps, as in the URL
+	Step    int    `json:"step"`              // counted from 1; 0 = the start
+	Lang    string `json:"lang,omitempty"`    // narration language, e.g. en, fr
+	Cmds    string `json:"cmds,omitempty"`    // playground commands, as in the URL
+}
+
+// Bounds of a position's fields: those of a lesson link the server
+// replays itself.
+const (
+	maxURLPart = 2048
+	maxStep    = 100000
+)
+
+var (
+	slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+	langRE = regexp.MustCompile(`^[a-zA-Z]{2,8}(-[a-zA-Z0-9]{1,8})?$`)
+)
+
+// Validate checks a position's shape.
+func (p *Position) Validate() error {
+	switch {
+	case p.Lesson != "" && !slugRE.MatchString(p.Lesson):
+		return fmt.Errorf("lesson %q is not a lesson slug", p.Lesson)
+	case p.Lang != "" && !langRE.MatchString(p.Lang):
+		return fmt.Errorf("lang %q is not a language tag", p.Lang)
+	case p.Step < 0 || p.Step > maxStep:
+		return fmt.Errorf("step %d is out of range", p.Step)
+	case len(p.Actions) > maxURLPart || len(p.Cmds) > maxURLPart:
+		return fmt.Errorf("actions and cmds are at most %d bytes", maxURLPart)
+	}
+	return nil
+}
+
+// Question is a multiple-choice question the teacher asks.
+type Question struct {
+	ID      string   `json:"id"`
+	Prompt  string   `json:"prompt,omitempty"`
+	Choices []string `json:"choices"`
+}
+
+// Question bounds.
+const (
+	maxChoices = 10
+	maxText    = 500
+)
+
+var idRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// Validate checks a question's shape.
+func (q *Question) Validate() error {
+	if !idRE.MatchString(q.ID) {
+		return fmt.Errorf("question id %q: 1 to 64 letters, digits, _ . -", q.ID)
+	}
+	if len(q.Choices) < 2 || len(q.Choices) > maxChoices {
+		return fmt.Errorf("a question has 2 to %d choices", maxChoices)
+	}
+	if len(q.Prompt) > maxText {
+		return fmt.Errorf("a prompt is at most %d bytes", maxText)
+	}
+	for _, c := range q.Choices {
+		if c == "" || len(c) > maxText {
+			return fmt.Errorf("a choice is 1 to %d bytes", maxText)
+		}
+	}
+	return nil
+}
+
+// In is any message a socket sends; its type says which fields count.
+//
+//	teacher {"type":"position","position":{"lesson":"segments","step":4}}
+//	teacher {"type":"ask","question":{"id":"q1","prompt":"…","choices":["a","b"]}}
+//	teacher {"type":"reveal","id":"q1","correct":1}
+//	student {"type":"follow","following":false}
+//	student {"type":"answer","id":"q1","choice":0}
+type In struct {
+	Type      string    `json:"type"`
+	Position  *Position `json:"position,omitempty"`
+	Question  *Question `json:"question,omitempty"`
+	ID        string    `json:"id,omitempty"`
+	Correct   *int      `json:"correct,omitempty"`
+	Following *bool     `json:"following,omitempty"`
+	Choice    *int      `json:"choice,omitempty"`
+}
+
+// Messages the server sends.
+type (
+	// Welcome is every socket's first message.
+	Welcome struct {
+		Type string `json:"type"`
+		Room string `json:"room"`
+		Role string `json:"role"` // "teacher" or "student"
+	}
+	// PositionOut relays a position; Seq counts the room's positions from 1.
+	PositionOut struct {
+		Type     string    `json:"type"`
+		Seq      uint64    `json:"seq"`
+		Position *Position `json:"position"`
+	}
+	// AskOut relays a question to the students.
+	AskOut struct {
+		Type     string    `json:"type"`
+		Question *Question `json:"question"`
+	}
+	// Tally is the answers so far, per choice, for the teacher.
+	Tally struct {
+		Type     string `json:"type"`
+		ID       string `json:"id"`
+		Counts   []int  `json:"counts"`
+		Answered int    `json:"answered"`
+	}
+	// RevealOut closes a question: the counts, and the right choice if the
+	// teacher gave one. Everyone receives it.
+	RevealOut struct {
+		Type    string `json:"type"`
+		ID      string `json:"id"`
+		Counts  []int  `json:"counts"`
+		Correct *int   `json:"correct,omitempty"`
+	}
+	// Roster is how many students are connected, and how many of them
+	// follow the teacher (the others have detached to explore).
+	Roster struct {
+		Type      string `json:"type"`
+		Connected int    `json:"connected"`
+		Following int    `json:"following"`
+	}
+)

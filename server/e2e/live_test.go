@@ -1,0 +1,247 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// liveEvent is what /live/ws sends, decoded loosely.
+type liveEvent struct {
+	Type    string   `json:"type"`
+	Conn    uint64   `json:"conn"`
+	Client  string   `json:"client"`
+	Dir     string   `json:"dir"`
+	Key     int16    `json:"key"`
+	API     string   `json:"api"`
+	Corr    int32    `json:"corr"`
+	Text    string   `json:"text"`
+	Topics  []string `json:"topics"`
+	Skipped uint64   `json:"skipped"`
+}
+
+// watcher is a /live/ws client that collects everything it receives.
+type watcher struct {
+	c    *websocket.Conn
+	msgs chan liveEvent
+}
+
+func watchLive(t *testing.T, ctx context.Context, b *Broker, clients ...string) *watcher {
+	t.Helper()
+	c, _, err := websocket.Dial(ctx, "ws://"+b.HTTPAddr+"/live/ws", nil)
+	if err != nil {
+		t.Fatalf("dial /live/ws: %v", err)
+	}
+	c.SetReadLimit(1 << 20)
+	t.Cleanup(func() { c.CloseNow() })
+	w := &watcher{c: c, msgs: make(chan liveEvent, 1<<16)}
+	go func() {
+		defer close(w.msgs)
+		for {
+			_, data, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			var ev liveEvent
+			if err := json.Unmarshal(data, &ev); err != nil {
+				t.Errorf("/live/ws sent %q: %v", data, err)
+			}
+			w.msgs <- ev
+		}
+	}()
+	w.nextStatus(t) // the greeting
+	filter, _ := json.Marshal(map[string]any{"type": "filter", "filter": map[string]any{"clients": clients}})
+	if err := c.Write(ctx, websocket.MessageText, filter); err != nil {
+		t.Fatal(err)
+	}
+	w.nextStatus(t) // the filter is in force
+	return w
+}
+
+// untilStatus asks for a status and returns the events received before
+// it, and the skipped count it reports: every event published before the
+// request has then been received.
+func (w *watcher) untilStatus(t *testing.T) ([]liveEvent, uint64) {
+	t.Helper()
+	if err := w.c.Write(context.Background(), websocket.MessageText, []byte(`{"type":"status"}`)); err != nil {
+		t.Fatal(err)
+	}
+	return w.nextStatus(t)
+}
+
+// nextStatus reads up to the next status: the events before it, and the
+// skipped count it reports.
+func (w *watcher) nextStatus(t *testing.T) ([]liveEvent, uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var evs []liveEvent
+	for {
+		select {
+		case m, ok := <-w.msgs:
+			if !ok {
+				t.Fatal("/live/ws closed")
+			}
+			switch m.Type {
+			case "status":
+				return evs, m.Skipped
+			case "event":
+				evs = append(evs, m)
+			}
+		case <-ctx.Done():
+			t.Fatal("no status from /live/ws")
+		}
+	}
+}
+
+// checkConnections checks a client's traced requests: per connection,
+// correlation ids count up by one from the first (each request once, in
+// order), and every request has exactly one response, after it (these
+// clients send no acks=0 produce). It returns the number of requests per API key.
+func checkConnections(t *testing.T, who string, evs []liveEvent, firstCorr int32) map[int16]int {
+	t.Helper()
+	perKey := map[int16]int{}
+	next := map[uint64]int32{}
+	open := map[uint64]map[int32]bool{}
+	lastFetch := map[uint64]bool{}
+	for _, ev := range evs {
+		switch ev.Dir {
+		case "request":
+			want, seen := next[ev.Conn]
+			if !seen {
+				want = firstCorr
+			}
+			if ev.Corr != want {
+				t.Errorf("%s conn %d: request corr %d (%s), want %d", who, ev.Conn, ev.Corr, ev.API, want)
+			}
+			next[ev.Conn] = ev.Corr + 1
+			lastFetch[ev.Conn] = ev.Key == 1
+			perKey[ev.Key]++
+			if open[ev.Conn] == nil {
+				open[ev.Conn] = map[int32]bool{}
+			}
+			open[ev.Conn][ev.Corr] = true
+		case "response":
+			if !open[ev.Conn][ev.Corr] {
+				t.Errorf("%s conn %d: response %s corr %d without an open request", who, ev.Conn, ev.API, ev.Corr)
+			}
+			delete(open[ev.Conn], ev.Corr)
+		}
+		if ev.Text == "" || ev.API == "" {
+			t.Errorf("%s: an event without its text or API: %+v", who, ev)
+		}
+	}
+	// A long-polling Fetch may still be waiting when the client closes
+	// its connection: only that one may go unanswered.
+	for conn, corrs := range open {
+		for corr := range corrs {
+			if !(lastFetch[conn] && corr == next[conn]-1) {
+				t.Errorf("%s conn %d: request corr %d got no response event", who, conn, corr)
+			}
+		}
+	}
+	if len(next) == 0 {
+		t.Errorf("%s: no request traced", who)
+	}
+	return perKey
+}
+
+// TestLiveWatch: while a /live watcher is connected, a franz-go client
+// (and kcat, where installed) produce and consume; every request they
+// sent appears once, in order per connection, with its response, and the
+// watcher skipped nothing.
+func TestLiveWatch(t *testing.T) {
+	requireBinary(t)
+	b := startBroker(t, WithConfig("num.partitions", "2"))
+	ctx := testCtx(t, opTimeout)
+	const franzID = "live-franz"
+	w := watchLive(t, ctx, b, franzID, "live-kcat")
+	topic := topicName(t, "")
+
+	var mu sync.Mutex
+	written := map[int16]int{} // requests franz-go wrote, per API key
+	hook := writeCounter(func(key int16) { mu.Lock(); written[key]++; mu.Unlock() })
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr), kgo.ClientID(franzID), kgo.WithHooks(hook),
+		kgo.AllowAutoTopicCreation(), kgo.DefaultProduceTopic(topic), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const records = 200
+	for i := range records {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: fmt.Appendf(nil, "v%d", i)}).FirstErr(); err != nil {
+			t.Fatalf("produce %d: %v", i, err)
+		}
+	}
+	for got := 0; got < records; {
+		fs := cl.PollFetches(ctx)
+		if err := fs.Err0(); err != nil {
+			t.Fatalf("poll: %v", err)
+		}
+		got += fs.NumRecords()
+	}
+	cl.Close() // no request is written after Close returns
+	evs, skipped := w.untilStatus(t)
+	if skipped != 0 {
+		t.Errorf("the watcher skipped %d events", skipped)
+	}
+	var franz []liveEvent
+	for _, ev := range evs {
+		if ev.Client != franzID {
+			t.Errorf("the client filter let through %+v", ev)
+		}
+		franz = append(franz, ev)
+	}
+	traced := checkConnections(t, "franz-go", franz, 0)
+	mu.Lock()
+	for key, n := range written {
+		if traced[key] != n {
+			t.Errorf("%s: franz-go wrote %d requests, /live traced %d", kmsg.NameForKey(key), n, traced[key])
+		}
+	}
+	mu.Unlock()
+	if traced[0] == 0 || traced[1] == 0 {
+		t.Errorf("no Produce or no Fetch traced: %v", traced)
+	}
+	t.Logf("franz-go: %d events over %d API keys, skipped %d", len(franz), len(traced), skipped)
+
+	kcat := requireTool(t, "kcat")
+	for _, args := range [][]string{{"-P", "-t", topic}, {"-C", "-t", topic, "-e", "-o", "beginning"}} {
+		all := append([]string{"-b", b.Addr, "-X", "client.id=live-kcat", "-X", "socket.timeout.ms=10000"}, args...)
+		cmd := exec.CommandContext(ctx, kcat, all...)
+		cmd.Stdin = strings.NewReader("one\ntwo\nthree\n")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("kcat %v: %v\n%s", args, err, stderr.String())
+		}
+	}
+	evs, skipped = w.untilStatus(t)
+	if skipped != 0 {
+		t.Errorf("the watcher skipped %d events", skipped)
+	}
+	traced = checkConnections(t, "kcat", evs, 1) // librdkafka counts from 1
+	if traced[0] == 0 || traced[1] == 0 {
+		t.Errorf("kcat: no Produce or no Fetch traced: %v", traced)
+	}
+	t.Logf("kcat: %d events, skipped %d", len(evs), skipped)
+}
+
+// writeCounter is a kgo hook that counts the requests written.
+type writeCounter func(key int16)
+
+func (f writeCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if err == nil {
+		f(key)
+	}
+}

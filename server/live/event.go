@@ -1,0 +1,109 @@
+package live
+
+import (
+	"reflect"
+	"time"
+)
+
+// Direction says whether an Event is a client's request or the broker's
+// response to it.
+type Direction string
+
+const (
+	Request  Direction = "request"
+	Response Direction = "response"
+)
+
+// Event is one request or response the broker handled for a real client.
+// Conn and Corr pair a response with its request: Kafka answers on the
+// same connection with the request's correlation id.
+type Event struct {
+	Time    time.Time `json:"time"`
+	Conn    uint64    `json:"conn"`
+	Client  string    `json:"client"` // the request header's client.id
+	Remote  string    `json:"remote"` // the client's address
+	Dir     Direction `json:"dir"`
+	Key     int16     `json:"key"`
+	API     string    `json:"api"`
+	Version int16     `json:"version"`
+	Corr    int32     `json:"corr"`
+	// Text is describe.Message's one line for Msg, as in the lessons.
+	Text string `json:"text"`
+	// Topics are the topics Msg names, by name (an id is resolved by the
+	// publisher), for the watcher's topic filter.
+	Topics []string `json:"topics,omitempty"`
+	// Msg is the message itself, for views that draw it; it is not sent
+	// to watchers, and nobody may modify it.
+	Msg any `json:"-"` // a kmsg.Request or kmsg.Response
+}
+
+// topicField and idField are the kmsg field names that name a topic.
+const (
+	topicField = "Topic"
+	idField    = "TopicID"
+	// maxDepth bounds the walk: kmsg nests topics at most three levels
+	// down (request, topic, partition).
+	maxDepth = 4
+)
+
+// Topics lists the distinct topics a kmsg message names, in the order it
+// names them. A topic given only by its id (Fetch v13+, KIP-516) is named
+// by byID, or left out when byID does not know it.
+func Topics(msg any, byID func([16]byte) string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(name string) {
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	var walk func(v reflect.Value, depth int)
+	walk = func(v reflect.Value, depth int) {
+		if depth > maxDepth {
+			return
+		}
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem(), depth)
+			}
+		case reflect.Slice:
+			if v.Type().Elem().Kind() == reflect.Uint8 {
+				return // bytes (records, metadata): no topics inside
+			}
+			for i := range v.Len() {
+				walk(v.Index(i), depth+1)
+			}
+		case reflect.Struct:
+			name := ""
+			if f := v.FieldByName(topicField); f.IsValid() {
+				name = stringOf(f)
+			}
+			if f := v.FieldByName(idField); name == "" && f.IsValid() && byID != nil {
+				if id, ok := f.Interface().([16]byte); ok && id != ([16]byte{}) {
+					name = byID(id)
+				}
+			}
+			add(name)
+			for i := range v.NumField() {
+				if f := v.Field(i); f.Kind() == reflect.Slice || f.Kind() == reflect.Pointer {
+					walk(f, depth+1)
+				}
+			}
+		}
+	}
+	walk(reflect.ValueOf(msg), 0)
+	return out
+}
+
+// stringOf reads a string or *string field.
+func stringOf(f reflect.Value) string {
+	switch {
+	case f.Kind() == reflect.String:
+		return f.String()
+	case f.Kind() == reflect.Pointer && !f.IsNil() && f.Elem().Kind() == reflect.String:
+		return f.Elem().String()
+	}
+	return ""
+}

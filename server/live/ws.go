@@ -1,0 +1,140 @@
+package live
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/gregor-kafka/gregor/server/wsmsg"
+)
+
+// BufferSize is each watcher's buffer, in events: about two seconds of a
+// busy client's requests and responses at the rate a browser renders.
+const BufferSize = 4096
+
+// Limits bound what a watcher may send: small control messages, a few a
+// second (a person clicking filters).
+var Limits = wsmsg.Limits{MaxBytes: 8 << 10, PerSecond: 10, Burst: 20}
+
+// Control is a watcher's message to the server:
+//
+//	{"type":"filter","filter":{"clients":["kgo"],"apis":["Produce"],"topics":["orders"]}}
+//	{"type":"pause"}   {"type":"resume"}   {"type":"status"}
+//
+// Each is answered with a Status once every event published before it has
+// been sent.
+type Control struct {
+	Type   string  `json:"type"`
+	Filter *Filter `json:"filter,omitempty"`
+}
+
+// Messages to a watcher. Each has a "type": "event" (an Event's fields),
+// "status" (after each Control and first of all), and "skipped" (the
+// skipped counter, whenever it grew).
+type (
+	eventMsg struct {
+		Type string `json:"type"`
+		*Event
+	}
+	// Status is the watcher's state as the server holds it.
+	Status struct {
+		Type    string  `json:"type"`
+		Paused  bool    `json:"paused"`
+		Filter  *Filter `json:"filter"`
+		Skipped uint64  `json:"skipped"`
+		Buffer  int     `json:"buffer"`
+	}
+	skippedMsg struct {
+		Type    string `json:"type"`
+		Skipped uint64 `json:"skipped"`
+	}
+)
+
+// ServeWS is GET /live/ws: it streams the trace to one watcher until
+// either side leaves or the watcher sends a bad message.
+func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, nil) // same origin only
+	if err != nil {
+		return // Accept answered the HTTP request
+	}
+	wt := h.Watch(BufferSize)
+	defer h.Unwatch(wt)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	rd := wsmsg.NewReader(c, Limits, time.Now)
+	status := make(chan struct{}, 1)
+	status <- struct{}{} // the first message says where the watcher stands
+	readErr := make(chan error, 1)
+	go func() { readErr <- readControls(ctx, rd, wt, status) }()
+	wsmsg.Close(c, writeLoop(ctx, c, wt, status, readErr))
+}
+
+// readControls applies the watcher's controls and asks the writer for a
+// Status after each.
+func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status chan<- struct{}) error {
+	for {
+		var ctl Control
+		typ, err := rd.NextInto(ctx, &ctl)
+		if err != nil {
+			return err
+		}
+		switch typ {
+		case "filter":
+			if ctl.Filter == nil {
+				return wsmsg.Refuse(`a "filter" message needs a filter`)
+			}
+			if err := ctl.Filter.Validate(); err != nil {
+				return wsmsg.Refuse("bad filter: %v", err)
+			}
+			wt.SetFilter(ctl.Filter)
+		case "pause", "resume":
+			wt.SetPaused(typ == "pause")
+		case "status":
+		default:
+			return wsmsg.Refuse("unknown message type %q (want filter, pause, resume or status)", typ)
+		}
+		select {
+		case status <- struct{}{}:
+		default: // one is pending already; it will say the same
+		}
+	}
+}
+
+// writeLoop sends events, statuses and the skipped counter in order, until
+// the reader fails or the request ends.
+func writeLoop(ctx context.Context, c *websocket.Conn, wt *Watcher, status <-chan struct{}, readErr <-chan error) error {
+	var reported uint64
+	send := func(ev *Event) error { return wsmsg.Write(ctx, c, eventMsg{Type: "event", Event: ev}) }
+	for {
+		select {
+		case ev := <-wt.Events():
+			if err := send(ev); err != nil {
+				return err
+			}
+		case <-status:
+			// Everything published before the control goes out first.
+			for n := len(wt.Events()); n > 0; n-- {
+				if err := send(<-wt.Events()); err != nil {
+					return err
+				}
+			}
+			reported = wt.Skipped()
+			st := Status{Type: "status", Paused: wt.Paused(), Filter: wt.Filter(), Skipped: reported, Buffer: cap(wt.Events())}
+			if err := wsmsg.Write(ctx, c, st); err != nil {
+				return err
+			}
+		case err := <-readErr:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if s := wt.Skipped(); s != reported {
+			reported = s
+			if err := wsmsg.Write(ctx, c, skippedMsg{Type: "skipped", Skipped: s}); err != nil {
+				return err
+			}
+		}
+	}
+}

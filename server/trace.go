@@ -1,0 +1,52 @@
+package server
+
+import (
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/describe"
+	"github.com/gregor-kafka/gregor/server/live"
+)
+
+// traceRequest publishes a client's request to the live trace. It runs on
+// the engine goroutine, before the broker handles the request, so a
+// request's event always precedes its response's. With nobody watching it
+// is one atomic load.
+func (e *engine) traceRequest(in inbound) {
+	if !e.trace.Watched() {
+		return
+	}
+	h := in.req.Header
+	in.conn.clientID = h.ClientID // for the responses (Kafka's carry none)
+	e.trace.Publish(&live.Event{
+		Time: time.Now(), Conn: in.conn.id, Client: h.ClientID, Remote: in.conn.nc.RemoteAddr().String(),
+		Dir: live.Request, Key: h.Key, API: kmsg.NameForKey(h.Key), Version: h.Version, Corr: h.CorrelationID,
+		Text: describe.Message(in.req.Msg), Topics: live.Topics(in.req.Msg, e.topicName), Msg: in.req.Msg,
+	})
+}
+
+// traceResponse publishes the broker's response on c, before it goes to
+// the connection's writer.
+func (e *engine) traceResponse(c *conn, r broker.Response) {
+	if !e.trace.Watched() {
+		return
+	}
+	e.trace.Publish(&live.Event{
+		Time: time.Now(), Conn: c.id, Client: c.clientID, Remote: c.nc.RemoteAddr().String(),
+		Dir: live.Response, Key: r.Msg.Key(), API: kmsg.NameForKey(r.Msg.Key()), Version: r.Msg.GetVersion(),
+		Corr: r.CorrelationID, Text: describe.Message(r.Msg), Topics: live.Topics(r.Msg, e.topicName), Msg: r.Msg,
+	})
+}
+
+// topicName names a topic by its id (KIP-516), or "" if the broker has no
+// such topic.
+func (e *engine) topicName(id [16]byte) string {
+	for _, t := range e.b.Topics() {
+		if t.ID == id {
+			return t.Name
+		}
+	}
+	return ""
+}
