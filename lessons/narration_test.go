@@ -3,7 +3,11 @@ package lessons
 import (
 	"strings"
 	"testing"
+	"unicode"
 )
+
+// languages are the tags every lesson is translated into, beside English.
+var languages = []string{"zh"}
 
 // TestNarration: a learner reading any step of any lesson is told what
 // happened, and the last step ends with a recap of 3 to 5 points (one
@@ -19,6 +23,9 @@ func TestNarration(t *testing.T) {
 			t.Fatal(err)
 		}
 		langs := map[string]bool{}
+		for _, lang := range languages {
+			langs[lang] = true
+		}
 		for _, st := range l.Steps {
 			for lang := range st.Translations {
 				langs[lang] = true
@@ -32,8 +39,8 @@ func TestNarration(t *testing.T) {
 				t.Errorf("%s line %d: %q has no narration", m.Slug, st.Line, st.Command)
 			}
 			for lang := range langs {
-				if st.Translations[lang] == "" {
-					t.Errorf("%s line %d: %q has no [%s] narration", m.Slug, st.Line, st.Command, lang)
+				if err := translated(st.Narration, st.Translations[lang], lang); err != "" {
+					t.Errorf("%s line %d: %q: [%s] narration %s", m.Slug, st.Line, st.Command, lang, err)
 				}
 			}
 		}
@@ -41,12 +48,40 @@ func TestNarration(t *testing.T) {
 			t.Errorf("%s: the recap after the last command has %d points, want 3 to 5", m.Slug, n)
 		}
 		for lang := range langs {
-			if l.TrailerTranslations[lang] == "" {
-				t.Errorf("%s: the recap has no [%s] narration", m.Slug, lang)
+			tr := l.TrailerTranslations[lang]
+			if err := translated(l.Trailer, tr, lang); err != "" {
+				t.Errorf("%s: the recap's [%s] narration %s", m.Slug, lang, err)
+			}
+			if got, want := len(paragraphs(tr)), len(paragraphs(l.Trailer)); tr != "" && got != want {
+				t.Errorf("%s: the recap has %d [%s] paragraphs for %d English ones", m.Slug, got, lang, want)
+			}
+			h := m.Headings[lang]
+			if err := translated(m.Title, h.Title, lang); err != "" {
+				t.Errorf("%s: the [%s] title %s", m.Slug, lang, err)
+			}
+			if err := translated(m.About, h.About, lang); err != "" {
+				t.Errorf("%s: the [%s] about %s", m.Slug, lang, err)
 			}
 		}
 	}
 }
+
+// translated says what is wrong with tr as the lang translation of
+// english: missing, the English text itself, or (for zh) without a
+// single Chinese character. "" when nothing is.
+func translated(english, tr, lang string) string {
+	switch {
+	case strings.TrimSpace(tr) == "":
+		return "is missing"
+	case tr == english:
+		return "is the English text"
+	case lang == "zh" && !strings.ContainsFunc(tr, isHan):
+		return "has no Chinese character: " + tr
+	}
+	return ""
+}
+
+func isHan(r rune) bool { return unicode.Is(unicode.Han, r) }
 
 func paragraphs(s string) []string {
 	var out []string
