@@ -9,11 +9,10 @@ import (
 // languages are the tags every lesson is translated into, beside English.
 var languages = []string{"zh"}
 
-// TestNarration: a learner reading any step of any lesson is told what
-// happened, and the last step ends with a recap of 3 to 5 points (one
-// paragraph each). A language a lesson is translated into covers every
-// step and the recap, so a half-done translation fails here.
-func TestNarration(t *testing.T) {
+// written loads every lesson whose script exists.
+func written(t *testing.T) []*Lesson {
+	t.Helper()
+	var ls []*Lesson
 	for _, m := range Catalog {
 		if !Available(m.Slug) {
 			continue
@@ -22,6 +21,21 @@ func TestNarration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ls = append(ls, l)
+	}
+	return ls
+}
+
+// TestNarration: a learner reading any step of any lesson is told what
+// happened, and the last step ends with a recap of 3 to 5 points (one
+// paragraph each). Every lesson is also told in each of languages, and in
+// any other language it has begun: every step, the recap paragraph for
+// paragraph, and the title and about of its Catalog entry. A translation
+// that is missing, is the English text itself, or (zh) has no Chinese
+// character fails here.
+func TestNarration(t *testing.T) {
+	for _, l := range written(t) {
+		m := l.Meta
 		langs := map[string]bool{}
 		for _, lang := range languages {
 			langs[lang] = true
@@ -157,5 +171,24 @@ func TestNextAfter(t *testing.T) {
 	}
 	if NextAfter("no-such-lesson") != nil {
 		t.Error("a slug not in the catalog has a next lesson")
+	}
+}
+
+// TestTranslated: what TestNarration rejects as a translation.
+func TestTranslated(t *testing.T) {
+	for _, tc := range []struct {
+		english, tr string
+		ok          bool
+	}{
+		{"The broker starts.", "broker 启动。", true},
+		{"The broker starts.", "", false},
+		{"The broker starts.", "  \n", false},
+		{"The broker starts.", "The broker starts.", false},
+		{"The broker starts.", "broker starts (leo=1 hw=1).", false},
+		{"acks=1", "acks=1", false},
+	} {
+		if got := translated(tc.english, tc.tr, "zh") == ""; got != tc.ok {
+			t.Errorf("translated(%q, %q) accepted=%v, want %v", tc.english, tc.tr, got, tc.ok)
+		}
 	}
 }

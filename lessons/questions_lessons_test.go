@@ -7,14 +7,8 @@ import "testing"
 // field that decides it and offering 2 to 4 choices of which exactly one
 // is what the step's golden output shows.
 func TestQuestions(t *testing.T) {
-	for _, m := range Catalog {
-		if !Available(m.Slug) {
-			continue
-		}
-		l, err := Load(m.Slug)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, l := range written(t) {
+		m := l.Meta
 		n := 0
 		for _, st := range l.Steps {
 			q := st.Question
