@@ -13,7 +13,11 @@
 //     (the seed is in the file), so a step can be reached by replay alone.
 //   - Every slug in Catalog has a script or is marked as not written yet.
 //   - Every step is narrated (English `#` lines; other languages as
-//     `#[TAG]` lines beside them, covering the whole lesson once begun), and
-//     the lines after the last command recap the lesson in 3 to 5
-//     paragraphs (TestNarration).
+//     `#[TAG]` lines beside them, covering the whole lesson once begun;
+//     Chinese, `#[zh]`, in every lesson), and the lines after the last
+//     command recap the lesson in 3 to 5 paragraphs, as many in each
+//     language (TestNarration). A lesson's Catalog entry carries its title
+//     and about in the same languages (Meta.Headings).
+//   - Every lesson asks at least two questions, and each has exactly one
+//     choice that the output of its step shows (TestQuestions).
 package lessons

@@ -14,29 +14,54 @@ import (
 //go:embed scripts/*.txt
 var scripts embed.FS
 
-// Meta names a lesson.
+// Meta names a lesson. Headings holds its Title and About in other
+// languages, by the same tags as narration (Translations); a lesson
+// translated into a language has its heading in it too (TestNarration).
 type Meta struct {
-	Slug  string
-	Title string
-	About string
+	Slug     string
+	Title    string
+	About    string
+	Headings map[string]Heading
+}
+
+// Heading is a lesson's title and one-line summary in one language.
+type Heading struct{ Title, About string }
+
+// zh is a lesson's Chinese heading, for Catalog.
+func zh(title, about string) map[string]Heading {
+	return map[string]Heading{"zh": {title, about}}
 }
 
 // Catalog is every lesson, in teaching order.
 var Catalog = []Meta{
-	{"segments", "Segments and indexes", "How a partition's log is cut into segments, and how sparse indexes find an offset or a time."},
-	{"partitioning", "Partitioning", "Keys hash to partitions; order holds only within one; partitions never shrink."},
-	{"delivery-semantics", "Delivery semantics", "At most once, at least once and exactly once through one lost acknowledgement."},
-	{"idempotent-producer", "The idempotent producer", "Producer ids and sequence numbers turn a retry into a dropped duplicate."},
-	{"transactions", "Transactions", "Every request from InitProducerId to COMPLETE_COMMIT."},
-	{"read-committed", "Read committed", "The last stable offset and aborted data filtered."},
-	{"zombie-fencing", "Zombie fencing", "Two instances, one transactional id, and the epoch bump."},
-	{"exactly-once-pipeline", "Exactly-once pipeline", "Read-process-write with offsets inside the transaction."},
-	{"consumer-groups", "Consumer groups", "Coordinator, join, sync, heartbeat, commit, and a rebalance."},
-	{"assignors", "Assignors", "Range, roundrobin and sticky side by side."},
-	{"replication", "Replication", "LEO, high watermark and acks under a leader crash."},
-	{"leader-election", "Leader election", "ISR, clean and unclean election, and what each loses."},
-	{"network-partition", "Network partition", "A leader cut off keeps answering: what acks=1 and acks=all get."},
-	{"coordinator-failover", "Coordinator failover", "A transaction survives the death of its coordinator's broker."},
+	{"segments", "Segments and indexes", "How a partition's log is cut into segments, and how sparse indexes find an offset or a time.",
+		zh("日志段与索引", "分区的日志如何切分成日志段，稀疏索引又如何按 offset 或时间找到消息。")},
+	{"partitioning", "Partitioning", "Keys hash to partitions; order holds only within one; partitions never shrink.",
+		zh("分区", "key 经哈希落到分区；顺序只在单个分区内成立；分区数只增不减。")},
+	{"delivery-semantics", "Delivery semantics", "At most once, at least once and exactly once through one lost acknowledgement.",
+		zh("消息传递语义", "同样丢失一次确认，看至多一次、至少一次和精确一次各自的结果。")},
+	{"idempotent-producer", "The idempotent producer", "Producer ids and sequence numbers turn a retry into a dropped duplicate.",
+		zh("幂等生产者", "producer id 和序列号让一次重试变成被丢弃的重复消息。")},
+	{"transactions", "Transactions", "Every request from InitProducerId to COMPLETE_COMMIT.",
+		zh("事务", "从 InitProducerId 到 COMPLETE_COMMIT 的每一个请求。")},
+	{"read-committed", "Read committed", "The last stable offset and aborted data filtered.",
+		zh("读已提交", "LSO（最后稳定偏移量），以及被中止的数据如何被过滤。")},
+	{"zombie-fencing", "Zombie fencing", "Two instances, one transactional id, and the epoch bump.",
+		zh("僵尸实例隔离", "两个实例共用一个 transactional.id，epoch 递增把旧实例挡在门外。")},
+	{"exactly-once-pipeline", "Exactly-once pipeline", "Read-process-write with offsets inside the transaction.",
+		zh("精确一次流水线", "消费-处理-生产，消费位移随事务一起提交。")},
+	{"consumer-groups", "Consumer groups", "Coordinator, join, sync, heartbeat, commit, and a rebalance.",
+		zh("消费者组", "协调者、加入、同步、心跳、提交位移，以及一次再均衡。")},
+	{"assignors", "Assignors", "Range, roundrobin and sticky side by side.",
+		zh("分区分配策略", "range、roundrobin 与 sticky 三种分配策略并排对比。")},
+	{"replication", "Replication", "LEO, high watermark and acks under a leader crash.",
+		zh("副本复制", "leader 崩溃时的 LEO、高水位与 acks。")},
+	{"leader-election", "Leader election", "ISR, clean and unclean election, and what each loses.",
+		zh("leader 选举", "ISR、干净选举与 unclean 选举，以及各自会丢失什么。")},
+	{"network-partition", "Network partition", "A leader cut off keeps answering: what acks=1 and acks=all get.",
+		zh("网络分区", "被隔离的 leader 仍在应答：acks=1 与 acks=all 各得到什么。")},
+	{"coordinator-failover", "Coordinator failover", "A transaction survives the death of its coordinator's broker.",
+		zh("协调者故障转移", "事务协调者所在的 broker 宕机，事务依然完成。")},
 }
 
 // Step is one command of a lesson with its narration and expected output.

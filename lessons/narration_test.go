@@ -3,13 +3,16 @@ package lessons
 import (
 	"strings"
 	"testing"
+	"unicode"
 )
 
-// TestNarration: a learner reading any step of any lesson is told what
-// happened, and the last step ends with a recap of 3 to 5 points (one
-// paragraph each). A language a lesson is translated into covers every
-// step and the recap, so a half-done translation fails here.
-func TestNarration(t *testing.T) {
+// languages are the tags every lesson is translated into, beside English.
+var languages = []string{"zh"}
+
+// written loads every lesson whose script exists.
+func written(t *testing.T) []*Lesson {
+	t.Helper()
+	var ls []*Lesson
 	for _, m := range Catalog {
 		if !Available(m.Slug) {
 			continue
@@ -18,7 +21,25 @@ func TestNarration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ls = append(ls, l)
+	}
+	return ls
+}
+
+// TestNarration: a learner reading any step of any lesson is told what
+// happened, and the last step ends with a recap of 3 to 5 points (one
+// paragraph each). Every lesson is also told in each of languages, and in
+// any other language it has begun: every step, the recap paragraph for
+// paragraph, and the title and about of its Catalog entry. A translation
+// that is missing, is the English text itself, or (zh) has no Chinese
+// character fails here.
+func TestNarration(t *testing.T) {
+	for _, l := range written(t) {
+		m := l.Meta
 		langs := map[string]bool{}
+		for _, lang := range languages {
+			langs[lang] = true
+		}
 		for _, st := range l.Steps {
 			for lang := range st.Translations {
 				langs[lang] = true
@@ -32,8 +53,8 @@ func TestNarration(t *testing.T) {
 				t.Errorf("%s line %d: %q has no narration", m.Slug, st.Line, st.Command)
 			}
 			for lang := range langs {
-				if st.Translations[lang] == "" {
-					t.Errorf("%s line %d: %q has no [%s] narration", m.Slug, st.Line, st.Command, lang)
+				if err := translated(st.Narration, st.Translations[lang], lang); err != "" {
+					t.Errorf("%s line %d: %q: [%s] narration %s", m.Slug, st.Line, st.Command, lang, err)
 				}
 			}
 		}
@@ -41,12 +62,40 @@ func TestNarration(t *testing.T) {
 			t.Errorf("%s: the recap after the last command has %d points, want 3 to 5", m.Slug, n)
 		}
 		for lang := range langs {
-			if l.TrailerTranslations[lang] == "" {
-				t.Errorf("%s: the recap has no [%s] narration", m.Slug, lang)
+			tr := l.TrailerTranslations[lang]
+			if err := translated(l.Trailer, tr, lang); err != "" {
+				t.Errorf("%s: the recap's [%s] narration %s", m.Slug, lang, err)
+			}
+			if got, want := len(paragraphs(tr)), len(paragraphs(l.Trailer)); tr != "" && got != want {
+				t.Errorf("%s: the recap has %d [%s] paragraphs for %d English ones", m.Slug, got, lang, want)
+			}
+			h := m.Headings[lang]
+			if err := translated(m.Title, h.Title, lang); err != "" {
+				t.Errorf("%s: the [%s] title %s", m.Slug, lang, err)
+			}
+			if err := translated(m.About, h.About, lang); err != "" {
+				t.Errorf("%s: the [%s] about %s", m.Slug, lang, err)
 			}
 		}
 	}
 }
+
+// translated says what is wrong with tr as the lang translation of
+// english: missing, the English text itself, or (for zh) without a
+// single Chinese character. "" when nothing is.
+func translated(english, tr, lang string) string {
+	switch {
+	case strings.TrimSpace(tr) == "":
+		return "is missing"
+	case tr == english:
+		return "is the English text"
+	case lang == "zh" && !strings.ContainsFunc(tr, isHan):
+		return "has no Chinese character: " + tr
+	}
+	return ""
+}
+
+func isHan(r rune) bool { return unicode.Is(unicode.Han, r) }
 
 func paragraphs(s string) []string {
 	var out []string
@@ -122,5 +171,24 @@ func TestNextAfter(t *testing.T) {
 	}
 	if NextAfter("no-such-lesson") != nil {
 		t.Error("a slug not in the catalog has a next lesson")
+	}
+}
+
+// TestTranslated: what TestNarration rejects as a translation.
+func TestTranslated(t *testing.T) {
+	for _, tc := range []struct {
+		english, tr string
+		ok          bool
+	}{
+		{"The broker starts.", "broker 启动。", true},
+		{"The broker starts.", "", false},
+		{"The broker starts.", "  \n", false},
+		{"The broker starts.", "The broker starts.", false},
+		{"The broker starts.", "broker starts (leo=1 hw=1).", false},
+		{"acks=1", "acks=1", false},
+	} {
+		if got := translated(tc.english, tc.tr, "zh") == ""; got != tc.ok {
+			t.Errorf("translated(%q, %q) accepted=%v, want %v", tc.english, tc.tr, got, tc.ok)
+		}
 	}
 }
