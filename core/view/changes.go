@@ -28,6 +28,7 @@ func MarkChanges(prev, cur *World) {
 				continue
 			}
 			p.Changed = map[string]bool{"start": p.Start != wp.Start, "leo": p.LEO != wp.LEO, "hw": p.HW != wp.HW, "lso": p.LSO != wp.LSO}
+			markNewBatches(p, wp.LEO) // log.go
 			segs := map[string]Segment{}
 			for _, s := range wp.Segments {
 				segs[s.Name] = s
@@ -48,4 +49,6 @@ func MarkChanges(prev, cur *World) {
 			b.Files[j].Changed = !ok || size != b.Files[j].Size
 		}
 	}
+	markGroups(prev.Groups, cur.Groups) // group.go
+	markTxns(prev.Txns, cur.Txns)       // txn.go
 }

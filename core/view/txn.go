@@ -1,0 +1,55 @@
+package view
+
+// Txn is one transactional id as its transaction coordinator holds it
+// (Kafka's TransactionMetadata, KIP-98).
+type Txn struct {
+	ID          string
+	Coordinator string // the broker whose coordinator holds it
+	Partition   int32  // of __transaction_state
+	State       string // as DescribeTransactions spells it: "PrepareCommit"
+	ProducerID  int64
+	Epoch       int16
+	TimeoutMs   int32
+	Partitions  []string // in the transaction now
+	Changed     bool     // its state or epoch differ from the previous step
+}
+
+// TxnStates is the coordinator's state machine in the order a
+// transaction walks it: commit and abort branch after Ongoing, and
+// PrepareEpochFence is the abort the coordinator starts itself when it
+// fences a producer (timeout, or a new instance: KIP-360).
+var TxnStates = []string{"Empty", "Ongoing", "PrepareCommit", "CompleteCommit", "PrepareAbort", "CompleteAbort", "PrepareEpochFence"}
+
+// ClientProducer is what a simulated producer knows: its producer id and
+// epoch (-1 before InitProducerId), the next sequence it will send to each
+// partition, and its transaction, if transactional. Set it beside each
+// partition's view.Producer to see the client and the broker agree.
+type ClientProducer struct {
+	Name            string
+	Idempotent      bool
+	TransactionalID string
+	ProducerID      int64
+	Epoch           int16
+	NextSeq         []Seq
+	InTxn           []string // partitions added to the open transaction
+	Fenced          bool
+}
+
+// Seq is the next sequence a producer sends to one partition.
+type Seq struct {
+	Partition string
+	Next      int32
+}
+
+// markTxns flags the transactional ids that are new, or whose state or
+// producer epoch moved in the step.
+func markTxns(prev, cur []Txn) {
+	was := map[string]Txn{}
+	for _, t := range prev {
+		was[t.ID] = t
+	}
+	for i := range cur {
+		w, ok := was[cur[i].ID]
+		cur[i].Changed = !ok || w.State != cur[i].State || w.Epoch != cur[i].Epoch
+	}
+}
