@@ -14,12 +14,6 @@ type Txn struct {
 	Changed     bool     // its state or epoch differ from the previous step
 }
 
-// TxnStates is the coordinator's state machine in the order a
-// transaction walks it: commit and abort branch after Ongoing, and
-// PrepareEpochFence is the abort the coordinator starts itself when it
-// fences a producer (timeout, or a new instance: KIP-360).
-var TxnStates = []string{"Empty", "Ongoing", "PrepareCommit", "CompleteCommit", "PrepareAbort", "CompleteAbort", "PrepareEpochFence"}
-
 // ClientProducer is what a simulated producer knows: its producer id and
 // epoch (-1 before InitProducerId), the next sequence it will send to each
 // partition, and its transaction, if transactional. Set it beside each
