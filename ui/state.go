@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/txn"
 	"github.com/gregor-kafka/gregor/core/view"
 )
 
@@ -159,24 +161,28 @@ func hasIdempotent(ps []view.ClientProducer) bool {
 	return false
 }
 
-// shownFiles drops the files of internal topics' partitions that hold
-// nothing (every file in the directory empty), as shownPartitions drops
-// the partitions, and counts them.
+// shownFiles drops the files of internal topics' partitions whose logs
+// hold nothing, as shownPartitions drops the partitions, and counts them.
 func shownFiles(fs []view.File) (shown []view.File, hidden int) {
 	full := map[string]bool{}
 	for _, f := range fs {
-		if f.Size > 0 {
+		if path.Ext(f.Name) == ".log" && f.Size > 0 {
 			full[path.Dir(f.Name)] = true
 		}
 	}
 	for _, f := range fs {
-		if dir := path.Dir(f.Name); strings.HasPrefix(dir, "__") && !full[dir] {
+		if dir := path.Dir(f.Name); internalDir(dir) && !full[dir] {
 			hidden++
 			continue
 		}
 		shown = append(shown, f)
 	}
 	return shown, hidden
+}
+
+// internalDir reports the directory of an internal topic's partition.
+func internalDir(dir string) bool {
+	return strings.HasPrefix(dir, group.Topic+"-") || strings.HasPrefix(dir, txn.Topic+"-")
 }
 
 // anyChanged reports a file the step created or resized.
