@@ -2147,7 +2147,7 @@ func brokerView(st view.World, b view.Broker) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		files, hiddenFiles := shownFiles(b.Files)
+		files, hiddenFiles := ShownFiles(b.Files)
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 182, "<details class=\"files\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

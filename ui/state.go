@@ -11,11 +11,11 @@ import (
 	"github.com/gregor-kafka/gregor/core/view"
 )
 
-// shownPartitions drops the internal topics' partitions that never held
+// ShownPartitions drops the internal topics' partitions that never held
 // a record: __consumer_offsets and __transaction_state have 50 each by
 // default, and only the few that hold a group or a transactional id
 // matter. hidden counts the dropped ones per topic, in topic order.
-func shownPartitions(ps []view.Partition) (shown []view.Partition, hidden []string) {
+func ShownPartitions(ps []view.Partition) (shown []view.Partition, hidden []string) {
 	counts := map[string]int{}
 	var order []string
 	for _, p := range ps {
@@ -161,9 +161,9 @@ func hasIdempotent(ps []view.ClientProducer) bool {
 	return false
 }
 
-// shownFiles drops the files of internal topics' partitions whose logs
-// hold nothing, as shownPartitions drops the partitions, and counts them.
-func shownFiles(fs []view.File) (shown []view.File, hidden int) {
+// ShownFiles drops the files of internal topics' partitions whose logs
+// hold nothing, as ShownPartitions drops the partitions, and counts them.
+func ShownFiles(fs []view.File) (shown []view.File, hidden int) {
 	full := map[string]bool{}
 	for _, f := range fs {
 		if path.Ext(f.Name) == ".log" && f.Size > 0 {

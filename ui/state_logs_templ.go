@@ -16,7 +16,7 @@ import (
 )
 
 // partitionsView draws a broker's replicas, leaving out the internal
-// topics' partitions that hold nothing (shownPartitions).
+// topics' partitions that hold nothing (ShownPartitions).
 func partitionsView(st view.World, b view.Broker) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -34,7 +34,7 @@ func partitionsView(st view.World, b view.Broker) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		shown, hidden := shownPartitions(b.Partitions)
+		shown, hidden := ShownPartitions(b.Partitions)
 		for _, pt := range shown {
 			templ_7745c5c3_Err = partitionView(st, b, pt).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {

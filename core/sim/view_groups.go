@@ -4,33 +4,26 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/group"
 	"github.com/gregor-kafka/gregor/core/group/assign"
 	"github.com/gregor-kafka/gregor/core/view"
 )
 
 // groupViews reads every consumer group from the coordinator in charge of
-// it (in a cluster, the leader of its __consumer_offsets partition).
+// it.
 func (w *World) groupViews() []view.Group {
 	var out []view.Group
-	seen := map[string]bool{}
-	for _, n := range w.nodes {
-		if !n.Up || n.Broker == nil || n.Broker.Groups() == nil {
-			continue
-		}
-		co := n.Broker.Groups()
-		for _, id := range co.Groups() {
-			if g := co.Group(id); g != nil && !seen[id] && w.holds(n, group.Topic, g.Partition()) {
-				seen[id] = true
-				out = append(out, w.groupView(n.Name, co, g))
+	w.eachHeld(group.Topic, func(b *broker.Broker) []string { return b.Groups().Groups() },
+		func(b *broker.Broker, id string) int32 { return b.Groups().PartitionFor(id) },
+		func(n *Node, id string) {
+			if g := n.Broker.Groups().Group(id); g != nil {
+				out = append(out, w.groupView(n.Name, n.Broker.Groups(), g))
 			}
-		}
-	}
-	slices.SortFunc(out, func(a, b view.Group) int { return strings.Compare(a.ID, b.ID) })
+		})
 	return out
 }
 

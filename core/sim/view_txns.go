@@ -3,42 +3,54 @@ package sim
 import (
 	"maps"
 	"slices"
-	"strings"
 
+	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/txn"
 	"github.com/gregor-kafka/gregor/core/view"
 )
 
-// txnViews reads every transactional id from the coordinator that holds
-// it: in a cluster, the leader of its __transaction_state partition (a
-// coordinator that lost the partition has unloaded it).
+// txnViews reads every transactional id from the coordinator in charge
+// of it.
 func (w *World) txnViews() []view.Txn {
 	var out []view.Txn
-	seen := map[string]bool{}
-	for _, n := range w.nodes {
-		if !n.Up || n.Broker == nil || n.Broker.Transactions() == nil {
-			continue
-		}
-		co := n.Broker.Transactions()
-		for _, id := range co.IDs() {
-			if seen[id] || !w.holds(n, txn.Topic, co.PartitionFor(id)) {
-				continue
-			}
+	w.eachHeld(txn.Topic, func(b *broker.Broker) []string { return b.Transactions().IDs() },
+		func(b *broker.Broker, id string) int32 { return b.Transactions().PartitionFor(id) },
+		func(n *Node, id string) {
+			co := n.Broker.Transactions()
 			m, ok := co.Get(id)
 			if !ok {
-				continue
+				return
 			}
-			seen[id] = true
 			t := view.Txn{ID: id, Coordinator: n.Name, Partition: co.PartitionFor(id), State: m.State.Name(),
 				ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, TimeoutMs: m.TimeoutMs}
 			for _, tp := range m.Partitions {
 				t.Partitions = append(t.Partitions, tp.String())
 			}
 			out = append(out, t)
+		})
+	return out
+}
+
+// eachHeld calls fn once per id (a group or a transactional id) that a
+// running broker's coordinator holds, in id order, with the broker in
+// charge of it: in a cluster, the leader of its partition of the
+// internal topic (a coordinator that lost the partition has unloaded
+// it), else the one broker.
+func (w *World) eachHeld(topic string, ids func(*broker.Broker) []string, partition func(*broker.Broker, string) int32, fn func(*Node, string)) {
+	held := map[string]*Node{}
+	for _, n := range w.nodes {
+		if !n.Up || n.Broker == nil {
+			continue
+		}
+		for _, id := range ids(n.Broker) {
+			if held[id] == nil && w.holds(n, topic, partition(n.Broker, id)) {
+				held[id] = n
+			}
 		}
 	}
-	slices.SortFunc(out, func(a, b view.Txn) int { return strings.Compare(a.ID, b.ID) })
-	return out
+	for _, id := range slices.Sorted(maps.Keys(held)) {
+		fn(held[id], id)
+	}
 }
 
 // holds reports whether n's coordinator is the one in charge of an

@@ -1,5 +1,7 @@
 package view
 
+import "fmt"
+
 // MarkChanges flags what differs in cur from prev, the state before the
 // step, so the view can highlight what the step did.
 func MarkChanges(prev, cur *World) {
@@ -49,6 +51,24 @@ func MarkChanges(prev, cur *World) {
 			b.Files[j].Changed = !ok || size != b.Files[j].Size
 		}
 	}
-	markGroups(prev.Groups, cur.Groups) // group.go
-	markTxns(prev.Txns, cur.Txns)       // txn.go
+	markChanged(prev.Groups, cur.Groups, func(g *Group) (string, *bool) {
+		return fmt.Sprint(g.ID, "|", g.State, "|", g.Generation), &g.Changed
+	})
+	markChanged(prev.Txns, cur.Txns, func(t *Txn) (string, *bool) {
+		return fmt.Sprint(t.ID, "|", t.State, "|", t.Epoch), &t.Changed
+	})
+}
+
+// markChanged flags each of cur whose signature (its id and what counts
+// as a change) none of prev has: it is new, or it moved in the step.
+func markChanged[T any](prev, cur []T, sig func(*T) (string, *bool)) {
+	was := map[string]bool{}
+	for i := range prev {
+		s, _ := sig(&prev[i])
+		was[s] = true
+	}
+	for i := range cur {
+		s, changed := sig(&cur[i])
+		*changed = !was[s]
+	}
 }

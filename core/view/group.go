@@ -50,16 +50,3 @@ func States(typ string) []string {
 	}
 	return []string{"Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"}
 }
-
-// markGroups flags the groups that are new, or whose state or generation
-// moved in the step.
-func markGroups(prev, cur []Group) {
-	was := map[string]Group{}
-	for _, g := range prev {
-		was[g.ID] = g
-	}
-	for i := range cur {
-		w, ok := was[cur[i].ID]
-		cur[i].Changed = !ok || w.State != cur[i].State || w.Generation != cur[i].Generation
-	}
-}

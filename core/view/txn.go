@@ -34,16 +34,3 @@ type Seq struct {
 	Partition string
 	Next      int32
 }
-
-// markTxns flags the transactional ids that are new, or whose state or
-// producer epoch moved in the step.
-func markTxns(prev, cur []Txn) {
-	was := map[string]Txn{}
-	for _, t := range prev {
-		was[t.ID] = t
-	}
-	for i := range cur {
-		w, ok := was[cur[i].ID]
-		cur[i].Changed = !ok || w.State != cur[i].State || w.Epoch != cur[i].Epoch
-	}
-}
