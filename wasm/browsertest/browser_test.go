@@ -246,8 +246,12 @@ func (p *page) waitText(sel, want string) {
 	}
 }
 
+// click clicks the first match, scrolled to the middle of the window
+// first: at the top edge the sticky step nav covers it and would take
+// the click.
 func (p *page) click(sel string) {
 	p.t.Helper()
+	p.eval(fmt.Sprintf(`(document.querySelector(%q) || document.body).scrollIntoView({block: "center"}), ""`, sel))
 	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 }
 
