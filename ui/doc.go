@@ -1,10 +1,13 @@
 // Package ui renders Gregor's views: the lesson list, a lesson step with
 // its exchanges (request and response, built from the kmsg messages the
-// simulator carried) and the state after it (brokers, partitions with
-// their log start, LEO, high watermark and LSO, segments with their index
-// entries, files). Components are templ (page.templ, with the generated
-// page_templ.go committed); the Go files turn simulator events and broker
-// state into plain view structs.
+// simulator carried) and the state after it, drawn from a view.World:
+// each replica's log as cells in segments with its markers (log start,
+// LSO, high watermark, LEO), role, epoch and ISR (state_logs.templ),
+// consumer groups with their assignment grid (state_groups.templ),
+// transactions in the coordinator's state machine and the producers'
+// ids and sequences (state_txns.templ), files. Components are templ, with
+// the generated _templ.go files committed; the Go files turn simulator
+// events into plain view structs.
 //
 // # Invariants
 //

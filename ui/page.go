@@ -117,9 +117,12 @@ func paragraphs(s string) []string {
 // Paragraphs splits narration on blank lines and joins wrapped lines.
 func Paragraphs(s string) []string { return paragraphs(s) }
 
-func ariaCurrent(b bool) string {
-	if b {
-		return "step"
+func ariaCurrent(b bool) string { return ariaCurrentAs(b, "step") }
+
+// ariaCurrentAs is aria-current's value: token when current.
+func ariaCurrentAs(current bool, token string) string {
+	if current {
+		return token
 	}
 	return "false"
 }

@@ -37,6 +37,35 @@ func (w *World) ledger(groupID string, gen int32, leader string) *generationReco
 	return r
 }
 
+// earlierGeneration is generation since of a group, or when since < 0
+// the latest one before gen, with its record (nil if none was kept).
+func (w *World) earlierGeneration(id string, gen, since int32) (int32, *generationRecord) {
+	hist := w.groupHistory[id]
+	if since < 0 {
+		for g := range hist {
+			if g < gen && g > since {
+				since = g
+			}
+		}
+	}
+	return since, hist[since]
+}
+
+// owners maps every partition of a generation to the member id that was
+// handed it, counting only the members in only (all when nil).
+func (r *generationRecord) owners(only map[string]bool) map[assign.TopicPartition]string {
+	o := map[assign.TopicPartition]string{}
+	for _, mid := range slices.Sorted(maps.Keys(r.members)) {
+		if only != nil && !only[mid] {
+			continue
+		}
+		for _, tp := range r.members[mid] {
+			o[tp] = mid
+		}
+	}
+	return o
+}
+
 // showGroup serves the views of consumer groups:
 //
 //	show group G [since=N]  the coordinator's view: state, generation,
@@ -116,35 +145,15 @@ func (w *World) showGroup(c command, what string) (bool, error) {
 // Only the current members count in generation gen: a static member that
 // restarted reported under its old member id too.
 func (w *World) showMoves(n *Node, id string, gen, since int32, current map[string]bool) {
-	hist := w.groupHistory[id]
-	cur := hist[gen]
+	cur := w.groupHistory[id][gen]
 	if cur == nil {
 		return
 	}
-	if since < 0 {
-		for g := range hist {
-			if g < gen && g > since {
-				since = g
-			}
-		}
-	}
-	prev := hist[since]
+	since, prev := w.earlierGeneration(id, gen, since)
 	if prev == nil {
 		return
 	}
-	owners := func(r *generationRecord, only map[string]bool) map[assign.TopicPartition]string {
-		o := map[assign.TopicPartition]string{}
-		for _, mid := range slices.Sorted(maps.Keys(r.members)) {
-			if only != nil && !only[mid] {
-				continue
-			}
-			for _, tp := range r.members[mid] {
-				o[tp] = mid
-			}
-		}
-		return o
-	}
-	before, after := owners(prev, nil), owners(cur, current)
+	before, after := prev.owners(nil), cur.owners(current)
 	var stayed, forced, moved, withheld, placed int
 	for tp, was := range before {
 		now, ok := after[tp]

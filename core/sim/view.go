@@ -8,7 +8,7 @@ import (
 func (w *World) View() view.World {
 	st := view.World{Clock: w.now - StartTime, Cut: w.Cut()}
 	for _, n := range w.nodes {
-		b := view.Broker{Name: n.Name, Up: n.Up}
+		b := view.Broker{ID: n.ID, Name: n.Name, Up: n.Up}
 		if n.Up && n.Broker != nil {
 			b.Partitions = view.Partitions(n.Broker)
 		}
@@ -17,5 +17,9 @@ func (w *World) View() view.World {
 		}
 		st.Brokers = append(st.Brokers, b)
 	}
+	st.Groups = w.groupViews()       // view_groups.go
+	st.Txns = w.txnViews()           // view_txns.go
+	st.Producers = w.producerViews() // view_txns.go
+	w.markLookup(&st)                // view_lookup.go
 	return st
 }

@@ -174,6 +174,8 @@ func (w *World) lookupOffset(n *Node, p *broker.Partition, segs []log.SegmentInf
 	s := segs[i]
 	w.notef(n.Name, "view", "segments by base offset [%s]: offset %d is in %s", strings.Join(bases, " "), target, s.Name)
 	entry, steps := s.LookupOffset(target)
+	rec := w.startLookup(n, p, s, fmt.Sprintf("offset %d", target)) // view_lookup.go
+	rec.probedIndex(steps, entry)
 	var probed []string
 	for _, e := range steps {
 		probed = append(probed, fmt.Sprintf("%d->%d", e.Offset, e.Position))
@@ -183,7 +185,7 @@ func (w *World) lookupOffset(n *Node, p *broker.Partition, segs []log.SegmentInf
 	}
 	w.notef(n.Name, "view", ".index binary search probed %s: start at position %d", strings.Join(probed, " "), entry.Position)
 	w.scan(n, p, s, entry.Position, func(b record.Batch) bool { return b.LastOffset() >= target },
-		fmt.Sprintf("offset %d", target))
+		fmt.Sprintf("offset %d", target), rec)
 }
 
 func (w *World) lookupTimestamp(n *Node, p *broker.Partition, segs []log.SegmentInfo, target int64) error {
@@ -201,6 +203,8 @@ func (w *World) lookupTimestamp(n *Node, p *broker.Partition, segs []log.Segment
 	s := segs[i]
 	w.notef(n.Name, "view", "first segment whose largest timestamp >= %d: %s", target, s.Name)
 	te, steps := s.LookupTimestamp(target)
+	rec := w.startLookup(n, p, s, fmt.Sprintf("timestamp >= %d", target)) // view_lookup.go
+	rec.probedTimeIndex(steps, te)
 	var probed []string
 	for _, e := range steps {
 		probed = append(probed, fmt.Sprintf("%d->%d", e.Timestamp, e.Offset))
@@ -210,15 +214,16 @@ func (w *World) lookupTimestamp(n *Node, p *broker.Partition, segs []log.Segment
 	}
 	w.notef(n.Name, "view", ".timeindex binary search probed %s: start from offset %d", strings.Join(probed, " "), te.Offset)
 	entry, _ := s.LookupOffset(te.Offset)
+	rec.probedIndex(nil, entry)
 	w.notef(n.Name, "view", ".index: offset %d -> position %d", te.Offset, entry.Position)
 	w.scan(n, p, s, entry.Position, func(b record.Batch) bool { return b.MaxTimestamp() >= target },
-		fmt.Sprintf("timestamp >= %d", target))
+		fmt.Sprintf("timestamp >= %d", target), rec)
 	return nil
 }
 
 // scan walks batch headers in a segment's .log from pos until done says
-// stop, printing each step.
-func (w *World) scan(n *Node, p *broker.Partition, s log.SegmentInfo, pos int64, done func(record.Batch) bool, what string) {
+// stop, printing each step, and records the headers it read in rec.
+func (w *World) scan(n *Node, p *broker.Partition, s log.SegmentInfo, pos int64, done func(record.Batch) bool, what string, rec *lookupRecord) {
 	f, err := n.Store.Open(path.Join(p.Log().Dir(), s.Name))
 	if err != nil {
 		w.notef(n.Name, "error", "open %s: %v", s.Name, err)
@@ -233,7 +238,9 @@ func (w *World) scan(n *Node, p *broker.Partition, s log.SegmentInfo, pos int64,
 		}
 		b := record.Batch(hdr)
 		steps = append(steps, fmt.Sprintf("%d..%d@%d", b.BaseOffset(), b.LastOffset(), pos))
+		rec.scanned[b.BaseOffset()] = true
 		if done(b) {
+			rec.found = b.BaseOffset()
 			w.notef(n.Name, "view", "scan .log batch headers %s: %s is in the batch at position %d", strings.Join(steps, " "), what, pos)
 			return
 		}

@@ -51,6 +51,7 @@ type World struct {
 	// groupHistory is what each generation of each group was assigned
 	// (group_views.go), for views that count moved partitions.
 	groupHistory map[string]map[int32]*generationRecord
+	lookup       *lookupRecord // the last lookup, for the view (view_lookup.go)
 }
 
 // New returns an empty world; the seed drives every random choice.

@@ -2,9 +2,11 @@ package view
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/txn"
 )
 
 // Partitions reads what a running broker holds: every partition's log,
@@ -17,19 +19,21 @@ func Partitions(b *broker.Broker) []Partition {
 			l := p.Log()
 			pv := Partition{
 				Name: p.String(), Start: l.StartOffset(), LEO: l.EndOffset(), HW: p.HighWatermark, LSO: p.LastStableOffset(),
-				Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, Replicas: ids(p.Replicas), InSyncReps: ids(p.ISR),
+				Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, Replicas: slices.Clone(p.Replicas), ISR: slices.Clone(p.ISR),
+				Internal: t.Name == group.Topic || t.Name == txn.Topic,
 			}
 			segs := l.Segments()
 			for i, s := range segs {
 				sv := Segment{Name: s.Name, Base: s.BaseOffset, Next: s.NextOffset, Size: s.Size, Active: i == len(segs)-1, LargestTimestamp: s.LargestTimestamp}
 				for _, e := range s.IndexEntries {
-					sv.Index = append(sv.Index, Entry{fmt.Sprint(e.Offset), fmt.Sprint(e.Position)})
+					sv.Index = append(sv.Index, Entry{Key: fmt.Sprint(e.Offset), Value: fmt.Sprint(e.Position)})
 				}
 				for _, e := range s.TimeIndexEntries {
-					sv.TimeIndex = append(sv.TimeIndex, Entry{fmt.Sprint(e.Timestamp), fmt.Sprint(e.Offset)})
+					sv.TimeIndex = append(sv.TimeIndex, Entry{Key: fmt.Sprint(e.Timestamp), Value: fmt.Sprint(e.Offset)})
 				}
 				pv.Segments = append(pv.Segments, sv)
 			}
+			pv.Earlier = readBatches(p, pv.Segments, segs) // log.go
 			if ps := p.Producers(); ps != nil {
 				for _, e := range ps.Entries() {
 					pv.Producers = append(pv.Producers, Producer{ID: e.ProducerID, Epoch: e.Epoch, LastSeq: e.LastSeq(), Batches: len(e.Batches)})
@@ -39,12 +43,4 @@ func Partitions(b *broker.Broker) []Partition {
 		}
 	}
 	return out
-}
-
-func ids(xs []int32) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ",")
 }

@@ -1,5 +1,7 @@
 package view
 
+import "fmt"
+
 // MarkChanges flags what differs in cur from prev, the state before the
 // step, so the view can highlight what the step did.
 func MarkChanges(prev, cur *World) {
@@ -28,6 +30,7 @@ func MarkChanges(prev, cur *World) {
 				continue
 			}
 			p.Changed = map[string]bool{"start": p.Start != wp.Start, "leo": p.LEO != wp.LEO, "hw": p.HW != wp.HW, "lso": p.LSO != wp.LSO}
+			markNewBatches(p, wp.LEO) // log.go
 			segs := map[string]Segment{}
 			for _, s := range wp.Segments {
 				segs[s.Name] = s
@@ -47,5 +50,25 @@ func MarkChanges(prev, cur *World) {
 			size, ok := files[b.Files[j].Name]
 			b.Files[j].Changed = !ok || size != b.Files[j].Size
 		}
+	}
+	markChanged(prev.Groups, cur.Groups, func(g *Group) (string, *bool) {
+		return fmt.Sprint(g.ID, "|", g.State, "|", g.Generation), &g.Changed
+	})
+	markChanged(prev.Txns, cur.Txns, func(t *Txn) (string, *bool) {
+		return fmt.Sprint(t.ID, "|", t.State, "|", t.Epoch), &t.Changed
+	})
+}
+
+// markChanged flags each of cur whose signature (its id and what counts
+// as a change) none of prev has: it is new, or it moved in the step.
+func markChanged[T any](prev, cur []T, sig func(*T) (string, *bool)) {
+	was := map[string]bool{}
+	for i := range prev {
+		s, _ := sig(&prev[i])
+		was[s] = true
+	}
+	for i := range cur {
+		s, changed := sig(&cur[i])
+		*changed = !was[s]
 	}
 }

@@ -1,6 +1,7 @@
 // Package view is the snapshot a learner sees: what the world looks like
-// after one step (brokers, their partitions' logs and files, and the
-// network's cuts), as plain data. The simulator builds it after every
+// after one step (brokers, their partitions' logs down to each batch, and
+// files; consumer groups; transactions, coordinator and client side; the
+// step's lookup; the network's cuts), as plain data. The simulator builds it after every
 // step (sim.World.View), the native server can build the same from a real
 // broker (Partitions), and package ui draws only from it: no view reads
 // the engine's internals.
@@ -11,4 +12,9 @@
 //     a snapshot already taken.
 //   - The same world gives the same snapshot, field for field, so a step
 //     drawn from a kept snapshot is the step drawn from a fresh replay.
+//   - Taking a snapshot changes nothing in the world: it reads logs and
+//     asks the coordinators what a client's Describe would (at time 0,
+//     so their clocks do not move).
+//   - A partition keeps at most MaxBatches batches, the newest; Earlier
+//     counts the rest.
 package view

@@ -9,12 +9,17 @@ type World struct {
 	Brokers []Broker
 	// Cut lists the brokers a network partition cuts off from the
 	// others; empty while the network is whole.
-	Cut []string
+	Cut       []string
+	Groups    []Group          // group.go
+	Txns      []Txn            // txn.go
+	Producers []ClientProducer // txn.go
+	Lookup    *Lookup          // log.go: the step's lookup, nil if it made none
 }
 
 // Broker is one broker: its partitions while it runs, and its files
 // always (a crashed broker's storage keeps what was synced).
 type Broker struct {
+	ID         int32
 	Name       string
 	Up         bool
 	Changed    bool // came up or went down in this step
@@ -24,14 +29,19 @@ type Broker struct {
 
 // Partition is one partition's log as the broker sees it.
 type Partition struct {
-	Name                 string
-	Start, LEO, HW, LSO  int64
-	Changed              map[string]bool // "start", "leo", "hw", "lso" moved in this step
-	New                  bool
-	Segments             []Segment
-	Producers            []Producer
-	Leader, LeaderEpoch  int32
-	Replicas, InSyncReps string
+	Name                string
+	Start, LEO, HW, LSO int64
+	Changed             map[string]bool // "start", "leo", "hw", "lso" moved in this step
+	New                 bool
+	Segments            []Segment
+	Producers           []Producer
+	Leader, LeaderEpoch int32
+	Replicas, ISR       []int32
+	// Internal marks __consumer_offsets and __transaction_state.
+	Internal bool
+	// Earlier counts the batches older than those the segments hold
+	// (at most MaxBatches are kept).
+	Earlier int
 }
 
 // Segment is one segment: its .log and its two sparse indexes.
@@ -44,6 +54,7 @@ type Segment struct {
 	TimeIndex        []Entry // timestamp -> offset
 	New, Changed     bool
 	LargestTimestamp int64
+	Batches          []Batch // the newest of the log's batches in this segment
 }
 
 // Span is the segment's offsets, "empty" when it has none.
@@ -76,4 +87,7 @@ type File struct {
 // timestamp -> offset in the .timeindex.
 type Entry struct {
 	Key, Value string
+	// Probed marks an entry the step's lookup compared in its binary
+	// search; Chosen the one it started from.
+	Probed, Chosen bool
 }

@@ -246,8 +246,12 @@ func (p *page) waitText(sel, want string) {
 	}
 }
 
+// click clicks the first match, scrolled to the middle of the window
+// first: at the top edge the sticky step nav covers it and would take
+// the click.
 func (p *page) click(sel string) {
 	p.t.Helper()
+	p.eval(fmt.Sprintf(`(document.querySelector(%q) || document.body).scrollIntoView({block: "center"}), ""`, sel))
 	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 }
 
@@ -326,19 +330,21 @@ func (p *page) checkStep() {
 		if got := p.text(fmt.Sprintf(`[data-broker=%q] h3 .badge`, b.Name)); got != status {
 			p.t.Errorf("step %d: broker %s shows %q, want %q", pos, b.Name, got, status)
 		}
-		for _, pt := range b.Partitions {
-			sel := fmt.Sprintf(`[data-broker=%q] [data-partition=%q]`, b.Name, pt.Name)
+		shown, _ := ui.ShownPartitions(b.Partitions)
+		for _, pt := range shown {
+			sel := fmt.Sprintf(`[data-broker=%q] section[data-partition=%q]`, b.Name, pt.Name)
 			for key, v := range map[string]int64{"start": pt.Start, "leo": pt.LEO, "hw": pt.HW, "lso": pt.LSO} {
 				if got := p.text(sel + " ." + key + " dd"); got != fmt.Sprint(v) {
 					p.t.Errorf("step %d: %s %s shows %q, want %d", pos, pt.Name, key, got, v)
 				}
 			}
-			if got := p.count(sel + " table.segments tbody tr"); got != len(pt.Segments) {
+			if got := p.count(sel + " .seg"); got != len(pt.Segments) {
 				p.t.Errorf("step %d: %s shows %d segments, want %d", pos, pt.Name, got, len(pt.Segments))
 			}
 		}
-		if got := p.count(fmt.Sprintf(`[data-broker=%q] .files tr`, b.Name)); got != len(b.Files) {
-			p.t.Errorf("step %d: broker %s shows %d files, want %d", pos, b.Name, got, len(b.Files))
+		files, _ := ui.ShownFiles(b.Files)
+		if got := p.count(fmt.Sprintf(`[data-broker=%q] .files tr`, b.Name)); got != len(files) {
+			p.t.Errorf("step %d: broker %s shows %d files, want %d", pos, b.Name, got, len(files))
 		}
 	}
 	if got, want := p.count(".steplist li.diverged"), countDiverged(want.Steps); got != want {
