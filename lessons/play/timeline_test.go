@@ -3,9 +3,12 @@ package play
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/gregor-kafka/gregor/core/sim"
+	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/ui"
 )
@@ -35,6 +38,9 @@ func (w *walker) check(what string) {
 	again := Parse(w.s.Query(w.s.Pos))
 	again.PastEnd = w.s.PastEnd // not in the URL: a step past the end reads as the last one
 	fresh := again.Page()
+	if want := replayState(w.s); !reflect.DeepEqual(kept.State, want) {
+		w.t.Fatalf("%s %s at step %d: the kept state is not the state a replay from the seed reads\n got %+v\nwant %+v", w.slug, what, w.s.Pos, kept.State, want)
+	}
 	if a, b := html(w.t, kept), html(w.t, fresh); a != b {
 		w.t.Fatalf("%s %s at step %d: the kept snapshots render another page than a fresh replay of %s\n%s", w.slug, what, w.s.Pos, w.s.Href(w.s.Pos), firstDifference(a, b))
 	}
@@ -44,6 +50,24 @@ func (w *walker) goTo(pos int, what string) {
 	w.t.Helper()
 	w.s.Pos, w.s.PastEnd = pos, false
 	w.check(what)
+}
+
+// replayState is the state after the session's current step, read the
+// plain way: replay from the seed, view before and after the step.
+func replayState(s *Session) view.World {
+	w := sim.New(s.Seed)
+	var before view.World
+	for i, it := range s.Items[:s.Pos] {
+		if i == s.Pos-1 {
+			before = w.View()
+		}
+		lessons.Exec(w, it.Cmd)
+	}
+	after := w.View()
+	if s.Pos > 0 {
+		view.MarkChanges(&before, &after)
+	}
+	return after
 }
 
 func firstDifference(a, b string) string {
