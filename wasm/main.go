@@ -36,6 +36,9 @@ var (
 	win      = js.Global()
 	app      js.Value
 	session  *play.Session // nil on the lesson list
+	// timeline keeps the steps run so far, across sessions: stepping back
+	// is a lookup, forward runs only the new commands (play.Timeline).
+	timeline = new(play.Timeline)
 	rendered bool
 
 	listeners []listener
@@ -129,7 +132,7 @@ func route() {
 func render() {
 	start := win.Get("performance").Call("now").Float()
 	defer func() { win.Set("gregorLastRenderMs", win.Get("performance").Call("now").Float()-start) }()
-	p := session.Page()
+	p := session.PageOn(timeline)
 	mark("gregorReplayed")
 	show(ui.Lesson(p), p.Title+" — Gregor")
 }
