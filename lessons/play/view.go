@@ -16,9 +16,21 @@ func View(rawQuery string) (templ.Component, string) {
 	if IsIndex(rawQuery) {
 		return ui.Index(Index()), "Gregor — lessons"
 	}
-	p := Parse(rawQuery).Page()
+	s := Parse(rawQuery)
+	if s.missing() {
+		return ui.NotFound(s.Err, Index()), "No such lesson — Gregor"
+	}
+	p := s.Page()
 	return ui.Lesson(p), p.Title + " — Gregor"
 }
+
+// NotFound reports whether a URL names a lesson that does not exist (or
+// is not written yet): the server answers 404 with the lesson list.
+func NotFound(rawQuery string) bool {
+	return !IsIndex(rawQuery) && Parse(rawQuery).missing()
+}
+
+func (s *Session) missing() bool { return s.Lesson == nil && !s.Playground && s.Err != "" }
 
 // The browser's two builds of the engine (Makefile, `make wasm`), as the
 // server's /assets/ names them. Bundle runs every page but those that
