@@ -31,7 +31,9 @@ cluster: build
 	trap 'kill -INT $$pids 2>/dev/null' INT TERM; \
 	wait; wait
 
-test: check-fmt vet check-templ wasm-core
+# The bundles are built first: the root package embeds them, and its test
+# holds each to its size budget (play.Budgets).
+test: check-fmt vet check-templ wasm-core wasm
 	$(GO) test -count=1 -timeout 12m ./...
 
 check-fmt:

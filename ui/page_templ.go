@@ -1739,7 +1739,7 @@ func reference() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 143, "<details class=\"reference\" open><summary>Command reference</summary><dl class=\"help\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 143, "<details class=\"reference\" open><summary>Command reference</summary><dl class=\"help\" tabindex=\"0\" role=\"region\" aria-label=\"command reference\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -41,6 +41,11 @@ const (
 	ClusterBundle = "gregor-cluster.wasm"
 )
 
+// Budgets are the most each bundle may weigh gzipped, as served (zopfli's
+// gzip, `make wasm`): the download before a page is interactive. The root
+// package's test holds `make test` to them.
+var Budgets = map[string]int{Bundle: 2_500_000, ClusterBundle: 3_500_000}
+
 // BundleFor names the browser build that can run a URL's page.
 func BundleFor(rawQuery string) string {
 	if NeedsQuorum(rawQuery) {
@@ -56,9 +61,14 @@ func NeedsQuorum(rawQuery string) bool {
 		return false
 	}
 	for _, it := range Parse(rawQuery).Items {
-		if it.Cmd == "cluster" || strings.HasPrefix(it.Cmd, "cluster ") {
+		if StartsCluster(it.Cmd) {
 			return true
 		}
 	}
 	return false
+}
+
+// StartsCluster reports whether a command starts a multi-broker world.
+func StartsCluster(cmd string) bool {
+	return cmd == "cluster" || strings.HasPrefix(cmd, "cluster ")
 }
