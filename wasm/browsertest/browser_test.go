@@ -106,10 +106,15 @@ func build() (fstest.MapFS, error) {
 		return nil, err
 	}
 	assets := fstest.MapFS{"wasm_exec.js": {Data: loader}}
+	// templ without net/http, as make wasm builds it (wasm/slimtempl).
+	slim := exec.Command(goBin, "run", "github.com/gregor-kafka/gregor/wasm/slimtempl", dir)
+	if out, err := slim.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("slimtempl: %v\n%s", err, out)
+	}
 	for _, b := range bundles {
 		wasmPath := filepath.Join(dir, b.name)
 		cmd := exec.Command(goBin, "build", "-trimpath", "-tags", b.tags, "-gcflags=all=-l", "-ldflags=-s -w", "-o", wasmPath, "github.com/gregor-kafka/gregor/wasm")
-		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOWORK="+filepath.Join(dir, "go.work"))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("building %s: %v\n%s", b.name, err, out)
 		}
