@@ -356,7 +356,7 @@ func onKey(e js.Value) {
 	if tag == "INPUT" || tag == "TEXTAREA" || tag == "SELECT" {
 		return
 	}
-	if e.Get("key").String() == " " && tag != "BUTTON" && tag != "A" && !doc.Call("getElementById", "play").IsNull() {
+	if e.Get("key").String() == " " && tag != "BUTTON" && tag != "A" && tag != "SUMMARY" && !doc.Call("getElementById", "play").IsNull() {
 		e.Call("preventDefault") // not a scroll
 		toggle()
 		return

@@ -16,8 +16,11 @@
 //
 // # Invariants
 //
-//   - A Session's URL replays to the same page, byte for byte: the world is
-//     rebuilt from the seed and the commands on every render.
+//   - A Session's URL gives the same page, byte for byte, whether it is
+//     rendered by a fresh replay from the seed (Page: the server's first
+//     paint) or from the snapshots a Timeline kept (PageOn: the browser,
+//     stepping back and forth); timeline_test.go walks every lesson to
+//     check it.
 //   - Script steps keep their order; the learner's steps are only inserted
 //     or removed, never reorder the script.
 package play
