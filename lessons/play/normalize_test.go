@@ -59,3 +59,21 @@ func TestNormalize(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptSaid: on a step that printed something else than the script,
+// the narration is shown as what the script said, not as what happened;
+// on a step that printed the same, as it is.
+func TestScriptSaid(t *testing.T) {
+	s := Parse("lesson=segments&step=6&actions=4:crash+b0")
+	p := s.Page()
+	if !p.Step.Diverged || len(p.Step.Narration) == 0 {
+		t.Fatalf("step 6 after crashing b0: diverged %v, narration %q", p.Step.Diverged, p.Step.Narration)
+	}
+	if page := html(t, p); !strings.Contains(page, `<div class="script-said"><p class="note">The script said`) {
+		t.Errorf("a diverged step's narration is not marked as the script's")
+	}
+	s.Pos = 2
+	if page := html(t, s.Page()); strings.Contains(page, "The script said") {
+		t.Errorf("step 2, before the What-if, is marked as the script's")
+	}
+}
