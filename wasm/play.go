@@ -41,9 +41,13 @@ func toggle() {
 	syncPlay()
 }
 
+// start plays from the current step, or from the first at the end.
 func start() {
-	if session == nil || session.Pos >= len(session.Items) {
+	if session == nil || len(session.Items) < 2 {
 		return
+	}
+	if session.Pos >= len(session.Items) {
+		goTo(1)
 	}
 	playing = true
 	schedule()
