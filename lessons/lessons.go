@@ -243,7 +243,12 @@ func (l *Lesson) Replay(n int) (*sim.World, []string) {
 
 // Exec runs one command and renders an error as output, as a lesson shows it.
 func Exec(w *sim.World, cmd string) string {
-	out, err := w.Exec(cmd)
+	return Output(w.Exec(cmd))
+}
+
+// Output is what a lesson shows for a command that printed out and failed
+// with err (nil if it did not): the printed lines, then the error's.
+func Output(out string, err error) string {
 	out = strings.TrimRight(out, "\n")
 	if err != nil {
 		if out != "" {

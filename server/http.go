@@ -53,13 +53,37 @@ func (s *Server) routes() http.Handler {
 func WebHandler(index []byte, assets fs.FS) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Write(prerender(index, r.URL.RawQuery))
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("Vary", "Accept-Encoding")
+		status := http.StatusOK
+		if play.NotFound(r.URL.RawQuery) {
+			status = http.StatusNotFound // the page lists the lessons there are
+		}
+		writeHTML(w, r, status, prerender(index, r.URL.RawQuery))
 	})
 	a := &assetServer{fs: assets}
 	mux.HandleFunc("GET /assets/{name}", a.serve)
 	return mux
+}
+
+// writeHTML sends a page, gzipped when the client accepts it (a lesson's
+// first paint is mostly repeated markup: about a tenth of its size).
+func writeHTML(w http.ResponseWriter, r *http.Request, status int, page []byte) {
+	if !acceptsGzip(r) {
+		w.WriteHeader(status)
+		w.Write(page)
+		return
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	zw.Write(page)
+	zw.Close()
+	w.Header().Set("Content-Encoding", "gzip")
+	w.Header().Set("Content-Length", strconv.Itoa(gz.Len()))
+	w.WriteHeader(status)
+	w.Write(gz.Bytes())
 }
 
 // loadingMark is the placeholder in index.html that the first render

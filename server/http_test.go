@@ -127,3 +127,44 @@ func etagOf(t *testing.T, url string) string {
 	resp.Body.Close()
 	return resp.Header.Get("ETag")
 }
+
+// TestUnknownLessonAndGzip: a URL naming no lesson answers 404 with the
+// lesson list; HTML goes gzipped to a client that accepts it, plain to
+// one that does not.
+func TestUnknownLessonAndGzip(t *testing.T) {
+	srv := httptest.NewServer(WebHandler(gregor.IndexHTML, nil))
+	defer srv.Close()
+	fetch := func(path, encoding string) (*http.Response, []byte) {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		if encoding != "" {
+			req.Header.Set("Accept-Encoding", encoding) // set by hand: the transport leaves the body as sent
+		}
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, body
+	}
+	resp, body := fetch("/?lesson=no-such-thing", "identity")
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `href="?lesson=segments"`) || !strings.Contains(string(body), "no-such-thing") {
+		t.Errorf("unknown lesson: %d, lists the lessons: %v", resp.StatusCode, strings.Contains(string(body), `href="?lesson=segments"`))
+	}
+	if resp, _ := fetch("/?lesson=segments", "identity"); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" {
+		t.Errorf("a lesson, without gzip: %d, Content-Encoding %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
+	}
+	resp, body = fetch("/?lesson=segments&step=3", "gzip, br")
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q, want gzip", resp.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := io.ReadAll(zr)
+	if !strings.Contains(string(plain), "produce p1 orders") {
+		t.Errorf("the gzipped page lacks the step")
+	}
+	t.Logf("a lesson's first paint: %d bytes, %d gzipped", len(plain), len(body))
+}

@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 
+	"github.com/gregor-kafka/gregor/core/sim"
 	"github.com/gregor-kafka/gregor/core/view"
 )
 
@@ -36,6 +37,10 @@ type Page struct {
 	Trailer    string      // narration after the lesson's last command
 	Next       *LessonItem // the lesson after this one; nil after the last
 	Actions    int         // how many steps the learner added
+	// Typed is a command the learner typed that the engine rejected, left
+	// in the prompt to fix; Rejected is what the engine said. Neither is
+	// in the timeline or the URL.
+	Typed, Rejected string
 }
 
 // StepItem is one entry of the step list.
@@ -80,28 +85,17 @@ var Examples = []string{
 	"show log orders-0",
 }
 
-// Help is the command set, one line each, for the playground.
-var Help = []Field{
-	{"broker [setting=value ...]", "start the next broker (b0, b1, ...) with Kafka settings"},
-	{"cluster N [setting=value ...]", "instead, start N brokers on a raft metadata quorum (loads a larger engine)"},
-	{"topic NAME [partitions=N] [rf=N] [config=value ...]", "create a topic (CreateTopics)"},
-	{"add-partitions TOPIC count=N", "grow a topic (CreatePartitions)"},
-	{"delete-topic TOPIC", "delete a topic and its logs (DeleteTopics)"},
-	{"producer NAME [idempotent] [acks=all|1|0]", "a simulated producer"},
-	{"produce NAME TOPIC key=K|partition=N value=V [count=N]", "send records (Produce)"},
-	{"consumer NAME [read_committed]", "a simulated consumer"},
-	{"fetch NAME TOPIC-P [offset=N] [wait=MS]", "read records (Fetch)"},
-	{"list-offsets TOPIC-P timestamp=earliest|latest|MS", "find an offset (ListOffsets)"},
-	{"delete-records TOPIC-P before=N", "move the log start offset (DeleteRecords)"},
-	{"show log TOPIC-P | show files [BROKER]", "print a partition's segments or a broker's files"},
-	{"show replicas TOPIC-P", "in a cluster: each replica's log end and high watermark, the ISR"},
-	{"lookup TOPIC-P offset=N | timestamp=T", "how the broker finds a record through its indexes"},
-	{"advance DURATION", "move the virtual clock (500ms, 30s, 5m)"},
-	{"crash BROKER | restart BROKER", "lose what was not synced; recover from storage"},
-	{"partition BROKER [BROKER ...] | heal", "in a cluster: cut those brokers off from the others (clients reach both sides); end it"},
-	{"fault drop|duplicate|delay=D [request|response] [from=X] [to=Y]", "arm a fault against the next matching message"},
-	{"net hold | net auto | net", "hold messages to deliver them by hand; list what is in flight"},
-	{"deliver [ID|all] | drop ID | duplicate ID | delay ID D | swap ID ID", "act on a held message"},
+// Help is the command set, one line each, for the playground's command
+// reference: the simulator's own usage table (sim.Commands), so it lists
+// every command the engine knows and nothing else.
+var Help = helpFields()
+
+func helpFields() []Field {
+	var fs []Field
+	for _, u := range sim.Commands() {
+		fs = append(fs, Field{u.Synopsis, u.Does})
+	}
+	return fs
 }
 
 func paragraphs(s string) []string {

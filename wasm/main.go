@@ -32,11 +32,20 @@ import (
 )
 
 var (
-	doc      = js.Global().Get("document")
-	win      = js.Global()
-	app      js.Value
-	session  *play.Session // nil on the lesson list
+	doc     = js.Global().Get("document")
+	win     = js.Global()
+	app     js.Value
+	session *play.Session // nil on the lesson list
+	// timeline keeps the steps run so far, across sessions: stepping back
+	// is a lookup, forward runs only the new commands (play.Timeline).
+	timeline = new(play.Timeline)
 	rendered bool
+
+	// page is the page on screen (its state names what Tab completes);
+	// typed and rejected are the learner's command the engine refused and
+	// its answer, for the next render only.
+	page            ui.Page
+	typed, rejected string
 
 	listeners []listener
 	// handover is closed when this build meets a page it cannot run; main
@@ -61,6 +70,8 @@ func main() {
 	on(doc, "submit", onSubmit)
 	on(doc, "change", onChange)
 	on(doc, "keydown", onKey)
+	on(doc, "input", onInput)
+	setStepMs()
 	on(win, "popstate", func(js.Value) { route() })
 	route()
 	<-handover
@@ -117,8 +128,9 @@ func route() {
 		handOver()
 		return
 	}
-	if play.IsIndex(q) {
+	if play.IsIndex(q) || play.NotFound(q) {
 		session = nil
+		stop()
 		show(play.View(q))
 		return
 	}
@@ -129,9 +141,24 @@ func route() {
 func render() {
 	start := win.Get("performance").Call("now").Float()
 	defer func() { win.Set("gregorLastRenderMs", win.Get("performance").Call("now").Float()-start) }()
-	p := session.Page()
+	p := session.PageOn(timeline)
+	p.Typed, p.Rejected = typed, rejected
+	typed, rejected = "", ""
+	page = p
 	mark("gregorReplayed")
 	show(ui.Lesson(p), p.Title+" — Gregor")
+	syncPlay()
+	if p.Step != nil {
+		announce(fmt.Sprintf("Step %d of %d: %s", p.Pos, p.Total, p.Step.Command))
+	}
+}
+
+// announce tells screen readers what changed (index.html's live region,
+// outside the part every render replaces).
+func announce(msg string) {
+	if el := doc.Call("getElementById", "announce"); !el.IsNull() {
+		el.Set("textContent", msg)
+	}
 }
 
 // mark records the first time a point of the first render is reached, for
@@ -149,7 +176,9 @@ func show(c templ.Component, title string) {
 		return
 	}
 	mark("gregorTemplated")
+	focused := focusKey()
 	app.Set("innerHTML", sb.String())
+	refocus(focused)
 	doc.Set("title", title)
 	if !rendered {
 		rendered = true
@@ -188,9 +217,12 @@ func onClick(e js.Value) {
 		navigate(a.Call("getAttribute", "href").String())
 		return
 	}
+	if b := closest(e, "#play"); !b.IsNull() && session != nil {
+		toggle()
+		return
+	}
 	if b := closest(e, "[data-cmd]"); !b.IsNull() && session != nil {
-		session.Insert(b.Get("dataset").Get("cmd").String())
-		update()
+		run(b.Get("dataset").Get("cmd").String(), false)
 		return
 	}
 	if b := closest(e, "[data-remove]"); !b.IsNull() && session != nil {
@@ -198,6 +230,28 @@ func onClick(e js.Value) {
 		session.Remove(n)
 		update()
 	}
+}
+
+// run adds the learner's command after the current step, if the engine
+// accepts it; a rejected one stays out of the URL, and a typed one stays
+// in the prompt with the engine's answer. A command that starts a cluster
+// goes to the cluster bundle as it is.
+func run(cmd string, wasTyped bool) {
+	if !sim.HasQuorum && play.StartsCluster(strings.TrimSpace(cmd)) {
+		session.Insert(cmd)
+		update()
+		return
+	}
+	msg := session.Try(cmd, timeline)
+	if msg == "" {
+		update()
+		return
+	}
+	if wasTyped {
+		typed = cmd
+	}
+	rejected = msg
+	render()
 }
 
 // update records a changed session in the URL and renders it, or hands it
@@ -252,8 +306,7 @@ func onSubmit(e js.Value) {
 	}
 	e.Call("preventDefault")
 	cmd := doc.Call("getElementById", "cmd").Get("value").String()
-	session.Insert(cmd)
-	update()
+	run(cmd, true)
 	if in := doc.Call("getElementById", "cmd"); !in.IsNull() {
 		in.Call("focus")
 	}
@@ -261,6 +314,13 @@ func onSubmit(e js.Value) {
 
 func onChange(e js.Value) {
 	t := e.Get("target")
+	if t.Get("id").String() == "speed" {
+		if ms, err := strconv.Atoi(t.Get("value").String()); err == nil {
+			stepMs = ms
+			setStepMs()
+		}
+		return
+	}
 	if t.Get("id").String() != "jump" || session == nil {
 		return
 	}
@@ -287,8 +347,18 @@ func onKey(e js.Value) {
 	if session == nil || e.Get("altKey").Bool() || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() {
 		return
 	}
-	tag := e.Get("target").Get("tagName").String()
+	target := e.Get("target")
+	if target.Get("id").String() == "cmd" && e.Get("key").String() == "Tab" && !e.Get("shiftKey").Bool() {
+		complete(e, target)
+		return
+	}
+	tag := target.Get("tagName").String()
 	if tag == "INPUT" || tag == "TEXTAREA" || tag == "SELECT" {
+		return
+	}
+	if e.Get("key").String() == " " && tag != "BUTTON" && tag != "A" && tag != "SUMMARY" && !doc.Call("getElementById", "play").IsNull() {
+		e.Call("preventDefault") // not a scroll
+		toggle()
 		return
 	}
 	switch e.Get("key").String() {

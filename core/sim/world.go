@@ -87,7 +87,7 @@ func (w *World) Exec(line string) (string, error) {
 	}
 	h, ok := commands[cmd.name]
 	if !ok {
-		return "", fmt.Errorf("unknown command %q (try: %s)", cmd.name, strings.Join(commandNames(), ", "))
+		return "", unknownCommand(cmd.name)
 	}
 	if err := h(w, cmd); err != nil {
 		return sb.String(), err

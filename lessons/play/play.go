@@ -16,8 +16,11 @@
 //
 // # Invariants
 //
-//   - A Session's URL replays to the same page, byte for byte: the world is
-//     rebuilt from the seed and the commands on every render.
+//   - A Session's URL gives the same page, byte for byte, whether it is
+//     rendered by a fresh replay from the seed (Page: the server's first
+//     paint) or from the snapshots a Timeline kept (PageOn: the browser,
+//     stepping back and forth); timeline_test.go walks every lesson to
+//     check it.
 //   - Script steps keep their order; the learner's steps are only inserted
 //     or removed, never reorder the script.
 package play
@@ -29,7 +32,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gregor-kafka/gregor/core/sim"
 	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/ui"
@@ -225,9 +227,20 @@ func (s *Session) Actions() int {
 	return n
 }
 
-// Page replays the whole timeline in a fresh world and builds the view of
-// the current step: the state is read right after it.
-func (s *Session) Page() ui.Page {
+// Page builds the view of the current step on a fresh Timeline: the
+// server's one-shot render. It equals PageOn with any timeline.
+func (s *Session) Page() ui.Page { return s.PageOn(new(Timeline)) }
+
+// PageOn builds the view of the current step from t's kept steps, running
+// only the commands t has not run yet; the state is read right after the
+// step. The page depends on the session alone, never on what t kept
+// before: the same URL gives the same page.
+//
+// Steps up to the horizon are run: the current step in a lesson as
+// written (its own seed, no learner's steps: go test ./lessons/ keeps such
+// a run equal to the script), every step otherwise, so that the step list
+// marks each later step a What-if or a seed changed.
+func (s *Session) PageOn(t *Timeline) ui.Page {
 	p := ui.Page{Playground: s.Playground, Seed: s.Seed, Error: s.Err, Pos: s.Pos, Total: len(s.Items), PastEnd: s.PastEnd, Actions: s.Actions()}
 	if s.Playground {
 		p.Title = "Playground"
@@ -242,31 +255,25 @@ func (s *Session) Page() ui.Page {
 	if s.Err != "" {
 		return p
 	}
-	w := sim.New(s.Seed)
-	var before view.World
-	views := make([]ui.StepView, len(s.Items))
+	steps := t.Run(s.Seed, s.commands(), s.horizon())
+	views := make([]ui.StepView, len(steps))
+	for i, st := range steps {
+		views[i] = s.stepView(i, st)
+	}
+	p.State = t.Start()
 	for i, it := range s.Items {
-		if i == s.Pos-1 {
-			before = w.View()
+		item := ui.StepItem{N: i + 1, Command: it.Cmd, Injected: it.Script < 0 && !s.Playground, Removable: it.Script < 0, Current: i+1 == s.Pos, Href: s.Href(i + 1)}
+		if i < len(views) {
+			item.Diverged = views[i].Diverged
 		}
-		out := lessons.Exec(w, it.Cmd)
-		if i == s.Pos-1 {
-			p.State = w.View()
-			view.MarkChanges(&before, &p.State)
-		}
-		views[i] = s.stepView(w, i, out)
-	}
-	if s.Pos == 0 {
-		p.State = w.View()
-	}
-	for i, v := range views {
-		p.Steps = append(p.Steps, ui.StepItem{N: i + 1, Command: v.Command, Injected: v.Injected, Removable: s.Items[i].Script < 0, Diverged: v.Diverged, Current: i+1 == s.Pos, Href: s.Href(i + 1)})
+		p.Steps = append(p.Steps, item)
 	}
 	if s.Pos > 0 {
 		cur := views[s.Pos-1]
-		cur.Exchanges = ui.Exchanges(w.Events(), s.Pos-1)
+		cur.Exchanges = steps[s.Pos-1].Exchanges
 		p.Step = &cur
 		p.Transcript = views[:s.Pos]
+		p.State = steps[s.Pos-1].State
 	}
 	if s.Pos > 1 {
 		p.PrevHref = s.Href(s.Pos - 1)
@@ -276,6 +283,23 @@ func (s *Session) Page() ui.Page {
 	}
 	p.Controls = controls(p.State)
 	return p
+}
+
+// commands are the timeline's commands, in order.
+func (s *Session) commands() []string {
+	cmds := make([]string, len(s.Items))
+	for i, it := range s.Items {
+		cmds[i] = it.Cmd
+	}
+	return cmds
+}
+
+// horizon is how many steps a page runs (PageOn).
+func (s *Session) horizon() int {
+	if s.Lesson != nil && s.Actions() == 0 && s.Seed == s.Lesson.Seed {
+		return s.Pos
+	}
+	return len(s.Items)
 }
 
 // scriptBefore counts the script steps among the first n items.
@@ -289,21 +313,17 @@ func (s *Session) scriptBefore(n int) int {
 	return max(k, 1)
 }
 
-func (s *Session) stepView(w *sim.World, i int, out string) ui.StepView {
+// stepView is step i as the page shows it. A script step whose output
+// differs from the script's (generated ids aside: SameOutput) is
+// Diverged: the page marks its narration as what the script said.
+func (s *Session) stepView(i int, st Step) ui.StepView {
 	it := s.Items[i]
-	v := ui.StepView{N: i + 1, Command: it.Cmd, Injected: it.Script < 0 && !s.Playground, Lines: ui.Lines(w.Events(), i)}
-	// An error is printed by lessons.Exec, not by an event.
-	outLines := strings.Split(out, "\n")
-	if out != "" && len(outLines) > len(v.Lines) {
-		for _, l := range outLines[len(v.Lines):] {
-			v.Lines = append(v.Lines, ui.Line{Kind: "error", Text: l})
-		}
-	}
+	v := ui.StepView{N: i + 1, Command: it.Cmd, Injected: it.Script < 0 && !s.Playground, Lines: st.Lines}
 	if it.Script >= 0 {
-		st := s.Lesson.Steps[it.Script]
-		v.Narration = ui.Paragraphs(st.Narration)
-		if out != st.Output {
-			v.Diverged, v.Diff = true, ui.Diff(st.Output, out)
+		want := s.Lesson.Steps[it.Script]
+		v.Narration = ui.Paragraphs(want.Narration)
+		if !SameOutput(want.Output, st.Out) {
+			v.Diverged, v.Diff = true, ui.Diff(want.Output, st.Out)
 		}
 	}
 	return v

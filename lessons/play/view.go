@@ -16,9 +16,21 @@ func View(rawQuery string) (templ.Component, string) {
 	if IsIndex(rawQuery) {
 		return ui.Index(Index()), "Gregor — lessons"
 	}
-	p := Parse(rawQuery).Page()
+	s := Parse(rawQuery)
+	if s.missing() {
+		return ui.NotFound(s.Err, Index()), "No such lesson — Gregor"
+	}
+	p := s.Page()
 	return ui.Lesson(p), p.Title + " — Gregor"
 }
+
+// NotFound reports whether a URL names a lesson that does not exist (or
+// is not written yet): the server answers 404 with the lesson list.
+func NotFound(rawQuery string) bool {
+	return !IsIndex(rawQuery) && Parse(rawQuery).missing()
+}
+
+func (s *Session) missing() bool { return s.Lesson == nil && !s.Playground && s.Err != "" }
 
 // The browser's two builds of the engine (Makefile, `make wasm`), as the
 // server's /assets/ names them. Bundle runs every page but those that
@@ -28,6 +40,11 @@ const (
 	Bundle        = "gregor.wasm"
 	ClusterBundle = "gregor-cluster.wasm"
 )
+
+// Budgets are the most each bundle may weigh gzipped, as served (zopfli's
+// gzip, `make wasm`): the download before a page is interactive. The root
+// package's test holds `make test` to them.
+var Budgets = map[string]int{Bundle: 2_500_000, ClusterBundle: 3_500_000}
 
 // BundleFor names the browser build that can run a URL's page.
 func BundleFor(rawQuery string) string {
@@ -44,9 +61,14 @@ func NeedsQuorum(rawQuery string) bool {
 		return false
 	}
 	for _, it := range Parse(rawQuery).Items {
-		if it.Cmd == "cluster" || strings.HasPrefix(it.Cmd, "cluster ") {
+		if StartsCluster(it.Cmd) {
 			return true
 		}
 	}
 	return false
+}
+
+// StartsCluster reports whether a command starts a multi-broker world.
+func StartsCluster(cmd string) bool {
+	return cmd == "cluster" || strings.HasPrefix(cmd, "cluster ")
 }

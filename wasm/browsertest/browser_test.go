@@ -52,8 +52,8 @@ var bundles = []struct {
 	name, tags string
 	budget     int
 }{
-	{play.Bundle, "noquorum", 2_500_000},
-	{play.ClusterBundle, "", 3_500_000},
+	{play.Bundle, "noquorum", play.Budgets[play.Bundle]},
+	{play.ClusterBundle, "", play.Budgets[play.ClusterBundle]},
 }
 
 // serve builds the wasm once and serves it as `gregor serve` does, or, with
@@ -106,10 +106,15 @@ func build() (fstest.MapFS, error) {
 		return nil, err
 	}
 	assets := fstest.MapFS{"wasm_exec.js": {Data: loader}}
+	// templ without net/http, as make wasm builds it (wasm/slimtempl).
+	slim := exec.Command(goBin, "run", "github.com/gregor-kafka/gregor/wasm/slimtempl", dir)
+	if out, err := slim.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("slimtempl: %v\n%s", err, out)
+	}
 	for _, b := range bundles {
 		wasmPath := filepath.Join(dir, b.name)
 		cmd := exec.Command(goBin, "build", "-trimpath", "-tags", b.tags, "-gcflags=all=-l", "-ldflags=-s -w", "-o", wasmPath, "github.com/gregor-kafka/gregor/wasm")
-		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOWORK="+filepath.Join(dir, "go.work"))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("building %s: %v\n%s", b.name, err, out)
 		}
@@ -591,15 +596,18 @@ func TestPlayground(t *testing.T) {
 	if !strings.Contains(q, "cmds=broker log.segment.bytes=300,topic orders partitions=2") {
 		t.Errorf("location.search = %q", p.search())
 	}
-	// An unknown command says so, in the step's output.
+	// An unknown command says what exists, and stays out of the timeline.
 	p.do(chromedp.SendKeys(chromedp.ID("cmd"), "frobnicate\r"))
-	p.waitText(".step .output", "unknown command")
+	p.waitText(".rejected", "unknown command")
+	if strings.Contains(p.search(), "frobnicate") {
+		t.Errorf("a rejected command entered the URL: %s", p.search())
+	}
 	// Faults from the buttons, and the URL replays it all.
 	p.click(`button[data-cmd="crash b0"]`)
 	p.waitText(`[data-broker="b0"] h3 .badge`, "down")
 	href := p.eval("location.href")
 	p.load(strings.TrimPrefix(href, p.base))
-	p.waitText("#pos", "Step 6 of 6")
+	p.waitText("#pos", "Step 5 of 5")
 	p.checkStep()
 }
 

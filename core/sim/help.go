@@ -1,0 +1,78 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Usage is one command's synopsis and what it does, for help and the
+// playground's command reference.
+type Usage struct {
+	Name     string // the command word, as the command table knows it
+	Synopsis string // e.g. "topic NAME [partitions=N] [rf=N] [config=value ...]"
+	Does     string
+}
+
+// usages documents every entry of the command table, in the order help
+// lists them (a test checks that none is missing and none is stale). A
+// command word with several forms (commit for transactions and groups)
+// has one entry per form.
+var usages = []Usage{
+	{"help", "help", "list every command with its usage"},
+	{"broker", "broker [setting=value ...]", "start the next broker (b0, b1, ...) with Kafka settings"},
+	{"cluster", "cluster N [setting=value ...]", "instead, start N brokers on a raft metadata quorum (loads a larger engine)"},
+	{"topic", "topic NAME [partitions=N] [rf=N] [config=value ...]", "create a topic (CreateTopics)"},
+	{"add-partitions", "add-partitions TOPIC count=N", "grow a topic (CreatePartitions)"},
+	{"delete-topic", "delete-topic TOPIC", "delete a topic and its logs (DeleteTopics)"},
+	{"producer", "producer NAME [idempotent] [acks=all|1|0] [retries=N] | producer NAME transactional.id=ID [timeout=D]", "a simulated producer, plain, idempotent or transactional"},
+	{"produce", "produce PRODUCER TOPIC [key=K] value=V [partition=N] [count=N [interval=D]]", "send records (Produce)"},
+	{"consumer", "consumer NAME [read_committed]", "a simulated consumer"},
+	{"fetch", "fetch CONSUMER TOPIC-P [offset=N] [wait=MS]", "read records (Fetch)"},
+	{"list-offsets", "list-offsets TOPIC-P timestamp=earliest|latest|max|MS", "find an offset (ListOffsets)"},
+	{"delete-records", "delete-records TOPIC-P before=N", "move the log start offset (DeleteRecords)"},
+	{"begin", "begin PRODUCER", "begin a transaction (local: nothing is sent)"},
+	{"commit", "commit PRODUCER | commit MEMBER [TOPIC-P=OFFSET ...]", "end a transaction (EndTxn), or commit a group member's offsets (OffsetCommit)"},
+	{"abort", "abort PRODUCER", "abort a transaction (EndTxn)"},
+	{"send-offsets", "send-offsets PRODUCER group=G TOPIC-P=OFFSET ...", "commit consumer offsets inside the transaction (AddOffsetsToTxn, TxnOffsetCommit)"},
+	{"describe-txn", "describe-txn ID ... | describe-txn list", "the coordinator's view of transactions (DescribeTransactions, ListTransactions)"},
+	{"member", "member NAME group=G topics=T1,T2 [assignor=range|roundrobin|sticky|cooperative-sticky] [session=D] [rebalance=D] [heartbeat=D] [instance=ID]", "start a consumer in a group (JoinGroup, SyncGroup, heartbeats)"},
+	{"poll", "poll MEMBER", "read once from each partition the member owns"},
+	{"leave", "leave MEMBER", "close a group member (LeaveGroup, unless static)"},
+	{"offsets", "offsets GROUP", "every offset the group committed (OffsetFetch)"},
+	{"committed", "committed GROUP TOPIC-P", "the group's committed offset, as read_committed consumers ask (OffsetFetch require_stable)"},
+	{"assign", "assign STRATEGY members=C1-0,C2-0 topics=T1:10,T2:10", "run an assignor as a pure function and print its result"},
+	{"kill", "kill CLIENT", "end a client process at once: what it had in flight is answered to no one"},
+	{"show", "show log|records|producers|replicas TOPIC-P | show files [BROKER] | show txn ID | show group G | show offsets-log G", "print a partition's segments, batches or producer state, a broker's files, a transaction's or a group's state"},
+	{"lookup", "lookup TOPIC-P offset=N | timestamp=T", "how the broker finds a record through its indexes"},
+	{"advance", "advance DURATION", "move the virtual clock (500ms, 30s, 5m)"},
+	{"crash", "crash BROKER [process]", "lose what was not synced (with process, only the process dies)"},
+	{"restart", "restart BROKER", "recover a crashed broker from its storage"},
+	{"partition", "partition BROKER [BROKER ...]", "in a cluster: cut those brokers off from the others (clients reach both sides)"},
+	{"heal", "heal", "end a network partition"},
+	{"fault", "fault drop|duplicate|delay=D [request|response] [from=X] [to=Y]", "arm a fault against the next matching message"},
+	{netActor, netActor + " hold | " + netActor + " auto | " + netActor, "hold messages to deliver them by hand; list what is in flight"},
+	{"deliver", "deliver [ID|all]", "hand a held message (or all) to its recipient"},
+	{"drop", "drop ID", "lose a held message"},
+	{"duplicate", "duplicate ID", "deliver a held message twice"},
+	{"delay", "delay ID DURATION", "hold a message back for a while"},
+	{"swap", "swap ID ID", "exchange two held messages' places (reordering)"},
+}
+
+func init() { commands["help"] = cmdHelp }
+
+// Commands lists every command with its usage, as help prints them.
+func Commands() []Usage { return usages }
+
+// cmdHelp: help lists every command with its usage.
+func cmdHelp(w *World, c command) error {
+	for _, u := range usages {
+		w.emit(Event{Kind: "view", Text: u.Synopsis})
+		w.emit(Event{Kind: "note", Text: "    " + u.Does})
+	}
+	return nil
+}
+
+// unknownCommand says what exists when a command word is not known.
+func unknownCommand(name string) error {
+	return fmt.Errorf("unknown command %q; the commands are: %s (help shows how to use each)", name, strings.Join(commandNames(), ", "))
+}

@@ -1,0 +1,216 @@
+// Command slimtempl prepares the browser build's copy of templ without
+// net/http. templ's runtime imports net/http only for its HTTP handlers
+// (templ.Handler, the CSS middleware) and to flush an http.Flusher; the
+// ui never uses them in the browser, but net/http's package init keeps
+// the HTTP client, TLS and x509 in the wasm: 2 MB of its 11 MB, 500 KB of
+// 2.6 MB gzipped.
+//
+//	go run ./wasm/slimtempl DIR
+//
+// copies the templ module the build uses into DIR/templ, drops from its
+// root and runtime packages every declaration that needs net/http (an
+// http.Flusher becomes the same interface written out), and writes
+// DIR/go.work, a workspace of this module with templ replaced by the copy.
+// `make wasm` and wasm/browsertest build with GOWORK=DIR/go.work; nothing
+// else changes: go.mod, the generator and the server keep templ as it is.
+// A declaration the ui does use would fail the build, not pass silently.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: slimtempl DIR")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "slimtempl:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}} {{.Version}} {{.GoVersion}}", "github.com/a-h/templ").Output()
+	if err != nil {
+		return fmt.Errorf("go list templ: %w", err)
+	}
+	f := strings.Fields(string(out))
+	src, version := f[0], f[1]
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}} {{.GoVersion}}").Output()
+	if err != nil {
+		return err
+	}
+	r := strings.Fields(string(root))
+	dst := filepath.Join(dir, "templ")
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	if err := copyDir(src, dst); err != nil {
+		return err
+	}
+	for _, pkg := range []string{dst, filepath.Join(dst, "runtime")} {
+		if err := stripPackage(pkg); err != nil {
+			return err
+		}
+	}
+	work := fmt.Sprintf("go %s\n\nuse %s\n\nreplace github.com/a-h/templ %s => %s\n", r[1], r[0], version, dst)
+	return os.WriteFile(filepath.Join(dir, "go.work"), []byte(work), 0o644)
+}
+
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+}
+
+// stripPackage rewrites the package's files that import net/http.
+func stripPackage(dir string) error {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(data, []byte(`"net/http"`)) {
+			continue
+		}
+		data = bytes.ReplaceAll(data, []byte("http.Flusher"), []byte("interface{ Flush() }"))
+		slim, empty, err := strip(name, data)
+		if err != nil {
+			return err
+		}
+		if empty {
+			err = os.Remove(name)
+		} else {
+			err = os.WriteFile(name, slim, 0o644)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// strip drops the declarations that mention net/http, and then those that
+// mention what was dropped (methods of a dropped type), and the import.
+func strip(name string, src []byte) ([]byte, bool, error) {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+	if err != nil {
+		return nil, false, err
+	}
+	gone := map[string]bool{"http": true}
+	for changed := true; changed; {
+		changed = false
+		var keep []ast.Decl
+		for _, d := range file.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
+				keep = append(keep, d)
+				continue
+			}
+			if mentions(d, gone) {
+				for _, n := range declared(d) {
+					gone[n] = true
+				}
+				changed = true
+				continue
+			}
+			keep = append(keep, d)
+		}
+		file.Decls = keep
+	}
+	var decls []ast.Decl
+	for _, d := range file.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
+			var specs []ast.Spec
+			for _, s := range g.Specs {
+				if s.(*ast.ImportSpec).Path.Value != `"net/http"` {
+					specs = append(specs, s)
+				}
+			}
+			if g.Specs = specs; len(specs) == 0 {
+				continue
+			}
+		}
+		decls = append(decls, d)
+	}
+	file.Decls = decls
+	file.Comments = nil // comments of dropped declarations would stay behind
+	empty := true
+	for _, d := range decls {
+		if g, ok := d.(*ast.GenDecl); !ok || g.Tok != token.IMPORT {
+			empty = false
+		}
+	}
+	var buf bytes.Buffer
+	if err := format.Node(&buf, fset, file); err != nil {
+		return nil, false, err
+	}
+	return buf.Bytes(), empty, nil
+}
+
+// mentions reports whether a declaration uses any of the names.
+func mentions(d ast.Decl, names map[string]bool) bool {
+	found := false
+	ast.Inspect(d, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && names[id.Name] {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// declared lists the names a declaration introduces.
+func declared(d ast.Decl) []string {
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		if d.Recv == nil {
+			return []string{d.Name.Name}
+		}
+	case *ast.GenDecl:
+		var names []string
+		for _, s := range d.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				names = append(names, s.Name.Name)
+			case *ast.ValueSpec:
+				for _, n := range s.Names {
+					names = append(names, n.Name)
+				}
+			}
+		}
+		return names
+	}
+	return nil
+}
