@@ -114,6 +114,9 @@ func (b *Broker) readPartition(p *Partition, isolation int8, replica bool, rp *k
 	if replica {
 		upTo = p.log.EndOffset()
 	}
+	if p.offline {
+		upTo = min(upTo, p.log.RecoveryPoint()) // only what was synced (storage_failure.go)
+	}
 	if rp.FetchOffset > p.log.EndOffset() || rp.FetchOffset < sp.LogStartOffset {
 		sp.ErrorCode = kerr.OffsetOutOfRange.Code
 		return 0

@@ -37,6 +37,10 @@ func (l *Log) StartOffset() int64 { return l.start }
 // EndOffset is the log end offset (LEO): the offset the next record gets.
 func (l *Log) EndOffset() int64 { return l.active().next }
 
+// RecoveryPoint is the offset below which every record has been synced
+// (Kafka's recovery point); a failed Flush leaves it where it was.
+func (l *Log) RecoveryPoint() int64 { return l.recoveryPt }
+
 // Config returns the current settings.
 func (l *Log) Config() Config { return l.cfg }
 
@@ -372,6 +376,23 @@ func (l *Log) Segments() []SegmentInfo {
 // Close syncs and closes every file, then writes a producer snapshot at
 // the log end if a Snapshotter is set (Kafka does at clean shutdown, so
 // that the next start replays nothing). The Log is unusable afterwards.
+// Abandon closes the log's files without syncing them or writing a
+// producer snapshot, after a write or sync failed: a log must not vouch
+// for what it could not sync. A restart's recovery rebuilds the rest.
+func (l *Log) Abandon() error {
+	if l.closed {
+		return ErrClosed
+	}
+	var first error
+	for _, s := range l.segs {
+		if err := s.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	l.closed = true
+	return first
+}
+
 func (l *Log) Close() error {
 	if l.closed {
 		return ErrClosed
