@@ -62,6 +62,8 @@ func TestMemTruncateBelowSynced(t *testing.T) {
 // later sync succeeds (fsyncgate), and a failed append writes nothing.
 func TestMemFaults(t *testing.T) {
 	m := store.NewMem()
+	_ = m.MkdirAll("t-0")
+	_ = m.MkdirAll("u-0")
 	f, _ := m.Create("t-0/a.log")
 	g, _ := m.Create("u-0/a.log")
 	fs, err := store.ParseFaults("sync t-0/ nth=2; write u-0/ err=ENOSPC")
