@@ -18,7 +18,7 @@ import (
 )
 
 // TestStorageFaultFailedSync runs the real binary with a test-only fault
-// (GREGOR_TEST_FAULTS): the 20th fsync of partition 0's log fails with
+// (GREGOR_TEST_FAULTS): the 10th fsync of partition 0's log fails with
 // EIO while an idempotent acks=all producer writes to it under
 // flush.messages=1. No record of the failed sync is acknowledged, the
 // partition goes offline while partition 1 keeps working, and after a
