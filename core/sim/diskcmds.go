@@ -13,7 +13,7 @@ func init() { commands["disk"] = cmdDisk }
 // storage fault on broker B's disk: the Nth append or sync (default the
 // next) of a file matching WHAT fails, once. WHAT is a partition (t-0:
 // every file of its directory) or any part of a file name. `disk B` lists
-// the faults still armed. What the broker does about a failed write or
+// the faults still armed, `disk B clear` disarms them. What the broker does about a failed write or
 // sync is in core/broker/storage_failure.go: the partition goes offline
 // there and nothing that waited for the failed sync is acknowledged.
 func cmdDisk(w *World, c command) error {
@@ -36,8 +36,13 @@ func cmdDisk(w *World, c command) error {
 		w.notef(name, "note", "disk faults armed: %s", strings.Join(armed, "; "))
 		return nil
 	}
+	if len(c.args) == 2 && c.args[1] == "clear" {
+		n.Store.Disarm()
+		w.notef(name, "note", "disk faults cleared")
+		return nil
+	}
 	if len(c.args) != 4 || c.args[1] != "fail" {
-		return fmt.Errorf("disk: want disk %s fail <write|sync> <partition or file> [nth=N] [err=EIO|ENOSPC]", name)
+		return fmt.Errorf("disk: want disk %s fail <write|sync> <partition or file> [nth=N] [err=EIO|ENOSPC], or disk %s clear", name, name)
 	}
 	match := c.args[3]
 	if !strings.ContainsAny(match, "/.") {

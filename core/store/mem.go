@@ -36,6 +36,9 @@ type memNode struct {
 // Arm makes a chosen append or sync fail (see Fault).
 func (m *Mem) Arm(f Fault) { m.faults.Arm(f) }
 
+// Disarm drops every armed fault.
+func (m *Mem) Disarm() { m.faults = Faults{} }
+
 // Faults lists the armed faults that have not fired yet.
 func (m *Mem) Faults() []Fault { return m.faults.Armed() }
 
