@@ -130,3 +130,15 @@ func (b *Broker) failPartition(p *Partition, err error) {
 
 // Offline reports whether p went offline after a storage failure.
 func (p *Partition) Offline() bool { return p.offline }
+
+// OfflinePartitions names the partitions offline on this broker after a
+// storage failure, in a fixed order.
+func (b *Broker) OfflinePartitions() []string {
+	var out []string
+	for _, p := range b.partitions() {
+		if p.offline {
+			out = append(out, p.String())
+		}
+	}
+	return out
+}

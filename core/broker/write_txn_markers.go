@@ -99,13 +99,16 @@ func (b *Broker) appendMarker(p *Partition, m producer.Marker) (int16, bool) {
 		b.failPartition(p, fmt.Errorf("appending a marker to %s: %w", p, err))
 		return kerr.KafkaStorageError.Code, false
 	}
-	err := applyBatch(p.log, p.producers, batch)
-	b.advanceHighWatermark(p)
-	b.wakeFetches(p)
-	if err != nil {
-		b.cfg.Logf("indexing an aborted transaction of %s failed: %v", p, err)
+	if err := applyBatch(p.log, p.producers, batch); err != nil {
+		// The marker is in the log but its .txnindex entry is not: a
+		// read_committed consumer could not be told to drop the
+		// aborted records. The partition goes offline; the restart's
+		// recovery rebuilds the index from the log.
+		b.failPartition(p, fmt.Errorf("indexing an aborted transaction of %s: %w", p, err))
 		return kerr.KafkaStorageError.Code, false
 	}
+	b.advanceHighWatermark(p)
+	b.wakeFetches(p)
 	if h := b.txnHooks.Completed; h != nil {
 		h(p.Topic.Name, p.Index, m.ProducerID, m.Commit)
 	}
