@@ -123,25 +123,9 @@ func TestFailedWrite(t *testing.T) {
 // does not go on to the second phase for it), read_committed never sees
 // the records, and the coordinator answers errors instead of pretending.
 func TestCommitFailedPrepareSync(t *testing.T) {
-	h := newHarness(t, map[string]string{"log.flush.interval.messages": "1"})
-	h.createTopic("t", 1, nil)
-	x, code := h.initTxn("app", 60000)
-	must(t, "init", code)
-	must(t, "add", x.add("t", 0))
-	must(t, "produce", x.produce(0, "a").ErrorCode)
-	h.arm("sync", "__transaction_state-")
-	req := kmsg.NewPtrEndTxnRequest()
-	req.SetVersion(3)
-	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = x.id, x.pid, x.epoch, true
-	if out := h.send(req); len(out) != 0 {
-		t.Fatal("EndTxn answered before PrepareCommit was synced")
-	}
-	h.out = nil
-	if err := h.b.Commit(); err == nil {
-		t.Fatal("Commit hid the failed sync")
-	}
-	if len(h.out) != 1 || h.out[0].Msg.(*kmsg.EndTxnResponse).ErrorCode != kerr.NotCoordinator.Code {
-		t.Fatalf("EndTxn after its Prepare failed to sync: %v", h.out)
+	h, x, code := commitWithFault(t, "sync", "__transaction_state-")
+	if code != kerr.NotCoordinator.Code {
+		t.Fatalf("EndTxn after its Prepare failed to sync: %v", kerr.ErrorForCode(code))
 	}
 	if m := h.markersIn(0); len(m) != 0 {
 		t.Fatalf("markers written after a failed Prepare sync: %v", m)
@@ -181,27 +165,41 @@ func TestCommitFailedPrepareSync(t *testing.T) {
 // TestMarkerSyncFails: a marker whose sync fails is not reported written
 // to the coordinator, which records no Complete and keeps retrying.
 func TestMarkerSyncFails(t *testing.T) {
+	h, _, code := commitWithFault(t, "sync", "t-0/")
+	if code != 0 {
+		t.Fatalf("EndTxn (its PrepareCommit synced): %v", kerr.ErrorForCode(code))
+	}
+	if got := h.txnState("app"); got.State != txn.PrepareCommit {
+		t.Fatalf("coordinator completed a transaction whose marker failed to sync: %s", got.State)
+	}
+}
+
+// commitWithFault runs a transaction that wrote "a" to t-0 under
+// flush.messages=1, arms the fault, and sends EndTxn(commit), which waits
+// for the Commit whose sync fails. It returns EndTxn's error code.
+func commitWithFault(t *testing.T, fault ...string) (*harness, *tx, int16) {
+	t.Helper()
 	h := newHarness(t, map[string]string{"log.flush.interval.messages": "1"})
 	h.createTopic("t", 1, nil)
 	x, code := h.initTxn("app", 60000)
 	must(t, "init", code)
 	must(t, "add", x.add("t", 0))
 	must(t, "produce", x.produce(0, "a").ErrorCode)
-	h.arm("sync", "t-0/")
+	h.arm(fault...)
 	req := kmsg.NewPtrEndTxnRequest()
 	req.SetVersion(3)
 	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = x.id, x.pid, x.epoch, true
-	h.send(req)
+	if out := h.send(req); len(out) != 0 {
+		t.Fatal("EndTxn answered before PrepareCommit was synced")
+	}
 	h.out = nil
 	if err := h.b.Commit(); err == nil {
-		t.Fatal("Commit hid the failed marker sync")
+		t.Fatal("Commit hid the failed sync")
 	}
-	if len(h.out) != 1 || h.out[0].Msg.(*kmsg.EndTxnResponse).ErrorCode != 0 {
-		t.Fatalf("EndTxn (its PrepareCommit synced): %v", h.out)
+	if len(h.out) != 1 {
+		t.Fatalf("Commit released %d answers, want EndTxn's", len(h.out))
 	}
-	if got := h.txnState("app"); got.State != txn.PrepareCommit {
-		t.Fatalf("coordinator completed a transaction whose marker failed to sync: %s", got.State)
-	}
+	return h, x, h.out[0].Msg.(*kmsg.EndTxnResponse).ErrorCode
 }
 
 func countRecords(t *testing.T, data []byte) int {

@@ -376,6 +376,17 @@ func (l *Log) Segments() []SegmentInfo {
 // Close syncs and closes every file, then writes a producer snapshot at
 // the log end if a Snapshotter is set (Kafka does at clean shutdown, so
 // that the next start replays nothing). The Log is unusable afterwards.
+func (l *Log) Close() error {
+	if l.closed {
+		return ErrClosed
+	}
+	first := l.closeFiles(true)
+	if first == nil {
+		first = l.takeSnapshot(l.EndOffset())
+	}
+	return first
+}
+
 // Abandon closes the log's files without syncing them or writing a
 // producer snapshot, after a write or sync failed: a log must not vouch
 // for what it could not sync. A restart's recovery rebuilds the rest.
@@ -383,31 +394,22 @@ func (l *Log) Abandon() error {
 	if l.closed {
 		return ErrClosed
 	}
-	var first error
-	for _, s := range l.segs {
-		if err := s.close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	l.closed = true
-	return first
+	return l.closeFiles(false)
 }
 
-func (l *Log) Close() error {
-	if l.closed {
-		return ErrClosed
-	}
+// closeFiles closes every segment's files, syncing them first when sync,
+// and marks the log closed.
+func (l *Log) closeFiles(sync bool) error {
 	var first error
 	for _, s := range l.segs {
-		if err := s.sync(); err != nil && first == nil {
-			first = err
+		if sync {
+			if err := s.sync(); err != nil && first == nil {
+				first = err
+			}
 		}
 		if err := s.close(); err != nil && first == nil {
 			first = err
 		}
-	}
-	if first == nil {
-		first = l.takeSnapshot(l.EndOffset())
 	}
 	l.closed = true
 	return first

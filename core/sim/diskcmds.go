@@ -16,15 +16,21 @@ func init() { commands["disk"] = cmdDisk }
 // the faults still armed, `disk B clear` disarms them. What the broker does about a failed write or
 // sync is in core/broker/storage_failure.go: the partition goes offline
 // there and nothing that waited for the failed sync is acknowledged.
-func cmdDisk(w *World, c command) error {
+// brokerArg is the broker a command names first.
+func (w *World) brokerArg(c command) (*Node, error) {
 	name, err := c.arg(0, "broker")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	n, err := w.node(name)
+	return w.node(name)
+}
+
+func cmdDisk(w *World, c command) error {
+	n, err := w.brokerArg(c)
 	if err != nil {
 		return err
 	}
+	name := n.Name
 	if len(c.args) == 1 {
 		var armed []string
 		for _, f := range n.Store.Faults() {
