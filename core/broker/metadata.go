@@ -127,7 +127,7 @@ func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest) kmsg.Response {
 			mp.Replicas, mp.ISR = slices.Clone(ip.Replicas), slices.Clone(ip.ISR)
 			mp.OfflineReplicas = []int32{}
 			for _, r := range ip.Replicas {
-				if !im.Live(r) {
+				if !im.Live(r) || r == b.cfg.NodeID && b.topics[name].partition(int32(i)).Offline() {
 					mp.OfflineReplicas = append(mp.OfflineReplicas, r)
 				}
 			}

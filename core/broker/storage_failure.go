@@ -21,9 +21,10 @@ import (
 //   - the partition takes no more appends (KAFKA_STORAGE_ERROR), and reads
 //     stop at what was synced before the failure: its high watermark is
 //     cut back to the log's recovery point;
-//   - Metadata lists this broker among its offline replicas, with no
-//     leader (LEADER_NOT_AVAILABLE), as Kafka's metadata does for a
-//     partition whose only replica is on a failed log dir;
+//   - Metadata lists this broker among its offline replicas; a single
+//     broker also reports it without a leader (LEADER_NOT_AVAILABLE), as
+//     Kafka's metadata does for a partition whose only replica is on a
+//     failed log dir (in a cluster the controller is not told yet);
 //   - the coordinator of a failed __consumer_offsets or
 //     __transaction_state partition is unloaded: its groups or
 //     transactions answer NOT_COORDINATOR, FindCoordinator answers
@@ -128,8 +129,9 @@ func (b *Broker) failPartition(p *Partition, err error) {
 	b.completeAcks()
 }
 
-// Offline reports whether p went offline after a storage failure.
-func (p *Partition) Offline() bool { return p.offline }
+// Offline reports whether p went offline after a storage failure; a nil
+// partition (not on this broker) is not.
+func (p *Partition) Offline() bool { return p != nil && p.offline }
 
 // OfflinePartitions names the partitions offline on this broker after a
 // storage failure, in a fixed order.
