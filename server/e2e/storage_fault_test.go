@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/txn"
 )
 
 // TestStorageFaultFailedSync runs the real binary with a test-only fault
@@ -151,5 +152,64 @@ func TestStorageFaultFailedSync(t *testing.T) {
 		if want := fmt.Sprintf("%06d", o); r.Offset != int64(o) || string(r.Value) != want {
 			t.Fatalf("partition 0 offset %d: offset %d %q, want %q", o, r.Offset, r.Value, want)
 		}
+	}
+}
+
+// TestStorageFaultTxnPrepare: the fsync of the PrepareCommit record in
+// __transaction_state fails. EndTxn is not told the transaction committed,
+// no marker is written, and after a restart (the Prepare record is gone
+// with the failed fsync) the coordinator aborts the transaction at its
+// timeout: read_committed never sees its records.
+func TestStorageFaultTxnPrepare(t *testing.T) {
+	if useKfake {
+		t.Skip("SKIP: storage faults are injected into Gregor's file store; kfake has none")
+	}
+	requireBinary(t)
+	topic, id := topicName(t, ""), topicName(t, "txn")
+	// Syncs of the coordinator's partition's log: at its creation, then
+	// InitProducerId's record, AddPartitionsToTxn's, and PrepareCommit's,
+	// the 4th, which fails.
+	log := fmt.Sprintf("%s-%d/00000000000000000000.log", "__transaction_state", txn.PartitionFor(id, 50))
+	b := startBroker(t,
+		WithConfig("flush.messages", "1"),
+		WithConfig("auto.create.topics.enable", "false"),
+		WithConfig("transaction.abort.timed.out.transaction.cleanup.interval.ms", "200"),
+		WithEnv(fmt.Sprintf("GREGOR_TEST_FAULTS=sync %s nth=4", log)),
+	)
+	mustCreateTopic(t, b.Admin(t), topic, 1, nil)
+	ctx := testCtx(t, opTimeout)
+	tx := b.Client(t, kgo.TransactionalID(id), kgo.DefaultProduceTopic(topic),
+		kgo.TransactionTimeout(time.Second), kgo.RetryTimeout(time.Second))
+	if err := tx.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.ProduceSync(ctx, &kgo.Record{Value: []byte("never-1")}, &kgo.Record{Value: []byte("never-2")}).FirstErr(); err != nil {
+		t.Fatalf("produce in the transaction: %v", err)
+	}
+	err := tx.EndTransaction(ctx, kgo.TryCommit)
+	if !errors.Is(err, kerr.NotCoordinator) && !errors.Is(err, kerr.CoordinatorNotAvailable) {
+		t.Fatalf("EndTxn(commit) whose PrepareCommit failed to sync: %v, want NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE", err)
+	}
+	tx.Close()
+	out := b.Output()
+	if !strings.Contains(out, "PREPARE_COMMIT") || !strings.Contains(out, "KAFKA_STORAGE_ERROR") || strings.Contains(out, "COMPLETE_COMMIT") {
+		t.Errorf("the broker log should show PrepareCommit written, its partition failed, and no CompleteCommit")
+	}
+
+	if code, err := b.Stop(); err != nil || code != 0 {
+		t.Fatalf("stop: %d %v", code, err)
+	}
+	b.Env = nil
+	b.Restart()
+	// END follows the transaction; read_committed shows it only once the
+	// transaction is decided, here aborted at its timeout.
+	if got := readAll(t, b, topic, 1, true); len(got) != 0 {
+		t.Fatalf("read_committed sees %v of a transaction that never committed", got)
+	}
+	if got := readAll(t, b, topic, 1, false); !slices.Equal(got, []string{"never-1", "never-2"}) {
+		t.Fatalf("read_uncommitted sees %v, want the aborted records never-1 never-2", got)
+	}
+	if !strings.Contains(b.Output(), "abort") {
+		t.Errorf("the broker log does not mention the abort")
 	}
 }
