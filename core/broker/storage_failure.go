@@ -20,7 +20,10 @@ import (
 //     KAFKA_STORAGE_ERROR from their appends);
 //   - the partition takes no more appends (KAFKA_STORAGE_ERROR), and reads
 //     stop at what was synced before the failure: its high watermark is
-//     cut back to the log's recovery point;
+//     cut back to the log's recovery point; read_committed is refused
+//     (KAFKA_STORAGE_ERROR), as the .txnindex may be what failed;
+//   - a follower whose log failed stops fetching, so its leader drops it
+//     from the ISR;
 //   - Metadata lists this broker among its offline replicas; a single
 //     broker also reports it without a leader (LEADER_NOT_AVAILABLE), as
 //     Kafka's metadata does for a partition whose only replica is on a
