@@ -207,3 +207,45 @@ func countRecords(t *testing.T, data []byte) int {
 	d, _ := offsetsIn(t, data)
 	return len(d)
 }
+
+// TestOffsetCommitSyncFails: an OffsetCommit whose __consumer_offsets
+// record fails to sync is answered NOT_COORDINATOR, not success; the
+// group's coordinator is unloaded (FindCoordinator answers
+// COORDINATOR_NOT_AVAILABLE) rather than serve offsets it could not keep.
+func TestOffsetCommitSyncFails(t *testing.T) {
+	h := newHarness(t, map[string]string{"log.flush.interval.messages": "1"})
+	h.createTopic("t", 1, nil)
+	commit := func(offset int64) []Response {
+		req := kmsg.NewPtrOffsetCommitRequest()
+		req.SetVersion(7)
+		req.Group, req.Generation = "g", -1
+		req.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "t", Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: offset}}}}
+		if out := h.send(req); len(out) != 0 {
+			t.Fatal("OffsetCommit answered before its record was synced")
+		}
+		h.out = nil
+		_ = h.b.Commit()
+		return h.out
+	}
+	code := func(out []Response) int16 {
+		if len(out) != 1 {
+			t.Fatalf("%d answers, want 1", len(out))
+		}
+		return out[0].Msg.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode
+	}
+	must(t, "first commit", code(commit(5)))
+	h.arm("sync", "__consumer_offsets-")
+	if c := code(commit(7)); c != kerr.NotCoordinator.Code {
+		t.Fatalf("OffsetCommit whose sync failed: %v, want NOT_COORDINATOR", kerr.ErrorForCode(c))
+	}
+	fc := kmsg.NewPtrFindCoordinatorRequest()
+	fc.CoordinatorKey = "g"
+	if r := call[*kmsg.FindCoordinatorResponse](h, fc); r.ErrorCode != kerr.CoordinatorNotAvailable.Code {
+		t.Fatalf("FindCoordinator of the failed coordinator: %v", kerr.ErrorForCode(r.ErrorCode))
+	}
+	h.st.Crash()
+	h.open()
+	if got := h.committed("g"); got != 5 {
+		t.Fatalf("after restart the committed offset is %d, want 5 (the one acknowledged)", got)
+	}
+}
