@@ -78,6 +78,13 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return fail(fmt.Errorf("data directory %s: %w", cfg.DataDir, err))
 	}
+	armed, err := fs.ArmFromEnv() // test-only
+	if err != nil {
+		return fail(err)
+	}
+	for _, f := range armed {
+		cfg.Logf("TEST ONLY: storage fault armed from %s: %s", filestore.FaultsEnv, f)
+	}
 	if s.kafka, err = net.Listen("tcp", cfg.KafkaAddr); err != nil {
 		return fail(fmt.Errorf("kafka listener: %w", err))
 	}

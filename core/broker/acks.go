@@ -52,15 +52,11 @@ func (b *Broker) awaitISR(conn *uint64, waits []ackWait, timeoutMs int64, finish
 }
 
 // answer returns a finish that delivers resp to req, after the next
-// Commit's sync when mustSync.
-func (b *Broker) answer(req Request, resp kmsg.Response, mustSync bool) func() {
+// Commit's sync when syncs name partitions to sync; a failed sync settles
+// its waits with KAFKA_STORAGE_ERROR first (storage_failure.go).
+func (b *Broker) answer(req Request, resp kmsg.Response, syncs []ackWait) func() {
 	return func() {
-		r := Response{req.Conn, req.Header.CorrelationID, resp}
-		if mustSync {
-			b.awaitFlush = append(b.awaitFlush, r)
-			return
-		}
-		b.deliver(r)
+		b.afterSyncs(syncs, func() { b.deliver(Response{req.Conn, req.Header.CorrelationID, resp}) })
 	}
 }
 
@@ -80,6 +76,8 @@ func (b *Broker) completeAcks() {
 				continue
 			}
 			switch {
+			case w.p.offline:
+				w.settle(kerr.KafkaStorageError.Code)
 			case w.p.lead != w.lead || w.p.deleted:
 				w.settle(kerr.NotLeaderForPartition.Code)
 			case w.p.HighWatermark >= w.need:
@@ -115,38 +113,45 @@ func (b *Broker) completeAcks() {
 // coordinators' internal topics; answers the coordinators give in the
 // same step depend on those appends and wait for them (answerAfterWrites).
 type coordinatorWrites struct {
-	mustSync bool      // a log must be synced (its flush policy)
-	waits    []ackWait // in a cluster: appends the ISR must have
+	syncs []ackWait // partitions the next Commit must sync (their flush policy)
+	waits []ackWait // in a cluster: appends the ISR must have
 }
 
 // answerAfterWrites sends a coordinator's answer once what this step
 // appended is durable: after the ISR has it in a cluster, after the next
 // Commit's sync when a flush policy asks. A write that cannot be
-// replicated turns the answer into the error Kafka's coordinators give:
-// NOT_COORDINATOR when leadership moved, COORDINATOR_NOT_AVAILABLE
-// otherwise (GroupMetadataManager's and TransactionStateManager's
-// mapping of append errors). The state the coordinator applied stays:
+// replicated or synced turns the answer into the error Kafka's
+// coordinators give: NOT_COORDINATOR when leadership moved or the
+// storage failed, COORDINATOR_NOT_AVAILABLE otherwise
+// (GroupMetadataManager's and TransactionStateManager's mapping of
+// append errors). The state the coordinator applied stays:
 // a deposed leader unloads it, and a retried request finds it.
 func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs int64) {
+	settle := func(code int16) {
+		switch code {
+		case 0:
+			return
+		case kerr.NotLeaderForPartition.Code, kerr.KafkaStorageError.Code:
+			code = kerr.NotCoordinator.Code
+		default:
+			code = kerr.CoordinatorNotAvailable.Code
+		}
+		wire.OverwriteErrorCodes(resp, code)
+	}
 	w := b.wrote
+	syncs := make([]ackWait, len(w.syncs))
+	for i, aw := range w.syncs {
+		aw.settle = settle
+		syncs[i] = aw
+	}
 	if len(w.waits) == 0 {
-		b.answer(req, resp, w.mustSync)()
+		b.answer(req, resp, syncs)()
 		return
 	}
 	waits := make([]ackWait, len(w.waits))
 	for i, aw := range w.waits {
-		aw.settle = func(code int16) {
-			switch code {
-			case 0:
-				return
-			case kerr.NotLeaderForPartition.Code:
-				code = kerr.NotCoordinator.Code
-			default:
-				code = kerr.CoordinatorNotAvailable.Code
-			}
-			wire.OverwriteErrorCodes(resp, code)
-		}
+		aw.settle = settle
 		waits[i] = aw
 	}
-	b.awaitISR(&req.Conn, waits, timeoutMs, b.answer(req, resp, w.mustSync))
+	b.awaitISR(&req.Conn, waits, timeoutMs, b.answer(req, resp, syncs))
 }

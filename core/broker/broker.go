@@ -65,8 +65,8 @@ type Broker struct {
 	fetches    []*pendingFetch
 	acks       []*pendingAcks // acks=all produces waiting for the ISR
 	cl         *clusterGlue   // nil for a single broker
-	awaitFlush []Response
-	dirty      []*Partition // logs to sync at the next Commit
+	awaitFlush []heldAnswer   // answers waiting for the next Commit's syncs (storage_failure.go)
+	dirty      []*Partition   // logs to sync at the next Commit
 	lastRetain int64
 
 	producerIDs struct{ next int64 }
@@ -162,7 +162,7 @@ func (b *Broker) Tick(now int64) {
 		b.enforceRetention()
 	}
 	for _, p := range b.partitions() {
-		if p.log.NeedsFlush(now) {
+		if !p.offline && p.log.NeedsFlush(now) {
 			b.markDirty(p)
 		}
 	}
@@ -203,40 +203,6 @@ func (b *Broker) NextDeadline() (at int64, ok bool) {
 	return at, ok
 }
 
-// Commit syncs every log whose flush policy asks for it, with one sync per
-// log however many batches arrived since the last Commit (group commit), and
-// then delivers the produce responses that were waiting for that sync.
-func (b *Broker) Commit() error {
-	firstErr := b.flushDirty()
-	if b.commitTxn() { // markers only once the Prepare records are synced
-		if err := b.flushDirty(); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	held := b.awaitFlush
-	b.awaitFlush = nil
-	for _, r := range held {
-		b.deliver(r)
-	}
-	return firstErr
-}
-
-// flushDirty syncs the logs marked dirty since the last sync, once each.
-func (b *Broker) flushDirty() error {
-	var firstErr error
-	for _, p := range b.dirty {
-		p.dirty = false
-		if p.deleted {
-			continue
-		}
-		if err := p.log.Flush(b.now); err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("broker: flushing %s: %w", p, err)
-		}
-	}
-	b.dirty = b.dirty[:0]
-	return firstErr
-}
-
 // Close flushes and closes every log.
 func (b *Broker) Close() error {
 	var firstErr error
@@ -244,6 +210,13 @@ func (b *Broker) Close() error {
 		firstErr = b.checkpointHighWatermarks()
 	}
 	for _, p := range b.partitions() {
+		if p.offline {
+			// Never synced again after a failure (storage_failure.go).
+			if err := p.log.Abandon(); err != nil && firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
 		if err := p.log.Flush(b.now); err != nil && firstErr == nil {
 			firstErr = err
 		}

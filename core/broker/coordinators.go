@@ -31,6 +31,9 @@ import (
 // loadCoordinator rebuilds the state stored in an internal partition this
 // broker just became leader of.
 func (b *Broker) loadCoordinator(p *Partition) {
+	if p.offline {
+		return // its log failed: nothing here to coordinate from
+	}
 	var err error
 	n := 0
 	switch p.Topic.Name {
@@ -87,7 +90,12 @@ type markerChannel struct{ b *Broker }
 func (mc markerChannel) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest, done func(*kmsg.WriteTxnMarkersResponse)) {
 	b := mc.b
 	if b.cl == nil {
-		b.writeTxnMarkers(nil, req, func(resp *kmsg.WriteTxnMarkersResponse, _ bool) { done(resp) })
+		// In-process: the coordinator hears of the markers (and writes
+		// its Complete record) only once the partitions' syncs the flush
+		// policy asks for are done, so no Complete follows a failed one.
+		b.writeTxnMarkers(nil, req, func(resp *kmsg.WriteTxnMarkersResponse, syncs []ackWait) {
+			b.afterSyncs(syncs, func() { done(resp) })
+		})
 		return
 	}
 	merged := req.ResponseKind().(*kmsg.WriteTxnMarkersResponse)
@@ -138,7 +146,9 @@ func (mc markerChannel) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest, done f
 	for _, id := range leaders {
 		sub := byLeader[id]
 		if id == b.cfg.NodeID {
-			b.writeTxnMarkers(nil, sub, func(resp *kmsg.WriteTxnMarkersResponse, _ bool) { answered(sub, resp) })
+			b.writeTxnMarkers(nil, sub, func(resp *kmsg.WriteTxnMarkersResponse, syncs []ackWait) {
+				b.afterSyncs(syncs, func() { answered(sub, resp) })
+			})
 			continue
 		}
 		b.send(id, sub, func(r kmsg.Response) {

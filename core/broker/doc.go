@@ -18,7 +18,15 @@
 //   - Responses to one connection are delivered in request order; the driver
 //     relies on it only for ordering writes, and enforces it itself.
 //   - A partition's high watermark never exceeds its log end offset and never
-//     goes back; with a single in-sync replica it equals the log end offset.
+//     goes back, except when a failed write or sync takes the partition
+//     offline: it is then cut back to what was synced; with a single
+//     in-sync replica it equals the log end offset.
+//   - Nothing that waited for a write or sync that failed is answered as a
+//     success (KAFKA_STORAGE_ERROR, or NOT_COORDINATOR from a coordinator),
+//     and nothing that depends on it (a marker after a Prepare record, a
+//     Complete record after a marker) is written; the partition takes no
+//     more appends and is never synced again until a restart recovers it
+//     (storage_failure.go).
 //   - A partition's last stable offset never exceeds its high watermark
 //     nor the first offset of an open transaction; a producer's batch is
 //     appended at most once per (producer id, epoch, sequence) among its

@@ -117,6 +117,16 @@ func (b *Broker) readPartition(p *Partition, isolation int8, replica bool, rp *k
 	if replica {
 		upTo = p.log.EndOffset()
 	}
+	if p.offline {
+		// Only what was synced (storage_failure.go); and not to
+		// read_committed, whose aborted-transaction index may be what
+		// failed to be written.
+		if isolation == 1 {
+			sp.ErrorCode = kerr.KafkaStorageError.Code
+			return 0
+		}
+		upTo = min(upTo, p.log.RecoveryPoint())
+	}
 	if rp.FetchOffset > p.log.EndOffset() || rp.FetchOffset < sp.LogStartOffset {
 		sp.ErrorCode = kerr.OffsetOutOfRange.Code
 		return 0

@@ -140,7 +140,7 @@ func (b *Broker) internalTopic(name string) (int32, error) {
 func (b *Broker) internalLeader(name string, p int32) (id int32, host string, port int32, ok bool) {
 	if b.cl == nil {
 		part := b.topics[name].partition(p)
-		if part == nil || part.Leader != b.cfg.NodeID {
+		if part == nil || part.Leader != b.cfg.NodeID || part.offline {
 			return 0, "", 0, false
 		}
 		return b.cfg.NodeID, b.cfg.Host, b.cfg.Port, true
@@ -160,7 +160,7 @@ func (b *Broker) internalLeader(name string, p int32) (id int32, host string, po
 // internal topic, and so serves the groups or transactions stored there.
 func (b *Broker) coordinates(name string, p int32) bool {
 	part := b.topics[name].partition(p)
-	return part != nil && part.Leader == b.cfg.NodeID && b.leads(part)
+	return part != nil && part.Leader == b.cfg.NodeID && b.leads(part) && !part.offline
 }
 
 // AppendInternal appends a batch (built with record.NewBuilder) to
@@ -183,7 +183,9 @@ func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int6
 	batch.SetPartitionLeaderEpoch(part.LeaderEpoch)
 	base, err := part.log.Append(batch, b.now)
 	if err != nil {
-		return 0, fmt.Errorf("broker: appending to %s: %w", part, err)
+		err = fmt.Errorf("broker: appending to %s: %w", part, err)
+		b.failPartition(part, err)
+		return 0, err
 	}
 	part.epochs.assign(part.LeaderEpoch, base)
 	b.advanceHighWatermark(part)
@@ -193,7 +195,7 @@ func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int6
 	}
 	if part.log.NeedsFlush(b.now) {
 		b.markDirty(part)
-		b.wrote.mustSync = true
+		b.wrote.syncs = append(b.wrote.syncs, ackWait{p: part})
 	}
 	return base, nil
 }

@@ -90,6 +90,12 @@ func (b *Broker) describeTopic(t *Topic) kmsg.MetadataResponseTopic {
 		mp.LeaderEpoch = p.LeaderEpoch
 		mp.Replicas = p.Replicas
 		mp.ISR = p.ISR
+		if p.offline {
+			// Its only replica's log failed (storage_failure.go): no
+			// leader, this broker offline, as Kafka reports it.
+			mp.Leader, mp.ErrorCode = -1, kerr.LeaderNotAvailable.Code
+			mp.OfflineReplicas = []int32{b.cfg.NodeID}
+		}
 		mt.Partitions = append(mt.Partitions, mp)
 	}
 	return mt
@@ -121,7 +127,7 @@ func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest) kmsg.Response {
 			mp.Replicas, mp.ISR = slices.Clone(ip.Replicas), slices.Clone(ip.ISR)
 			mp.OfflineReplicas = []int32{}
 			for _, r := range ip.Replicas {
-				if !im.Live(r) {
+				if !im.Live(r) || r == b.cfg.NodeID && b.topics[name].partition(int32(i)).Offline() {
 					mp.OfflineReplicas = append(mp.OfflineReplicas, r)
 				}
 			}

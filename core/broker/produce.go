@@ -38,8 +38,7 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 	}
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
 	byID := req.Version >= 13
-	mustSync := false
-	var waits []ackWait
+	var syncs, waits []ackWait
 	for ti, rt := range req.Topics {
 		t := b.lookup(rt.Topic, rt.TopicID)
 		if byID {
@@ -70,6 +69,10 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 				if byID && name == "" {
 					sp.ErrorCode = kerr.UnknownTopicID.Code
 				}
+			case p.offline:
+				// Its log failed (storage_failure.go); nothing more is
+				// appended until a restart recovers it.
+				sp.ErrorCode = kerr.KafkaStorageError.Code
 			case isInternalTopic(p.Topic.Name):
 				// Only the coordinators write their topics (Kafka's
 				// ReplicaManager refuses "append to internal topic").
@@ -81,8 +84,12 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 				msg := fmt.Sprintf("the ISR %v of %s is smaller than min.insync.replicas=%d", p.ISR, p, b.minISR(p))
 				sp.ErrorMessage = &msg
 			default:
-				synced := b.produce(p, req.TransactionID, rp.Records, &sp)
-				mustSync = mustSync || synced
+				if b.produce(p, req.TransactionID, rp.Records, &sp) {
+					syncs = append(syncs, ackWait{p: p, settle: func(code int16) {
+						rsp := &resp.Topics[ti].Partitions[pi]
+						rsp.ErrorCode, rsp.BaseOffset, rsp.LogAppendTime = code, -1, -1
+					}})
+				}
 				if b.cl != nil && req.Acks == -1 && sp.ErrorCode == 0 {
 					need := sp.BaseOffset + int64(record.Batch(rp.Records).LastOffsetDelta()) + 1
 					waits = append(waits, ackWait{p: p, lead: p.lead, need: need, settle: func(code int16) {
@@ -100,10 +107,12 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 	case len(waits) > 0:
 		// acks=all in a cluster: the answer waits until the high watermark
 		// passes the batches, i.e. every ISR member has them.
-		b.awaitISR(&r.Conn, waits, int64(max(req.TimeoutMillis, 0)), b.answer(*r, resp, mustSync))
+		b.awaitISR(&r.Conn, waits, int64(max(req.TimeoutMillis, 0)), b.answer(*r, resp, syncs))
 		return nil
-	case mustSync:
-		b.awaitFlush = append(b.awaitFlush, Response{r.Conn, r.Header.CorrelationID, resp})
+	case len(syncs) > 0:
+		// acks=1 or all under flush.messages/flush.ms: answered after the
+		// next Commit's sync, with KAFKA_STORAGE_ERROR where it failed.
+		b.answer(*r, resp, syncs)()
 		return nil
 	}
 	return resp
@@ -170,7 +179,7 @@ func (b *Broker) produce(p *Partition, txnID *string, records []byte, sp *kmsg.P
 	batch.SetPartitionLeaderEpoch(p.LeaderEpoch)
 	base, err := p.log.Append(batch, b.now)
 	if err != nil {
-		b.cfg.Logf("append to %s failed: %v", p, err)
+		b.failPartition(p, fmt.Errorf("appending to %s: %w", p, err))
 		sp.ErrorCode = kerr.KafkaStorageError.Code
 		return false
 	}

@@ -321,7 +321,7 @@ func (b *Broker) tickReplication() {
 			l.nextISRCheck = b.now + max(b.lagMax()/2, 1)
 			b.maybeShrinkISR(p)
 		}
-		if f := p.follow; f != nil && !f.inflight && b.now >= f.retryAt {
+		if f := p.follow; f != nil && !f.inflight && b.now >= f.retryAt && !p.offline {
 			b.replicate(p)
 		}
 	}
@@ -494,6 +494,8 @@ func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicParti
 			return err
 		}
 		if _, err := p.log.Append(batch, b.now); err != nil {
+			err = fmt.Errorf("appending to %s as a follower: %w", p, err)
+			b.failPartition(p, err)
 			return err
 		}
 		p.epochs.assign(batch.PartitionLeaderEpoch(), leo)

@@ -7,6 +7,9 @@ package broker
 func (b *Broker) enforceRetention() {
 	moved := false
 	for _, p := range b.partitions() {
+		if p.offline {
+			continue // its files are left as the failure left them
+		}
 		for _, note := range p.log.EnforceRetention(b.now) {
 			b.cfg.Logf("retention: %s", note)
 			moved = true

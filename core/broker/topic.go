@@ -60,6 +60,7 @@ type Partition struct {
 	producers *producer.State // idempotence and transactions (producer_state.go)
 	dirty     bool
 	deleted   bool
+	offline   bool // a write or sync failed (storage_failure.go)
 }
 
 func (p *Partition) String() string { return fmt.Sprintf("%s-%d", p.Topic.Name, p.Index) }

@@ -292,6 +292,14 @@ func TestTxnRestartInPrepareCommit(t *testing.T) {
 	}
 	h.st.Crash()
 	h.open()
+	// The markers are written at startup; the Complete record follows
+	// their sync, at the first Commit.
+	if got := h.txnState("app"); got.State != txn.PrepareCommit {
+		t.Fatalf("after restart, before the markers' sync: %s", got.State)
+	}
+	if err := h.b.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	if got := h.txnState("app"); got.State != txn.CompleteCommit {
 		t.Fatalf("after restart: %s", got.State)
 	}

@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"fmt"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -23,8 +25,8 @@ func init() { register(27, 0, 2, handleWriteTxnMarkers) }
 
 func handleWriteTxnMarkers(b *Broker, r *Request) kmsg.Response {
 	req := *r
-	b.writeTxnMarkers(&req.Conn, r.Msg.(*kmsg.WriteTxnMarkersRequest), func(resp *kmsg.WriteTxnMarkersResponse, mustSync bool) {
-		b.answer(req, resp, mustSync)()
+	b.writeTxnMarkers(&req.Conn, r.Msg.(*kmsg.WriteTxnMarkersRequest), func(resp *kmsg.WriteTxnMarkersResponse, syncs []ackWait) {
+		b.answer(req, resp, syncs)()
 	})
 	return nil
 }
@@ -32,12 +34,12 @@ func handleWriteTxnMarkers(b *Broker, r *Request) kmsg.Response {
 // writeTxnMarkers appends the markers to the partitions this broker leads
 // and calls answer with an error code per partition once they are
 // durable: in a cluster when the ISR has them (Kafka appends markers with
-// acks=all), on a single broker at once, with mustSync set when the
-// flush policy wants the next Commit's sync first.
-func (b *Broker) writeTxnMarkers(conn *uint64, req *kmsg.WriteTxnMarkersRequest, answer func(*kmsg.WriteTxnMarkersResponse, bool)) {
+// acks=all), on a single broker at once, with syncs naming the partitions
+// whose flush policy wants the next Commit's sync first (a failed one
+// answers KAFKA_STORAGE_ERROR, see storage_failure.go).
+func (b *Broker) writeTxnMarkers(conn *uint64, req *kmsg.WriteTxnMarkersRequest, answer func(*kmsg.WriteTxnMarkersResponse, []ackWait)) {
 	resp := req.ResponseKind().(*kmsg.WriteTxnMarkersResponse)
-	mustSync := false
-	var waits []ackWait
+	var syncs, waits []ackWait
 	for mi, m := range req.Markers {
 		rm := kmsg.NewWriteTxnMarkersResponseMarker()
 		rm.ProducerID = m.ProducerID
@@ -57,14 +59,19 @@ func (b *Broker) writeTxnMarkers(conn *uint64, req *kmsg.WriteTxnMarkersRequest,
 					sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				case p == nil || !b.leads(p):
 					sp.ErrorCode = b.routeError(rt.Topic, idx)
+				case p.offline:
+					sp.ErrorCode = kerr.KafkaStorageError.Code
 				default:
 					var synced bool
 					sp.ErrorCode, synced = b.appendMarker(p, mk)
-					mustSync = mustSync || synced
+					settle := func(code int16) {
+						resp.Markers[mi].Topics[ti].Partitions[pi].ErrorCode = code
+					}
+					if synced {
+						syncs = append(syncs, ackWait{p: p, settle: settle})
+					}
 					if b.cl != nil && sp.ErrorCode == 0 {
-						waits = append(waits, ackWait{p: p, lead: p.lead, need: p.log.EndOffset(), settle: func(code int16) {
-							resp.Markers[mi].Topics[ti].Partitions[pi].ErrorCode = code
-						}})
+						waits = append(waits, ackWait{p: p, lead: p.lead, need: p.log.EndOffset(), settle: settle})
 					}
 				}
 				st.Partitions = append(st.Partitions, sp)
@@ -74,10 +81,10 @@ func (b *Broker) writeTxnMarkers(conn *uint64, req *kmsg.WriteTxnMarkersRequest,
 		resp.Markers = append(resp.Markers, rm)
 	}
 	if len(waits) == 0 {
-		answer(resp, mustSync)
+		answer(resp, syncs)
 		return
 	}
-	b.awaitISR(conn, waits, b.cfg.Settings.Int64("request.timeout.ms"), func() { answer(resp, mustSync) })
+	b.awaitISR(conn, waits, b.cfg.Settings.Int64("request.timeout.ms"), func() { answer(resp, syncs) })
 }
 
 // appendMarker writes one marker to p. It returns the error code and
@@ -89,16 +96,19 @@ func (b *Broker) appendMarker(p *Partition, m producer.Marker) (int16, bool) {
 	}
 	batch := producer.MarkerBatch(m, b.now, p.LeaderEpoch)
 	if _, err := p.log.Append(batch, b.now); err != nil {
-		b.cfg.Logf("append of a marker to %s failed: %v", p, err)
+		b.failPartition(p, fmt.Errorf("appending a marker to %s: %w", p, err))
 		return kerr.KafkaStorageError.Code, false
 	}
-	err := applyBatch(p.log, p.producers, batch)
+	if err := applyBatch(p.log, p.producers, batch); err != nil {
+		// The marker is in the log but its .txnindex entry is not: a
+		// read_committed consumer could not be told to drop the
+		// aborted records. The partition goes offline; the restart's
+		// recovery rebuilds the index from the log.
+		b.failPartition(p, fmt.Errorf("indexing an aborted transaction of %s: %w", p, err))
+		return kerr.KafkaStorageError.Code, false
+	}
 	b.advanceHighWatermark(p)
 	b.wakeFetches(p)
-	if err != nil {
-		b.cfg.Logf("indexing an aborted transaction of %s failed: %v", p, err)
-		return kerr.KafkaStorageError.Code, false
-	}
 	if h := b.txnHooks.Completed; h != nil {
 		h(p.Topic.Name, p.Index, m.ProducerID, m.Commit)
 	}

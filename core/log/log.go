@@ -37,6 +37,10 @@ func (l *Log) StartOffset() int64 { return l.start }
 // EndOffset is the log end offset (LEO): the offset the next record gets.
 func (l *Log) EndOffset() int64 { return l.active().next }
 
+// RecoveryPoint is the offset below which every record has been synced
+// (Kafka's recovery point); a failed Flush leaves it where it was.
+func (l *Log) RecoveryPoint() int64 { return l.recoveryPt }
+
 // Config returns the current settings.
 func (l *Log) Config() Config { return l.cfg }
 
@@ -376,17 +380,36 @@ func (l *Log) Close() error {
 	if l.closed {
 		return ErrClosed
 	}
+	first := l.closeFiles(true)
+	if first == nil {
+		first = l.takeSnapshot(l.EndOffset())
+	}
+	return first
+}
+
+// Abandon closes the log's files without syncing them or writing a
+// producer snapshot, after a write or sync failed: a log must not vouch
+// for what it could not sync. A restart's recovery rebuilds the rest.
+func (l *Log) Abandon() error {
+	if l.closed {
+		return ErrClosed
+	}
+	return l.closeFiles(false)
+}
+
+// closeFiles closes every segment's files, syncing them first when sync,
+// and marks the log closed.
+func (l *Log) closeFiles(sync bool) error {
 	var first error
 	for _, s := range l.segs {
-		if err := s.sync(); err != nil && first == nil {
-			first = err
+		if sync {
+			if err := s.sync(); err != nil && first == nil {
+				first = err
+			}
 		}
 		if err := s.close(); err != nil && first == nil {
 			first = err
 		}
-	}
-	if first == nil {
-		first = l.takeSnapshot(l.EndOffset())
 	}
 	l.closed = true
 	return first

@@ -29,7 +29,11 @@ var replSeed = flag.Uint64("repl-seed", 0, "replay one seed of TestReplicationRa
 //   - every record acknowledged to acks=all is, once the cluster has
 //     healed, on the leader and on every ISR member at the same offset with
 //     the same value, and only once in the log;
-//   - acknowledged records are lost only after an unclean election.
+//   - acknowledged records are lost only after an unclean election, or
+//     after a disk fault (`disk bN fail ...`) followed by a power loss of
+//     that broker: no acknowledged record lost unless its disk lost it.
+//     A broker whose disk failed never acknowledges what it did not
+//     sync, and its failed partition is recovered by a restart.
 func TestReplicationRandom(t *testing.T) {
 	seeds := []uint64{}
 	if *replSeed != 0 {
@@ -46,19 +50,20 @@ func TestReplicationRandom(t *testing.T) {
 			seeds = append(seeds, s)
 		}
 	}
-	acked, elections := 0, 0
+	acked, elections, offline := 0, 0, 0
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			a, e := replicationRun(t, seed)
-			acked, elections = acked+a, elections+e
+			a, e, o := replicationRun(t, seed)
+			acked, elections, offline = acked+a, elections+e, offline+o
 		})
 	}
 	// The faults must have done something, or the checks above prove
-	// nothing: records acknowledged, leaders lost and re-elected.
-	if len(seeds) > 1 && (acked == 0 || elections == 0) {
-		t.Fatalf("%d seeds acknowledged %d records through %d elections: the faults did not bite", len(seeds), acked, elections)
+	// nothing: records acknowledged, leaders lost and re-elected, disks
+	// failed.
+	if len(seeds) > 1 && (acked == 0 || elections == 0 || offline == 0) {
+		t.Fatalf("%d seeds acknowledged %d records through %d elections and %d failed disks: the faults did not bite", len(seeds), acked, elections, offline)
 	}
-	t.Logf("%d seeds: %d records acknowledged through %d leader elections", len(seeds), acked, elections)
+	t.Logf("%d seeds: %d records acknowledged through %d leader elections and %d partitions offline after a disk fault", len(seeds), acked, elections, offline)
 }
 
 type ackedRecord struct {
@@ -67,8 +72,9 @@ type ackedRecord struct {
 }
 
 // replicationRun runs one seed and returns how many records were
-// acknowledged and how many leader elections the faults caused.
-func replicationRun(t *testing.T, seed uint64) (int, int) {
+// acknowledged, how many leader elections the faults caused, and how many
+// times a disk fault took the partition offline on a broker.
+func replicationRun(t *testing.T, seed uint64) (int, int, int) {
 	rng := rand.New(rand.NewPCG(seed, 0x7e9))
 	w := New(seed)
 	unclean := seed%4 == 0
@@ -93,6 +99,17 @@ func replicationRun(t *testing.T, seed uint64) (int, int) {
 
 	var acked []ackedRecord
 	seen := 0
+	diskLost := false // a broker lost power after a disk fault: its unsynced bytes are gone
+	offline := 0      // partitions taken offline by a disk fault
+	crash := func(name string) {
+		n, _ := w.node(name)
+		if p := partition(n); p != nil && p.Offline() {
+			diskLost = true
+			offline++
+		}
+		exec("disk " + name + " clear") // the restart's recovery meets a healthy disk
+		exec("crash " + name)
+	}
 	hw := map[string][2]int64{} // broker -> (leader epoch, hw) while leading
 	check := func() {
 		for _, e := range w.Events()[seen:] {
@@ -150,7 +167,7 @@ func replicationRun(t *testing.T, seed uint64) (int, int) {
 			if len(down) > 0 {
 				exec("restart " + down[rng.IntN(len(down))])
 			} else {
-				exec("crash " + up[rng.IntN(len(up))])
+				crash(up[rng.IntN(len(up))])
 			}
 		case r < 18:
 			b := fmt.Sprintf("b%d", rng.IntN(3))
@@ -163,11 +180,28 @@ func replicationRun(t *testing.T, seed uint64) (int, int) {
 			} else {
 				exec(fmt.Sprintf("partition b%d", rng.IntN(3)))
 			}
+		case r == 19 && seed%2 == 1:
+			// A disk fault in half the seeds: the next write or one of the
+			// next syncs of t-0 on one broker fails.
+			b := fmt.Sprintf("b%d", rng.IntN(3))
+			op := []string{"write", "sync"}[rng.IntN(2)]
+			exec(fmt.Sprintf("disk %s fail %s t-0 nth=%d err=%s", b, op, 1+rng.IntN(3), []string{"EIO", "ENOSPC"}[rng.IntN(2)]))
 		default:
 			b := fmt.Sprintf("b%d", rng.IntN(3))
 			exec(fmt.Sprintf("fault delay=%dms from=%s", 50+rng.IntN(2000), b))
 		}
 		check()
+	}
+	// A partition that went offline after a disk fault comes back only
+	// through a restart, which recovers its log (the process dies; the
+	// page cache keeps what was written).
+	for _, n := range w.Nodes() {
+		if p := partition(n); n.Up && p != nil && p.Offline() {
+			offline++
+			exec("disk " + n.Name + " clear")
+			exec("crash " + n.Name + " process")
+			exec("restart " + n.Name)
+		}
 	}
 	// Heal: everyone back, time for elections, catch-up and ISR expansion.
 	if len(w.net.cut) > 0 {
@@ -194,9 +228,9 @@ func replicationRun(t *testing.T, seed uint64) (int, int) {
 			elections++
 		}
 	}
-	if w.UncleanElections() > 0 {
-		t.Logf("seed %d: %d unclean elections; %d records acknowledged", seed, w.UncleanElections(), len(acked))
-		return len(acked), elections
+	if w.UncleanElections() > 0 || diskLost {
+		t.Logf("seed %d: %d unclean elections, disk lost: %v; %d records acknowledged", seed, w.UncleanElections(), diskLost, len(acked))
+		return len(acked), elections, offline
 	}
 	for _, a := range acked {
 		if a.offset >= lp.HighWatermark {
@@ -223,7 +257,7 @@ func replicationRun(t *testing.T, seed uint64) (int, int) {
 	if len(acked) == 0 {
 		t.Logf("seed %d: nothing acknowledged", seed)
 	}
-	return len(acked), elections
+	return len(acked), elections, offline
 }
 
 func partition(n *Node) *broker.Partition {

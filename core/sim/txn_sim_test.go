@@ -26,7 +26,15 @@ var visibleRe = regexp.MustCompile(`\b(\d+):(v\d+)\b`)
 //   - no record of an aborted transaction is visible to read_committed;
 //   - the last stable offset never passes the first offset of an open
 //     transaction;
-//   - no committed transaction is partly visible.
+//   - no committed transaction is partly visible (while no partition is
+//     offline after a disk fault: then, as in a cluster, the markers of
+//     one transaction may reach one partition and not the other).
+//
+// In odd seeds the broker's disk fails too: a write or sync of t-0, t-1
+// or __transaction_state fails with EIO or ENOSPC, and the invariants
+// must hold all the same (no aborted record visible, no duplicate, no
+// open transaction passed by the last stable offset), through the
+// restarts that recover the failed partitions.
 func TestTransactionsRandom(t *testing.T) { runTxnSims(t, "TXNSIM", 60, singleBroker) }
 
 // runTxnSims runs the seeds simSeeds gives and checks that, together, they
@@ -40,8 +48,9 @@ func runTxnSims(t *testing.T, env string, n int, shape txnShape) {
 		total.visible += s.visible
 		total.aborted += s.aborted
 		total.restarts += s.restarts
+		total.diskFailures += s.diskFailures
 	}
-	if !trace && (total.visible == 0 || total.aborted == 0 || total.restarts == 0) {
+	if !trace && (total.visible == 0 || total.aborted == 0 || total.restarts == 0 || shape.diskFaults && total.diskFailures == 0) {
 		t.Fatalf("runs too tame: %+v", total)
 	}
 	t.Logf("%+v", total)
@@ -64,7 +73,7 @@ func simSeeds(env string, n int) (seeds []uint64, trace bool) {
 	return seeds, false
 }
 
-type txnSimStats struct{ visible, aborted, restarts int }
+type txnSimStats struct{ visible, aborted, restarts, diskFailures int }
 
 // txnShape is the world a transaction simulation runs in.
 type txnShape struct {
@@ -73,6 +82,8 @@ type txnShape struct {
 	crash func(w *World, rng *rand.Rand) string
 	// leader is the node whose log of partition idx of t is checked.
 	leader func(w *World, idx int32) *Node
+	// diskFaults makes odd seeds fail b0's disk now and then.
+	diskFaults bool
 	// settled reports whether every decided transaction must be fully
 	// visible after each step: true on one broker, where the markers of
 	// a transaction are written in one step; in a cluster they reach the
@@ -89,8 +100,27 @@ var singleBroker = txnShape{
 		}
 		return "restart b0"
 	},
-	leader:  func(w *World, _ int32) *Node { return w.nodes[0] },
-	settled: true,
+	leader:     func(w *World, _ int32) *Node { return w.nodes[0] },
+	settled:    true,
+	diskFaults: true,
+}
+
+// diskFault is a command that fails one write or sync of a partition of
+// b0 (the simulation's data or its transaction coordinator's).
+func diskFault(rng *rand.Rand) string {
+	what := []string{"t-0", "t-1", "__transaction_state"}[rng.IntN(3)]
+	op := []string{"write", "sync"}[rng.IntN(2)]
+	return fmt.Sprintf("disk b0 fail %s %s nth=%d err=%s", op, what, 1+rng.IntN(3), []string{"EIO", "ENOSPC"}[rng.IntN(2)])
+}
+
+// anyOffline reports whether a partition is offline on a broker that is up.
+func anyOffline(w *World) bool {
+	for _, n := range w.nodes {
+		if n.Up && len(n.Broker.OfflinePartitions()) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
@@ -134,6 +164,8 @@ func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
 			cmd = "fault duplicate request from=" + prod
 		case r < 15:
 			cmd = fmt.Sprintf("fault delay=%dms from=%s", rng.IntN(3000), prod)
+		case r == 16 && shape.diskFaults && seed%2 == 1:
+			cmd = diskFault(rng)
 		case r < 17:
 			cmd = shape.crash(w, rng)
 		case r < 18:
@@ -152,7 +184,10 @@ func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
 		if strings.Contains(out, "restarted") {
 			st.restarts++
 		}
-		v, a := checkTxnInvariants(t, w, seed, trace, txnOf, shape, shape.settled)
+		if strings.Contains(out, "KAFKA_STORAGE_ERROR:") {
+			st.diskFailures++
+		}
+		v, a := checkTxnInvariants(t, w, seed, trace, txnOf, shape, shape.settled && !anyOffline(w))
 		st.visible, st.aborted = max(st.visible, v), max(st.aborted, a)
 	}
 	if !shape.settled {

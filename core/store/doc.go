@@ -15,4 +15,8 @@
 //     the machine. Mem.Crash drops whatever was not synced, as a power loss
 //     would, which lets the simulator test recovery.
 //   - Every implementation passes storetest.Run.
+//   - Injected faults (faults.go) exist for tests only: Mem.Arm in the
+//     simulator, the file store's GREGOR_TEST_FAULTS in the end-to-end
+//     tests. A fault fires once; a Mem sync that failed loses its
+//     unsynced bytes at the next Crash even if a later sync succeeds.
 package store

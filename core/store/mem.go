@@ -13,18 +13,34 @@ import (
 // Sync has been called on the file. WriteFile is durable immediately, as it
 // syncs before returning on a real disk too.
 //
+// Faults armed with Arm make chosen appends or syncs fail (faults.go). A
+// failed sync models what Linux does after fsync reports EIO: the dirty
+// pages are dropped from the write cache, so the bytes past the last good
+// sync are lost at the next Crash even if a later sync succeeds.
+//
 // Mem is not safe for concurrent use; core is single-threaded.
 type Mem struct {
-	files map[string]*memNode
-	dirs  map[string]bool
-	kids  map[string]map[string]bool // directory → names of its entries
+	files  map[string]*memNode
+	dirs   map[string]bool
+	kids   map[string]map[string]bool // directory → names of its entries
+	faults Faults
 }
 
 type memNode struct {
 	data    []byte
 	synced  int
+	lostAt  int        // -1, or where a failed sync left the durable bytes
 	handles []*memFile // open handles, closed by Crash
 }
+
+// Arm makes a chosen append or sync fail (see Fault).
+func (m *Mem) Arm(f Fault) { m.faults.Arm(f) }
+
+// Disarm drops every armed fault.
+func (m *Mem) Disarm() { m.faults = Faults{} }
+
+// Faults lists the armed faults that have not fired yet.
+func (m *Mem) Faults() []Fault { return m.faults.Armed() }
 
 // NewMem returns an empty in-memory storage whose root directory exists.
 func NewMem() *Mem {
@@ -80,14 +96,14 @@ func (m *Mem) Create(name string) (File, error) {
 	if !m.parentExists(name) {
 		return nil, fmt.Errorf("create %s: parent directory: %w", name, ErrNotExist)
 	}
-	n := &memNode{}
+	n := &memNode{lostAt: -1}
 	m.files[name] = n
 	m.link(name)
 	return m.handle(name, n), nil
 }
 
 func (m *Mem) handle(name string, n *memNode) *memFile {
-	f := &memFile{name: name, node: n}
+	f := &memFile{name: name, node: n, faults: &m.faults}
 	// Forget handles closed earlier so the list does not grow without bound.
 	live := n.handles[:0]
 	for _, h := range n.handles {
@@ -121,7 +137,7 @@ func (m *Mem) WriteFile(name string, data []byte) error {
 	// Replace the node, as rename of a temporary file would: open handles
 	// keep seeing the old content.
 	d := append([]byte(nil), data...)
-	m.files[name] = &memNode{data: d, synced: len(d)}
+	m.files[name] = &memNode{data: d, synced: len(d), lostAt: -1}
 	m.link(name)
 	return nil
 }
@@ -258,7 +274,12 @@ func (m *Mem) RemoveAll(dir string) error {
 // creation, removal and rename as durable metadata operations.
 func (m *Mem) Crash() {
 	for _, n := range m.files {
-		n.data = n.data[:n.synced:n.synced]
+		keep := n.synced
+		if n.lostAt >= 0 {
+			keep = min(keep, n.lostAt)
+			n.synced, n.lostAt = keep, -1
+		}
+		n.data = n.data[:keep:keep]
 		for _, f := range n.handles {
 			f.closed = true
 		}
@@ -289,6 +310,7 @@ func (m *Mem) Unsynced(name string) int {
 type memFile struct {
 	name   string
 	node   *memNode
+	faults *Faults
 	closed bool
 }
 
@@ -316,6 +338,9 @@ func (f *memFile) Append(p []byte) error {
 	if f.closed {
 		return fmt.Errorf("append %s: %w", f.name, ErrClosed)
 	}
+	if err := f.faults.Check(OpWrite, f.name); err != nil {
+		return err
+	}
 	f.node.data = append(f.node.data, p...)
 	return nil
 }
@@ -333,12 +358,21 @@ func (f *memFile) Truncate(n int64) error {
 	if f.node.synced > int(n) {
 		f.node.synced = int(n)
 	}
+	if f.node.lostAt > int(n) {
+		f.node.lostAt = int(n)
+	}
 	return nil
 }
 
 func (f *memFile) Sync() error {
 	if f.closed {
 		return fmt.Errorf("sync %s: %w", f.name, ErrClosed)
+	}
+	if err := f.faults.Check(OpSync, f.name); err != nil {
+		if f.node.lostAt < 0 {
+			f.node.lostAt = f.node.synced
+		}
+		return err
 	}
 	f.node.synced = len(f.node.data)
 	return nil

@@ -56,3 +56,48 @@ func TestMemTruncateBelowSynced(t *testing.T) {
 		t.Fatalf("after crash %q, want %q", got, "012")
 	}
 }
+
+// TestMemFaults: an armed fault fails the Nth matching operation once;
+// a failed sync loses the unsynced bytes at the next crash even when a
+// later sync succeeds (fsyncgate), and a failed append writes nothing.
+func TestMemFaults(t *testing.T) {
+	m := store.NewMem()
+	_ = m.MkdirAll("t-0")
+	_ = m.MkdirAll("u-0")
+	f, _ := m.Create("t-0/a.log")
+	g, _ := m.Create("u-0/a.log")
+	fs, err := store.ParseFaults("sync t-0/ nth=2; write u-0/ err=ENOSPC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range fs {
+		m.Arm(x)
+	}
+	_ = f.Append([]byte("one"))
+	if err := f.Sync(); err != nil {
+		t.Fatalf("first sync: %v", err)
+	}
+	_ = f.Append([]byte("two"))
+	if err := f.Sync(); !errors.Is(err, store.ErrIO) {
+		t.Fatalf("second sync: %v, want EIO", err)
+	}
+	_ = f.Append([]byte("three"))
+	if err := f.Sync(); err != nil {
+		t.Fatalf("a sync after the failed one: %v", err)
+	}
+	if err := g.Append([]byte("x")); !errors.Is(err, store.ErrNoSpace) {
+		t.Fatalf("append: %v, want ENOSPC", err)
+	}
+	if len(m.Faults()) != 0 {
+		t.Fatalf("faults still armed after firing: %v", m.Faults())
+	}
+	m.Crash()
+	for name, want := range map[string]string{"t-0/a.log": "one", "u-0/a.log": ""} {
+		if got, _ := m.ReadFile(name); string(got) != want {
+			t.Fatalf("%s after crash: %q, want %q", name, got, want)
+		}
+	}
+	if _, err := store.ParseFault([]string{"fsync", "x"}); err == nil {
+		t.Fatal("unknown op accepted")
+	}
+}

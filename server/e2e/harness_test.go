@@ -143,6 +143,9 @@ type Broker struct {
 	NodeID   int32 // what Metadata should advertise
 	configs  [][2]string
 	extra    []string
+	// Env is added to the environment of the next runs (e.g. the test-only
+	// GREGOR_TEST_FAULTS); a test may clear it before a Restart.
+	Env []string
 
 	log *lockedBuffer // stdout+stderr of every run, in order
 
@@ -179,6 +182,9 @@ func WithConfig(name, value string) BrokerOpt {
 func WithAddrs(kafka, http string) BrokerOpt {
 	return func(b *Broker) { b.Addr, b.HTTPAddr = kafka, http }
 }
+
+// WithEnv adds KEY=value pairs to the broker's environment.
+func WithEnv(kv ...string) BrokerOpt { return func(b *Broker) { b.Env = append(b.Env, kv...) } }
 
 // WithArgs appends raw command-line arguments.
 func WithArgs(args ...string) BrokerOpt {
@@ -266,6 +272,9 @@ func (b *Broker) start() error {
 	p.cmd = exec.Command(gregorBin, b.Args()...)
 	p.cmd.Stdout = b.log
 	p.cmd.Stderr = b.log
+	if len(b.Env) > 0 {
+		p.cmd.Env = append(os.Environ(), b.Env...)
+	}
 	if err := p.cmd.Start(); err != nil {
 		return err
 	}

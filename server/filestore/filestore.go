@@ -17,7 +17,8 @@ import (
 
 // FS is a store.Storage rooted at a directory.
 type FS struct {
-	root string
+	root   string
+	faults *faultSet // armed by tests only (faults.go)
 }
 
 var _ store.Storage = (*FS)(nil)
@@ -34,14 +35,16 @@ func New(root string) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FS{root: abs}, nil
+	return &FS{root: abs, faults: &faultSet{}}, nil
 }
 
 // Root is the directory the storage lives in.
 func (s *FS) Root() string { return s.root }
 
+func rel(name string) string { return path.Clean("/" + name)[1:] }
+
 func (s *FS) path(name string) string {
-	rel := path.Clean("/" + name)[1:]
+	rel := rel(name)
 	if rel == "" {
 		return s.root
 	}
@@ -79,7 +82,8 @@ func (s *FS) openFile(name string, flag int) (*File, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("open %s: is a directory", p)
 	}
-	return &File{f: f, size: st.Size(), dir: filepath.Dir(p), created: flag&os.O_CREATE != 0}, nil
+	return &File{f: f, size: st.Size(), synced: st.Size(), dir: filepath.Dir(p), created: flag&os.O_CREATE != 0,
+		name: rel(name), faults: s.faults}, nil
 }
 
 // Open opens an existing file for reading and appending.
@@ -193,8 +197,11 @@ func syncDir(dir string) error {
 type File struct {
 	f       *os.File
 	size    int64
+	synced  int64 // the size at the last good fsync (for injected faults)
 	dir     string
 	created bool // the directory entry still needs an fsync
+	name    string
+	faults  *faultSet
 }
 
 var _ store.File = (*File)(nil)
@@ -211,6 +218,9 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 
 // Append writes p at the end of the file.
 func (f *File) Append(p []byte) error {
+	if err := f.faults.check(store.OpWrite, f.name, f.f.Name()); err != nil {
+		return err
+	}
 	n, err := f.f.Write(p)
 	f.size += int64(n)
 	return mapErr(err)
@@ -227,15 +237,22 @@ func (f *File) Truncate(n int64) error {
 	if err := f.f.Truncate(n); err != nil {
 		return mapErr(err)
 	}
-	f.size = n
+	f.size, f.synced = n, min(f.synced, n)
 	return nil
 }
 
 // Sync fsyncs the file and, the first time after Create, its directory.
 func (f *File) Sync() error {
+	if err := f.faults.check(store.OpSync, f.name, f.f.Name()); err != nil {
+		if f.f.Truncate(f.synced) == nil { // the pages that failed are gone
+			f.size = f.synced
+		}
+		return err
+	}
 	if err := f.f.Sync(); err != nil {
 		return mapErr(err)
 	}
+	f.synced = f.size
 	if f.created {
 		if err := syncDir(f.dir); err != nil {
 			return err

@@ -1,0 +1,53 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDiskFault: `disk b0 fail sync t-0` makes the next sync of t-0 fail;
+// the producer waiting on it hears KAFKA_STORAGE_ERROR, not success, the
+// partition takes no more appends, t-1 goes on, and a restart recovers
+// t-0 without the record whose sync failed (a power loss after the
+// failed sync: its bytes never reached the disk).
+func TestDiskFault(t *testing.T) {
+	w := New(1)
+	var out strings.Builder
+	for _, c := range []string{
+		"broker log.flush.interval.messages=1",
+		"topic t partitions=2",
+		"producer p idempotent retries=0",
+		"produce p t partition=0 value=a",
+		"disk b0 fail sync t-0",
+		"disk b0",
+		"produce p t partition=0 value=b",
+		"produce p t partition=1 value=c",
+		"crash b0",
+		"restart b0",
+		"consumer c",
+		"fetch c t-0 offset=0",
+		"producer q",
+		"produce q t partition=0 value=d",
+	} {
+		got, err := w.Exec(c)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		out.WriteString("> " + c + "\n" + got)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"disk fault armed: sync t-0/ nth=1 err=EIO",
+		"Produce t-0 base_offset=-1 error=KAFKA_STORAGE_ERROR",
+		"p            acked t-1 offset 0",
+		"c            t-0: 0:a (position 1)",
+		"q            acked t-0 offset 1",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q in:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "acked t-0 offset 1\n") && !strings.Contains(s, "q            acked t-0 offset 1") {
+		t.Errorf("the record whose sync failed was acknowledged:\n%s", s)
+	}
+}
