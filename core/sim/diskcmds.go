@@ -9,13 +9,6 @@ import (
 
 func init() { commands["disk"] = cmdDisk }
 
-// cmdDisk: disk B fail <write|sync> WHAT [nth=N] [err=EIO|ENOSPC] arms a
-// storage fault on broker B's disk: the Nth append or sync (default the
-// next) of a file matching WHAT fails, once. WHAT is a partition (t-0:
-// every file of its directory) or any part of a file name. `disk B` lists
-// the faults still armed, `disk B clear` disarms them. What the broker does about a failed write or
-// sync is in core/broker/storage_failure.go: the partition goes offline
-// there and nothing that waited for the failed sync is acknowledged.
 // brokerArg is the broker a command names first.
 func (w *World) brokerArg(c command) (*Node, error) {
 	name, err := c.arg(0, "broker")
@@ -25,6 +18,14 @@ func (w *World) brokerArg(c command) (*Node, error) {
 	return w.node(name)
 }
 
+// cmdDisk: disk B fail <write|sync> WHAT [nth=N] [err=EIO|ENOSPC] arms a
+// storage fault on broker B's disk: the Nth append or sync (default the
+// next) of a file matching WHAT fails, once. WHAT is a partition (t-0:
+// every file of its directory) or any part of a file name. `disk B` lists
+// the faults still armed, `disk B clear` disarms them. What the broker
+// does about a failed write or sync is in core/broker/storage_failure.go:
+// the partition goes offline there and nothing that waited for the failed
+// sync is acknowledged.
 func cmdDisk(w *World, c command) error {
 	n, err := w.brokerArg(c)
 	if err != nil {

@@ -47,6 +47,7 @@ var usages = []Usage{
 	{"advance", "advance DURATION", "move the virtual clock (500ms, 30s, 5m)"},
 	{"crash", "crash BROKER [process]", "lose what was not synced (with process, only the process dies)"},
 	{"restart", "restart BROKER", "recover a crashed broker from its storage"},
+	{"disk", "disk BROKER fail write|sync FILE [nth=N] [err=EIO|ENOSPC] | disk BROKER [clear]", "make a write or fsync of a broker's disk fail; list or clear the armed faults"},
 	{"partition", "partition BROKER [BROKER ...]", "in a cluster: cut those brokers off from the others (clients reach both sides)"},
 	{"heal", "heal", "end a network partition"},
 	{"fault", "fault drop|duplicate|delay=D [request|response] [from=X] [to=Y]", "arm a fault against the next matching message"},
