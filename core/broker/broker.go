@@ -69,7 +69,7 @@ type Broker struct {
 	dirty      []*Partition   // logs to sync at the next Commit
 	lastRetain int64
 
-	producerIDs struct{ next int64 }
+	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks // producer_state.go
 
 	groups *group.Coordinator // the group coordinator (group_coordinator.go)

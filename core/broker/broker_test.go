@@ -349,3 +349,30 @@ func TestMetadataTopicIsNotATopic(t *testing.T) {
 		t.Fatalf("CreateTopics __cluster_metadata: %v, want TOPIC_AUTHORIZATION_FAILED", kerr.ErrorForCode(code))
 	}
 }
+
+// TestProducerIDsNeverReused: after a crash and a restart, a new producer
+// gets an id no earlier producer had. Reusing one would make its first
+// batch (epoch 0, seq 0) look like a retry of the old producer's and be
+// acknowledged without being stored.
+func TestProducerIDsNeverReused(t *testing.T) {
+	h := newHarness(t, nil)
+	initPID := func() int64 {
+		resp := call[*kmsg.InitProducerIDResponse](h, kmsg.NewPtrInitProducerIDRequest())
+		if resp.ErrorCode != 0 {
+			t.Fatalf("InitProducerId: %v", kerr.ErrorForCode(resp.ErrorCode))
+		}
+		return resp.ProducerID
+	}
+	seen := map[int64]bool{}
+	for round := range 3 {
+		for range 2 {
+			id := initPID()
+			if seen[id] {
+				t.Fatalf("round %d: producer id %d handed out twice", round, id)
+			}
+			seen[id] = true
+		}
+		h.st.Crash()
+		h.open()
+	}
+}

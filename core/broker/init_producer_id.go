@@ -34,16 +34,21 @@ func handleInitProducerID(b *Broker, r *Request) kmsg.Response {
 	return resp
 }
 
+// nextProducerID hands out the next id of the block in use, taking a new
+// block first when there is none: after a start there is none, so ids of
+// a block an earlier run may have used are never handed out again.
 func (b *Broker) nextProducerID() (int64, error) {
-	if b.producerIDs.next >= b.meta.NextProducer {
-		b.producerIDs.next = b.meta.NextProducer
+	ids := &b.producerIDs
+	if ids.next >= ids.end {
+		start := b.meta.NextProducer
 		b.meta.NextProducer += producerIDBlock
 		if err := b.saveMetadata(); err != nil {
-			b.meta.NextProducer -= producerIDBlock
+			b.meta.NextProducer = start
 			return 0, err
 		}
+		ids.next, ids.end = start, b.meta.NextProducer
 	}
-	id := b.producerIDs.next
-	b.producerIDs.next++
+	id := ids.next
+	ids.next++
 	return id, nil
 }
