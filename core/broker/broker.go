@@ -70,7 +70,7 @@ type Broker struct {
 	lastRetain int64
 
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
-	txnHooks    TxnHooks // producer_state.go
+	txnHooks    TxnHooks                  // producer_state.go
 
 	groups *group.Coordinator // the group coordinator (group_coordinator.go)
 	txn    *txn.Coordinator   // the transaction coordinator (txn_coordinator.go)
