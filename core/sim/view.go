@@ -17,5 +17,6 @@ func (w *World) View() view.World {
 		}
 		st.Brokers = append(st.Brokers, b)
 	}
+	st.Actors = w.actors()
 	return st
 }

@@ -10,6 +10,8 @@ type World struct {
 	// Cut lists the brokers a network partition cuts off from the
 	// others; empty while the network is whole.
 	Cut []string
+	// Actors is everyone who sends or receives messages (actor.go).
+	Actors []Actor
 }
 
 // Broker is one broker: its partitions while it runs, and its files
