@@ -266,6 +266,7 @@ func (s *Session) Page() ui.Page {
 		cur.Exchanges = ui.Exchanges(w.Events(), s.Pos-1)
 		p.Step = &cur
 		p.Transcript = views[:s.Pos]
+		p.Sequence = s.sequence(w, p.State, s.Pos)
 	}
 	if s.Pos > 1 {
 		p.PrevHref = s.Href(s.Pos - 1)
