@@ -22,8 +22,9 @@ import (
 //   - Drawn from the snapshot and the step's exchanges only: the same
 //     step gives the same diagram, byte for byte.
 //   - One node per actor, one arrow per message of the step, except that
-//     background traffic (broker heartbeats and registrations, raft) with
-//     the same ends and fate is one arrow with a count.
+//     repeats (the same message between the same two actors with the same
+//     fate) and background traffic (broker heartbeats and registrations,
+//     raft) with the same ends and fate are one arrow with a count.
 //   - What the network did to a message is told by shape and text (dash,
 //     cross, double line, clock), never by colour alone.
 type Diagram struct {
@@ -90,7 +91,7 @@ type Wire struct {
 	MarkX      int    // where it stops or waits
 	MarkY      int
 	LX, LY     int    // label anchor
-	Motion     string // CSS offset-path for the moving dot
+	Motion     string // the whole route, along which the dot moves
 	Index, Num int    // animation order and how many wires
 }
 
@@ -170,22 +171,23 @@ func arrows(st view.World, xs []Exchange) []Arrow {
 			a := Arrow{From: from, To: to, Title: s.Msg.Describe, Response: s.Msg.Response, Folded: background(s.Msg), Count: 1}
 			a.Class, a.Mark, a.Glyph = fate(s.Mark)
 			a.Label, a.More = shortLabel(s.Msg)
+			// Repeats fold into one arrow with a count: the same
+			// message between the same two actors with the same fate
+			// (a follower's long polls), and background traffic.
+			key := from + ">" + to + ">" + a.Label + ">" + a.More + ">" + a.Mark
 			if a.Folded {
-				key := from + ">" + to + ">" + a.Label + ">" + a.Class
-				if i, ok := folded[key]; ok {
-					out[i].Count++
-					continue
-				}
-				folded[key] = len(out)
+				key = from + ">" + to + ">" + a.Label + ">" + a.Mark
 			}
+			if i, ok := folded[key]; ok {
+				out[i].Count++
+				continue
+			}
+			folded[key] = len(out)
 			out = append(out, a)
 		}
 	}
 	for i := range out {
 		out[i].N = i + 1
-		if out[i].Count > 1 {
-			out[i].More = strings.TrimSpace(fmt.Sprintf("×%d %s", out[i].Count, out[i].More))
-		}
 	}
 	return out
 }
@@ -234,11 +236,14 @@ func shortLabel(m MsgView) (string, string) {
 			errTok = t
 			continue
 		}
-		t = cut(t, 16)
+		if k, v, ok := strings.Cut(t, "="); ok && len(v) > 12 {
+			t = k + "=" + cut(v, 10) // a member id: its start is enough
+		}
+		t = cut(t, 24)
 		switch {
 		case n < 2:
 			head = append(head, t)
-		case n < 4:
+		case n < 3:
 			more = append(more, t)
 		}
 		n++
@@ -295,11 +300,11 @@ type geom struct {
 
 var (
 	wideGeom = geom{class: "wide", w: 960, laneX: [3]int{100, 470, 850}, laneX2: [2]int{130, 560},
-		clientW: 150, clientH: 50, brokerR: 34, ctlR: 26, clientRow: 66, brokerRow: 128, ctlRow: 96, top: 44, pad: 24,
-		labels: true, pairGap: 22, sameLaneBulge: 70, quorumTitle: "controller quorum", clientChars: 24}
+		clientW: 170, clientH: 60, brokerR: 34, ctlR: 26, clientRow: 74, brokerRow: 128, ctlRow: 96, top: 44, pad: 24,
+		labels: true, pairGap: 20, sameLaneBulge: 56, quorumTitle: "controller quorum", clientChars: 26}
 	narrowGeom = geom{class: "narrow", w: 400, laneX: [3]int{52, 206, 352}, laneX2: [2]int{70, 290},
 		clientW: 96, clientH: 44, brokerR: 27, ctlR: 21, clientRow: 54, brokerRow: 104, ctlRow: 80, top: 38, pad: 16,
-		labels: false, pairGap: 14, sameLaneBulge: 44, quorumTitle: "controllers", clientChars: 14}
+		labels: false, pairGap: 12, sameLaneBulge: 44, quorumTitle: "controllers", clientChars: 14}
 )
 
 func lane(kind string) int {
@@ -355,9 +360,13 @@ func layout(st view.World, d Diagram, g geom) Layout {
 			default:
 				n.Box = Box{x - g.clientW/2, n.Y - g.clientH/2, g.clientW, g.clientH}
 				n.Lines = []string{cut(clientLine(a), g.clientChars)}
+				if g.labels && a.Detail != "" && a.Kind != view.KindMember && a.Kind != view.KindClient {
+					// room for two lines: the kind, then its settings
+					n.Lines = []string{a.Kind, cut(a.Detail, g.clientChars)}
+				}
 			}
-			if n.State == "down" {
-				n.Lines = append([]string{map[bool]string{true: "crashed", false: "killed"}[a.Kind == view.KindBroker || a.Kind == view.KindController]}, n.Lines...)
+			if n.State == "down" && n.Circle() {
+				n.Lines = append([]string{"crashed"}, n.Lines...)
 			}
 			if n.State == "cut" {
 				n.Lines = append([]string{"✂ cut off"}, n.Lines...)
@@ -369,7 +378,7 @@ func layout(st view.World, d Diagram, g geom) Layout {
 		q := L.Nodes[len(L.Nodes)-len(lanes[2]):]
 		L.Quorum = &Box{q[0].X - g.ctlR - 22, q[0].Y - g.ctlR - 18, 2*g.ctlR + 44, q[len(q)-1].Y - q[0].Y + 2*g.ctlR + 46}
 	}
-	L.Wires = wires(L.Nodes, d.Arrows, g)
+	L.Wires = wires(L.Nodes, d.Arrows, g, L.H)
 	return L
 }
 
@@ -378,7 +387,7 @@ func clientLine(a view.Actor) string {
 	if a.Detail == "" {
 		return a.Kind
 	}
-	if a.Kind == view.KindMember {
+	if a.Kind == view.KindMember || a.Kind == view.KindClient {
 		return a.Detail
 	}
 	return a.Kind + " " + a.Detail
@@ -426,13 +435,14 @@ type pt struct{ x, y float64 }
 // the receiver's, bent aside by its rank among the arrows between the
 // same two nodes (so a request and its answer do not overlap), and more
 // within a lane, so that it passes beside the nodes in between.
-func wires(nodes []Node, arrows []Arrow, g geom) []Wire {
+func wires(nodes []Node, arrows []Arrow, g geom, height int) []Wire {
 	at := map[string]Node{}
 	for _, n := range nodes {
 		at[n.Name] = n
 	}
 	rank := map[string]int{}
-	taken := obstacles(nodes, g)
+	type curve struct{ s, c, e pt }
+	var curves []curve
 	var out []Wire
 	for i, a := range arrows {
 		f, t := at[a.From], at[a.To]
@@ -455,7 +465,7 @@ func wires(nodes []Node, arrows []Arrow, g geom) []Wire {
 			k = rank[pair]
 			rank[pair]++
 			nx, ny = 1, 0
-			bend = g.sameLaneBulge*(dist/float64(g.brokerRow)) + g.pairGap*float64(k)
+			bend = g.sameLaneBulge*(0.4+0.6*dist/float64(g.brokerRow)) + g.pairGap*float64(k)
 		}
 		mid := pt{(p0.x + p1.x) / 2, (p0.y + p1.y) / 2}
 		c := pt{mid.x + nx*bend*2, mid.y + ny*bend*2}
@@ -463,10 +473,8 @@ func wires(nodes []Node, arrows []Arrow, g geom) []Wire {
 		e := edge(t, c, g)
 		w := Wire{Arrow: a, Index: i, Num: len(arrows)}
 		w.Path = quad(s, c, e)
-		m := bez(s, c, e, .5)
-		lw, lh := labelSize(a, g)
-		w.LX, w.LY = placeLabel(&taken, s, c, e, nx, ny, lw, lh)
-		stop := m
+		curves = append(curves, curve{s, c, e})
+		stop := bez(s, c, e, .5)
 		switch a.Class {
 		case "dropped", "held", "delayed":
 			l, r := split(s, c, e)
@@ -479,9 +487,22 @@ func wires(nodes []Node, arrows []Arrow, g geom) []Wire {
 		w.MarkX, w.MarkY = int(math.Round(stop.x)), int(math.Round(stop.y))
 		w.Motion = w.Path
 		if w.Ghost != "" {
-			w.Motion = quad(s, c, e) // the dot's route; CSS stops it midway
+			w.Motion = quad(s, c, e) // CSS stops the dot midway
 		}
 		out = append(out, w)
+	}
+	// Labels go last, around the nodes and the marks.
+	taken := obstacles(nodes, g)
+	for _, w := range out {
+		if w.Glyph != "" {
+			x, y := float64(w.MarkX), float64(w.MarkY)
+			taken = append(taken, rect{x - 12, y - 12, x + 12, y + 12})
+		}
+	}
+	for i := range out {
+		cv := curves[i]
+		lw, lh := labelSize(out[i].Arrow, g)
+		out[i].LX, out[i].LY = placeLabel(&taken, float64(g.w), float64(height), cv.s, cv.c, cv.e, lw, lh)
 	}
 	return out
 }
@@ -522,36 +543,43 @@ func labelSize(a Arrow, g geom) (float64, float64) {
 	if !g.labels {
 		return 20, 20
 	}
-	text := fmt.Sprintf("%d %s %s %s %s", a.N, a.Label, a.More, a.Glyph, a.Mark)
+	text := fmt.Sprintf("%d %s %s %s %s %s", a.N, a.Label, a.More, times(a), a.Glyph, a.Mark)
 	return float64(len([]rune(strings.TrimSpace(text)))) * charW, 15
 }
 
-// placeLabel puts a label beside its curve where it overlaps nothing
-// placed so far, trying the middle first, then further along either
-// way and on either side; if nowhere is free it takes the middle.
-func placeLabel(taken *[]rect, s, c, e pt, nx, ny float64, w, h float64) (int, int) {
-	try := func(t, side float64) (rect, pt, bool) {
+// placeLabel puts a label by its curve where it overlaps nothing placed
+// so far: near the middle first, then further along either way, centred
+// on the curve, beside it either way, above or below; if nowhere is
+// free, where it overlaps least.
+func placeLabel(taken *[]rect, width, height float64, s, c, e pt, w, h float64) (int, int) {
+	best, bestR, fewest := pt{}, rect{}, -1
+	for _, t := range []float64{.5, .4, .6, .3, .7, .22, .78, .12, .88} {
 		m := bez(s, c, e, t)
-		p := pt{m.x + nx*side, m.y + ny*side + 4}
-		r := rect{p.x - w/2 - 2, p.y - h + 1, p.x + w/2 + 2, p.y + 5}
-		for _, o := range *taken {
-			if r.overlaps(o) {
-				return r, p, false
+		for _, dx := range []float64{0, w/2 + 10, -w/2 - 10} {
+			for _, dy := range []float64{-4, 14, -18, 28, -32, 42, -46, 56, -60} {
+				p := pt{m.x + dx, m.y + dy}
+				r := rect{p.x - w/2 - 2, p.y - h + 1, p.x + w/2 + 2, p.y + 5}
+				n := 0
+				if r[0] < 0 || r[2] > width || r[1] < 24 || r[3] > height {
+					n += 2
+				}
+				for _, o := range *taken {
+					if r.overlaps(o) {
+						n++
+					}
+				}
+				if fewest < 0 || n < fewest {
+					best, bestR, fewest = p, r, n
+				}
+				if n == 0 {
+					*taken = append(*taken, r)
+					return int(math.Round(p.x)), int(math.Round(p.y))
+				}
 			}
 		}
-		return r, p, true
 	}
-	for _, side := range []float64{10, -10, 24, -24, 40, -40, 58, -58} {
-		for _, t := range []float64{.5, .42, .58, .34, .66, .26, .74} {
-			if r, p, ok := try(t, side); ok {
-				*taken = append(*taken, r)
-				return int(math.Round(p.x)), int(math.Round(p.y))
-			}
-		}
-	}
-	r, p, _ := try(.5, 10)
-	*taken = append(*taken, r)
-	return int(math.Round(p.x)), int(math.Round(p.y))
+	*taken = append(*taken, bestR)
+	return int(math.Round(best.x)), int(math.Round(best.y))
 }
 
 // edge is where the line from a node's centre towards c leaves the node.
@@ -591,12 +619,6 @@ func quad(a, c, b pt) string {
 // is the --i-th of --n (index.html's diagram block times them).
 func orderStyle(w Wire) templ.SafeCSS {
 	return templ.SafeCSS(fmt.Sprintf("--i: %d; --n: %d", w.Index, w.Num))
-}
-
-// motionStyle is the route of a wire's moving dot (CSS offset-path); the
-// path holds only numbers.
-func motionStyle(w Wire) templ.SafeCSS {
-	return templ.SafeCSS(fmt.Sprintf("offset-path: path('%s')", w.Motion))
 }
 
 func viewBox(l Layout) string { return fmt.Sprintf("0 0 %d %d", l.W, l.H) }
@@ -640,8 +662,16 @@ func roleClass(line string) string {
 	switch {
 	case strings.HasPrefix(line, "★"), strings.HasPrefix(line, "active"):
 		return "lead"
-	case strings.Contains(line, "out of ISR"), strings.HasPrefix(line, "✂"), line == "crashed", line == "killed":
+	case strings.Contains(line, "out of ISR"), strings.HasPrefix(line, "✂"), line == "crashed", strings.HasSuffix(line, "killed"):
 		return "warn"
 	}
 	return ""
+}
+
+// times is a folded arrow's count, "×12", or "".
+func times(a Arrow) string {
+	if a.Count < 2 {
+		return ""
+	}
+	return fmt.Sprintf("×%d", a.Count)
 }

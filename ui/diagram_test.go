@@ -107,7 +107,7 @@ func TestDiagramNodePerActorArrowPerMessage(t *testing.T) {
 			}
 		}
 		msgs := find(svg, "msg")
-		if len(msgs) != sides(xs) || len(msgs) != 2 {
+		if len(msgs) != sides(xs) || len(msgs) != 2 { // no repeats here: one arrow each
 			t.Fatalf("%s: %d arrows, want one per message of the step (%d)", attr(svg, "class"), len(msgs), sides(xs))
 		}
 		if attr(msgs[0], "data-from") != "c1" || attr(msgs[0], "data-to") != "b0" || attr(msgs[1], "data-from") != "b0" {

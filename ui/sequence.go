@@ -116,7 +116,7 @@ func seqMark(m SeqMsg) string {
 	case m.Mark != "":
 		return "  " + m.Glyph + " " + m.Mark
 	case m.Count > 1:
-		return fmt.Sprintf("  ×%d", m.Count)
+		return "  " + times(m.Arrow)
 	}
 	return ""
 }
