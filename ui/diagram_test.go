@@ -200,3 +200,25 @@ func TestDiagramDownBroker(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagramControllerTraffic: in a cluster, a broker's request to the
+// controller ends at the controller half of the node, not at its broker.
+func TestDiagramControllerTraffic(t *testing.T) {
+	w, step := world(t, "cluster 3", "topic t partitions=1 rf=3")
+	d := NewDiagram(w.View(), Exchanges(w.Events(), step))
+	toController := 0
+	for _, a := range d.Arrows {
+		if a.Label == "CreateTopics t partitions=1" && a.From != "admin" {
+			if !strings.HasSuffix(a.To, "/controller") {
+				t.Errorf("forwarded CreateTopics goes %s → %s, want a controller", a.From, a.To)
+			}
+			toController++
+		}
+	}
+	if toController != 1 {
+		t.Errorf("%d forwarded CreateTopics arrows, want 1: %+v", toController, d.Arrows)
+	}
+	if len(d.Wide.Lanes) != 3 || d.Wide.Quorum == nil {
+		t.Errorf("a cluster is drawn in three lanes with a quorum frame: %+v", d.Wide.Lanes)
+	}
+}
