@@ -33,6 +33,7 @@ type Page struct {
 	Step       *StepView // nil before the first step (an empty playground)
 	Transcript []StepView
 	State      view.World
+	Sequence   []SeqMsg // every message up to the current step (sequence.go)
 	Controls   []Control
 	Trailer    string      // narration after the lesson's last command
 	Next       *LessonItem // the lesson after this one; nil after the last

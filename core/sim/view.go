@@ -21,5 +21,6 @@ func (w *World) View() view.World {
 	st.Txns = w.txnViews()           // view_txns.go
 	st.Producers = w.producerViews() // view_txns.go
 	w.markLookup(&st)                // view_lookup.go
+	st.Actors = w.actors()           // view_actors.go
 	return st
 }

@@ -14,6 +14,8 @@ type World struct {
 	Txns      []Txn            // txn.go
 	Producers []ClientProducer // txn.go
 	Lookup    *Lookup          // log.go: the step's lookup, nil if it made none
+	// Actors is everyone who sends or receives messages (actor.go).
+	Actors []Actor
 }
 
 // Broker is one broker: its partitions while it runs, and its files

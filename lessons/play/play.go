@@ -274,6 +274,7 @@ func (s *Session) PageOn(t *Timeline) ui.Page {
 		p.Step = &cur
 		p.Transcript = views[:s.Pos]
 		p.State = steps[s.Pos-1].State
+		p.Sequence = s.sequence(steps, p.State, s.Pos)
 	}
 	if s.Pos > 1 {
 		p.PrevHref = s.Href(s.Pos - 1)

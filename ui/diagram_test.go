@@ -1,0 +1,224 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/gregor-kafka/gregor/core/view"
+)
+
+// drawn renders the diagram of the last step of cmds and parses it.
+func drawn(t *testing.T, cmds ...string) (*html.Node, view.World, []Exchange, string) {
+	t.Helper()
+	w, step := world(t, cmds...)
+	st := w.View()
+	xs := Exchanges(w.Events(), step)
+	var sb strings.Builder
+	if err := DiagramView(NewDiagram(st, xs)).Render(context.Background(), &sb); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(strings.NewReader(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, st, xs, sb.String()
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func hasClass(n *html.Node, c string) bool {
+	for _, f := range strings.Fields(attr(n, "class")) {
+		if f == c {
+			return true
+		}
+	}
+	return false
+}
+
+// find lists the elements under n with class c, depth first.
+func find(n *html.Node, c string) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && hasClass(n, c) {
+			out = append(out, n)
+		}
+		for k := n.FirstChild; k != nil; k = k.NextSibling {
+			walk(k)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func text(n *html.Node) string {
+	var sb strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			sb.WriteString(n.Data)
+		}
+		for k := n.FirstChild; k != nil; k = k.NextSibling {
+			walk(k)
+		}
+	}
+	walk(n)
+	return sb.String()
+}
+
+// sides counts the messages of a step, each request and each response.
+func sides(xs []Exchange) int {
+	n := 0
+	for _, x := range xs {
+		if x.Req != nil {
+			n++
+		}
+		if x.Resp != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func TestDiagramNodePerActorArrowPerMessage(t *testing.T) {
+	doc, st, xs, _ := drawn(t, "broker", "topic t partitions=1", "producer p1 acks=1", "consumer c1",
+		"produce p1 t partition=0 value=a", "fetch c1 t-0 offset=0")
+	if len(st.Actors) != 4 { // admin, p1, c1, b0
+		t.Fatalf("actors: %+v", st.Actors)
+	}
+	for _, svg := range find(doc, "dg") {
+		nodes := find(svg, "node")
+		if len(nodes) != len(st.Actors) {
+			t.Errorf("%s: %d nodes, want one per actor (%d)", attr(svg, "class"), len(nodes), len(st.Actors))
+		}
+		for i, a := range st.Actors {
+			if i < len(nodes) && attr(nodes[i], "data-actor") != a.Name {
+				t.Errorf("node %d is %q, want %q", i, attr(nodes[i], "data-actor"), a.Name)
+			}
+		}
+		msgs := find(svg, "msg")
+		if len(msgs) != sides(xs) || len(msgs) != 2 { // no repeats here: one arrow each
+			t.Fatalf("%s: %d arrows, want one per message of the step (%d)", attr(svg, "class"), len(msgs), sides(xs))
+		}
+		if attr(msgs[0], "data-from") != "c1" || attr(msgs[0], "data-to") != "b0" || attr(msgs[1], "data-from") != "b0" {
+			t.Errorf("arrows run %s→%s, %s→%s", attr(msgs[0], "data-from"), attr(msgs[0], "data-to"), attr(msgs[1], "data-from"), attr(msgs[1], "data-to"))
+		}
+	}
+	wide := find(doc, "wide")[0]
+	if got := text(find(wide, "lbl")[0]); !strings.Contains(got, "Fetch t-0 offset=0") {
+		t.Errorf("fetch label %q", got)
+	}
+	// One leader for the partition in focus, the one the messages name.
+	if got := text(find(wide, "lead")[0]); got != "★ leader t-0 e0" {
+		t.Errorf("leader role %q", got)
+	}
+}
+
+// fateOf renders the step and returns the classes and label texts of
+// its arrows in the wide layout.
+func fateOf(t *testing.T, cmds ...string) ([]*html.Node, string) {
+	t.Helper()
+	doc, _, _, raw := drawn(t, cmds...)
+	return find(find(doc, "wide")[0], "msg"), raw
+}
+
+func TestDiagramMarksFaults(t *testing.T) {
+	cases := []struct {
+		fault, class, words string
+		glyph               string // a shape that is not colour
+		want                int    // arrows so marked
+	}{
+		{"fault drop response", "dropped", "dropped", `class="ghost"`, 1},
+		// the duplicated request, and its copy arriving after it
+		{"fault duplicate request", "duplicated", "duplicated", `class="wire twin"`, 2},
+		{"fault delay=5s response", "delayed", "delayed 5000ms", `class="hands"`, 1},
+	}
+	for _, c := range cases {
+		msgs, raw := fateOf(t, append(setup, c.fault, "produce p1 t partition=0 value=a")...)
+		var marked []*html.Node
+		for _, m := range msgs {
+			if hasClass(m, c.class) {
+				marked = append(marked, m)
+			}
+		}
+		if len(marked) != c.want {
+			t.Errorf("%s: %d arrows marked %s, want %d", c.fault, len(marked), c.class, c.want)
+			continue
+		}
+		if got := text(find(marked[0], "mk")[0]); !strings.Contains(got, c.words) {
+			t.Errorf("%s: mark reads %q, want %q", c.fault, got, c.words)
+		}
+		if !strings.Contains(raw, c.glyph) || len(find(marked[0], "glyph")) != 1 || len(find(marked[0], "dot")) == 0 {
+			t.Errorf("%s: no %s and glyph on the arrow", c.fault, c.glyph)
+		}
+	}
+	// A message sent to a crashed broker is lost there, with a cross.
+	msgs, _ := fateOf(t, append(setup, "crash b0", "produce p1 t partition=0 value=a")...)
+	if len(msgs) == 0 || !hasClass(msgs[0], "down") || len(find(msgs[0], "x")) != 1 {
+		t.Errorf("lost to a crashed broker: %d arrows, first %q", len(msgs), attr(msgs[0], "class"))
+	}
+	// A held message waits on the wire, dashed, with a pause sign.
+	msgs, _ = fateOf(t, append(setup, "net hold", "produce p1 t partition=0 value=a")...)
+	if len(msgs) != 1 || !hasClass(msgs[0], "held") || !strings.Contains(text(msgs[0]), "held #") {
+		t.Errorf("held message: %d arrows, %q", len(msgs), text(msgs[0]))
+	}
+}
+
+func TestDiagramDeterministic(t *testing.T) {
+	cmds := append(setup, "fault drop response", "produce p1 t partition=0 value=a")
+	_, _, _, a := drawn(t, cmds...)
+	_, _, _, b := drawn(t, cmds...)
+	if a != b {
+		t.Fatal("the same step drew two different diagrams")
+	}
+	if !strings.Contains(a, "<svg") {
+		t.Fatal("no svg")
+	}
+}
+
+func TestDiagramDownBroker(t *testing.T) {
+	doc, _, _, _ := drawn(t, append(setup, "crash b0")...)
+	for _, svg := range find(doc, "dg") {
+		var b0 *html.Node
+		for _, n := range find(svg, "node") {
+			if attr(n, "data-actor") == "b0" {
+				b0 = n
+			}
+		}
+		if b0 == nil || !hasClass(b0, "down") || !strings.Contains(text(b0), "crashed") {
+			t.Fatalf("%s: crashed broker not drawn down", attr(svg, "class"))
+		}
+	}
+}
+
+// TestDiagramControllerTraffic: in a cluster, a broker's request to the
+// controller ends at the controller half of the node, not at its broker.
+func TestDiagramControllerTraffic(t *testing.T) {
+	w, step := world(t, "cluster 3", "topic t partitions=1 rf=3")
+	d := NewDiagram(w.View(), Exchanges(w.Events(), step))
+	toController := 0
+	for _, a := range d.Arrows {
+		if a.Label == "CreateTopics t partitions=1" && a.From != "admin" {
+			if !strings.HasSuffix(a.To, "/controller") {
+				t.Errorf("forwarded CreateTopics goes %s → %s, want a controller", a.From, a.To)
+			}
+			toController++
+		}
+	}
+	if toController != 1 {
+		t.Errorf("%d forwarded CreateTopics arrows, want 1: %+v", toController, d.Arrows)
+	}
+	if len(d.Wide.Lanes) != 3 || d.Wide.Quorum == nil {
+		t.Errorf("a cluster is drawn in three lanes with a quorum frame: %+v", d.Wide.Lanes)
+	}
+}

@@ -1,0 +1,114 @@
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/gregor-kafka/gregor/lessons"
+	"github.com/gregor-kafka/gregor/lessons/play"
+	"github.com/gregor-kafka/gregor/ui"
+)
+
+// reducedMotion asks the page for prefers-reduced-motion (on) or lifts it.
+func (p *page) reducedMotion(on bool) {
+	p.t.Helper()
+	params := emulation.SetEmulatedMediaParams{}
+	if on {
+		params.Features = []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}
+	}
+	p.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, params)
+		return err
+	}))
+}
+
+// checkDiagram compares the visible diagram with the native one: a node
+// per actor of the snapshot, in order, and an arrow per message of the
+// step; and the page does not scroll sideways.
+func (p *page) checkDiagram(width int, want ui.Diagram, actors []string) {
+	p.t.Helper()
+	layout := "wide"
+	if width <= 640 {
+		layout = "narrow"
+	}
+	svg := fmt.Sprintf(".system svg.dg.%s", layout)
+	if got := p.eval(fmt.Sprintf(`getComputedStyle(document.querySelector(%q)).display`, svg)); got == "none" {
+		p.t.Errorf("%dpx: the %s diagram is hidden", width, layout)
+	}
+	if got := p.count(svg + " g.node"); got != len(actors) {
+		p.t.Errorf("%dpx: %d nodes, want one per actor (%d: %v)", width, got, len(actors), actors)
+	}
+	for i, a := range actors {
+		if got := p.eval(fmt.Sprintf(`(document.querySelectorAll(%q)[%d]||{dataset:{}}).dataset.actor||""`, svg+" g.node", i)); got != a {
+			p.t.Errorf("%dpx: node %d is %q, want %q", width, i, got, a)
+		}
+	}
+	if got := p.count(svg + " g.msg"); got != len(want.Arrows) {
+		p.t.Errorf("%dpx: %d arrows, want one per message of the step (%d)", width, got, len(want.Arrows))
+	}
+	if width <= 640 {
+		if over := p.eval(`String(document.documentElement.scrollWidth - window.innerWidth)`); over != "0" && over[0] != '-' {
+			wide := p.eval(`[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest("details:not([open])")).slice(0, 3).map(e => e.tagName + "." + (e.getAttribute("class") || "") + " to " + Math.round(e.getBoundingClientRect().right) + "px").join(", ")`)
+			p.t.Errorf("%dpx: the page scrolls sideways by %spx (%s)", width, over, wide)
+		}
+	}
+}
+
+// TestDiagramEveryLesson opens every lesson at its first and last step,
+// at 1280px and at 390px, in one browser, and checks the diagram against
+// the native replay of the same URL.
+func TestDiagramEveryLesson(t *testing.T) {
+	var p *page
+	for _, m := range lessons.Catalog {
+		if !lessons.Available(m.Slug) {
+			continue
+		}
+		total := len(play.Parse("lesson=" + m.Slug).Items)
+		for _, step := range []int{1, total} {
+			query := fmt.Sprintf("lesson=%s&step=%d", m.Slug, step)
+			if p == nil {
+				p = open(t, "/?"+query)
+				p.reducedMotion(true) // screenshots show each step's final state
+			} else {
+				p.do(chromedp.EmulateViewport(1280, 900))
+				p.load("/?" + query)
+			}
+			page := play.Parse(query).Page()
+			want := ui.NewDiagram(page.State, page.Step.Exchanges)
+			var actors []string
+			for _, a := range page.State.Actors {
+				actors = append(actors, a.Name)
+			}
+			p.waitText("#pos", fmt.Sprintf("Step %d of %d", step, total))
+			for _, width := range []int{1280, 390} {
+				p.do(chromedp.EmulateViewport(int64(width), 900))
+				p.checkDiagram(width, want, actors)
+				p.shot(fmt.Sprintf("%s-%d-%dpx", m.Slug, step, width))
+			}
+		}
+	}
+}
+
+// TestDiagramAnimation: each message moves along its arrow unless the
+// learner asked for reduced motion, which shows the final state at once.
+func TestDiagramAnimation(t *testing.T) {
+	step := firstCommand(t, "delivery-semantics", "produce p1")
+	p := open(t, fmt.Sprintf("/?lesson=delivery-semantics&step=%d", step))
+	dot := `getComputedStyle(document.querySelector(".system svg.dg.wide g.msg .dot")).animationName`
+	if got := p.eval(dot); got != "dg-travel" && got != "dg-stop" {
+		t.Errorf("dot animation %q, want dg-travel or dg-stop", got)
+	}
+	p.reducedMotion(true)
+	if got := p.eval(dot); got != "none" {
+		t.Errorf("under prefers-reduced-motion the dot animates (%q)", got)
+	}
+	if got := p.eval(`getComputedStyle(document.querySelector(".system svg.dg.wide g.msg .wire")).strokeDashoffset`); got != "0px" && got != "0" {
+		t.Errorf("under prefers-reduced-motion the arrow is not drawn in full (dashoffset %q)", got)
+	}
+	p.shot("reduced")
+}
