@@ -34,6 +34,7 @@ var Catalog = []Meta{
 	{"consumer-groups", "Consumer groups", "Coordinator, join, sync, heartbeat, commit, and a rebalance."},
 	{"assignors", "Assignors", "Range, roundrobin and sticky side by side."},
 	{"replication", "Replication", "LEO, high watermark and acks under a leader crash."},
+	{"min-insync-replicas", "min.insync.replicas", "acks=all refused with NOT_ENOUGH_REPLICAS when the ISR shrinks too far; acks=1 still written."},
 	{"leader-election", "Leader election", "ISR, clean and unclean election, and what each loses."},
 	{"network-partition", "Network partition", "A leader cut off keeps answering: what acks=1 and acks=all get."},
 	{"coordinator-failover", "Coordinator failover", "A transaction survives the death of its coordinator's broker."},
