@@ -27,6 +27,7 @@ var Catalog = []Meta{
 	{"partitioning", "Partitioning", "Keys hash to partitions; order holds only within one; partitions never shrink."},
 	{"delivery-semantics", "Delivery semantics", "At most once, at least once and exactly once through one lost acknowledgement."},
 	{"idempotent-producer", "The idempotent producer", "Producer ids and sequence numbers turn a retry into a dropped duplicate."},
+	{"idempotence-limits", "The limits of idempotence", "Per partition and per producer session only: a restarted producer's retry is stored twice."},
 	{"transactions", "Transactions", "Every request from InitProducerId to COMPLETE_COMMIT."},
 	{"read-committed", "Read committed", "The last stable offset and aborted data filtered."},
 	{"zombie-fencing", "Zombie fencing", "Two instances, one transactional id, and the epoch bump."},
