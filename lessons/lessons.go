@@ -33,6 +33,7 @@ var Catalog = []Meta{
 	{"zombie-fencing", "Zombie fencing", "Two instances, one transactional id, and the epoch bump."},
 	{"exactly-once-pipeline", "Exactly-once pipeline", "Read-process-write with offsets inside the transaction."},
 	{"consumer-groups", "Consumer groups", "Coordinator, join, sync, heartbeat, commit, and a rebalance."},
+	{"rebalance-triggers", "Rebalance triggers", "A member joins, leaves or dies, partitions are added, a subscription changes: each starts a rebalance."},
 	{"assignors", "Assignors", "Range, roundrobin and sticky side by side."},
 	{"replication", "Replication", "LEO, high watermark and acks under a leader crash."},
 	{"min-insync-replicas", "min.insync.replicas", "acks=all refused with NOT_ENOUGH_REPLICAS when the ISR shrinks too far; acks=1 still written."},
