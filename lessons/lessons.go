@@ -24,6 +24,7 @@ type Meta struct {
 // Catalog is every lesson, in teaching order.
 var Catalog = []Meta{
 	{"segments", "Segments and indexes", "How a partition's log is cut into segments, and how sparse indexes find an offset or a time."},
+	{"sparse-index", "The sparse index", "One index entry per log.index.interval.bytes: a binary search, then a short scan."},
 	{"partitioning", "Partitioning", "Keys hash to partitions; order holds only within one; partitions never shrink."},
 	{"delivery-semantics", "Delivery semantics", "At most once, at least once and exactly once through one lost acknowledgement."},
 	{"idempotent-producer", "The idempotent producer", "Producer ids and sequence numbers turn a retry into a dropped duplicate."},
