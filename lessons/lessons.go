@@ -25,6 +25,7 @@ type Meta struct {
 var Catalog = []Meta{
 	{"segments", "Segments and indexes", "How a partition's log is cut into segments, and how sparse indexes find an offset or a time."},
 	{"sparse-index", "The sparse index", "One index entry per log.index.interval.bytes: a binary search, then a short scan."},
+	{"retention", "Retention by size and by time", "retention.bytes beside retention.ms: whole segments go, the log start offset moves, the active segment stays."},
 	{"partitioning", "Partitioning", "Keys hash to partitions; order holds only within one; partitions never shrink."},
 	{"delivery-semantics", "Delivery semantics", "At most once, at least once and exactly once through one lost acknowledgement."},
 	{"idempotent-producer", "The idempotent producer", "Producer ids and sequence numbers turn a retry into a dropped duplicate."},
