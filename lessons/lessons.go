@@ -38,6 +38,7 @@ var Catalog = []Meta{
 	{"rebalance-triggers", "Rebalance triggers", "A member joins, leaves or dies, partitions are added, a subscription changes: each starts a rebalance."},
 	{"assignors", "Assignors", "Range, roundrobin and sticky side by side."},
 	{"replication", "Replication", "LEO, high watermark and acks under a leader crash."},
+	{"replica-placement", "Replica placement", "Partition i on broker i mod n, its replicas on the next brokers, and what Kafka adds."},
 	{"min-insync-replicas", "min.insync.replicas", "acks=all refused with NOT_ENOUGH_REPLICAS when the ISR shrinks too far; acks=1 still written."},
 	{"leader-election", "Leader election", "ISR, clean and unclean election, and what each loses."},
 	{"network-partition", "Network partition", "A leader cut off keeps answering: what acks=1 and acks=all get."},
