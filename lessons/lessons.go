@@ -27,6 +27,7 @@ var Catalog = []Meta{
 	{"sparse-index", "The sparse index", "One index entry per log.index.interval.bytes: a binary search, then a short scan."},
 	{"retention", "Retention by size and by time", "retention.bytes beside retention.ms: whole segments go, the log start offset moves, the active segment stays."},
 	{"partitioning", "Partitioning", "Keys hash to partitions; order holds only within one; partitions never shrink."},
+	{"sticky-partitioner", "Records without a key", "The sticky partitioner: a batch's worth of keyless records to one partition, then another (KIP-480, KIP-794)."},
 	{"delivery-semantics", "Delivery semantics", "At most once, at least once and exactly once through one lost acknowledgement."},
 	{"idempotent-producer", "The idempotent producer", "Producer ids and sequence numbers turn a retry into a dropped duplicate."},
 	{"idempotence-limits", "The limits of idempotence", "Per partition and per producer session only: a restarted producer's retry is stored twice."},
