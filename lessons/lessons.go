@@ -37,6 +37,7 @@ var Catalog = []Meta{
 	{"exactly-once-pipeline", "Exactly-once pipeline", "Read-process-write with offsets inside the transaction."},
 	{"consumer-groups", "Consumer groups", "Coordinator, join, sync, heartbeat, commit, and a rebalance."},
 	{"rebalance-triggers", "Rebalance triggers", "A member joins, leaves or dies, partitions are added, a subscription changes: each starts a rebalance."},
+	{"consumer-loss-and-duplicates", "Commit before or after processing", "Committing first loses records in a crash, committing after re-delivers them; a business key removes the duplicates."},
 	{"assignors", "Assignors", "Range, roundrobin and sticky side by side."},
 	{"replication", "Replication", "LEO, high watermark and acks under a leader crash."},
 	{"replica-placement", "Replica placement", "Partition i on broker i mod n, its replicas on the next brokers, and what Kafka adds."},
