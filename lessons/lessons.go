@@ -40,6 +40,7 @@ var Catalog = []Meta{
 	{"consumer-loss-and-duplicates", "Commit before or after processing", "Committing first loses records in a crash, committing after re-delivers them; a business key removes the duplicates."},
 	{"assignors", "Assignors", "Range, roundrobin and sticky side by side."},
 	{"replication", "Replication", "LEO, high watermark and acks under a leader crash."},
+	{"zookeeper-and-kraft", "From ZooKeeper to KRaft", "Broker and topic registration and controller election, once in ZooKeeper, now records in the metadata quorum's log."},
 	{"replica-placement", "Replica placement", "Partition i on broker i mod n, its replicas on the next brokers, and what Kafka adds."},
 	{"min-insync-replicas", "min.insync.replicas", "acks=all refused with NOT_ENOUGH_REPLICAS when the ISR shrinks too far; acks=1 still written."},
 	{"leader-election", "Leader election", "ISR, clean and unclean election, and what each loses."},
