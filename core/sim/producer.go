@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/gregor-kafka/gregor/core/describe"
 
@@ -38,6 +39,7 @@ type producer struct {
 	txn        *txnClient              // transactional producers only (txn.go)
 	batchSize  int                     // batch.size, for keyless records (sticky.go)
 	sticky     map[string]*stickyState // each topic's sticky partition (sticky.go)
+	stickyRand *rand.Rand              // its draws, seeded by the producer's name
 }
 
 type pendingRecord struct {

@@ -2,14 +2,17 @@ package sim
 
 import (
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 
 	"github.com/gregor-kafka/gregor/core/record"
 )
 
-// Records without a key. The seed's rule (one random partition for a
-// while, then another) is how clients before Kafka 2.4 behaved; today's
-// Java producer uses the built-in sticky partitioner (KIP-480, made
-// uniform by KIP-794): every keyless record of a topic goes to the current
+// Records without a key. Seed 004's rule (one random partition until the
+// next metadata refresh, then another) was the old Scala producer's; the
+// Java producer up to 2.3 went round-robin, record by record. Since 2.4 it
+// uses the built-in sticky partitioner (KIP-480, made uniform by KIP-794):
+// every keyless record of a topic goes to the current
 // sticky partition until batch.size bytes were produced to it, then a new
 // partition is drawn uniformly at random (possibly the same one) among
 // the partitions that have a leader. The Java client draws right after
@@ -58,7 +61,7 @@ func (p *producer) stuck(topic string, batch record.Batch) {
 
 // drawPartition draws uniformly among the partitions with a known leader
 // (every partition on a single broker), as BuiltInPartitioner does with
-// availablePartitionsForTopic.
+// availablePartitionsForTopic, from the producer's own generator.
 func (p *producer) drawPartition(w *World, topic string, n int32) int32 {
 	var avail []int32
 	for i := range n {
@@ -66,8 +69,22 @@ func (p *producer) drawPartition(w *World, topic string, n int32) int32 {
 			avail = append(avail, i)
 		}
 	}
-	if len(avail) == 0 {
-		return int32(w.rng.IntN(int(n)))
+	if p.stickyRand == nil {
+		h := fnv.New64a()
+		h.Write([]byte(p.name))
+		p.stickyRand = rand.New(rand.NewPCG(h.Sum64(), stickyStream))
 	}
-	return avail[w.rng.IntN(len(avail))]
+	if len(avail) == 0 {
+		return int32(p.stickyRand.IntN(int(n)))
+	}
+	return avail[p.stickyRand.IntN(len(avail))]
 }
+
+// stickyStream separates the sticky draws from any other stream seeded
+// by a producer's name.
+const stickyStream = 0x5717c4
+
+// The draws come from the producer's own generator, seeded by its name
+// rather than by the world's seed: the same script draws the same
+// partitions under every seed, so a lesson replayed with another seed
+// (lessons/play) differs only in its ids, and its narration stays true.
