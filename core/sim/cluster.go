@@ -53,8 +53,9 @@ type simCluster struct {
 	fetchOffset map[string]int64
 	fetchHW     map[string]int64
 	// Unclean counts unclean elections applied, for invariant checks.
-	Unclean int
-	ready   bool
+	Unclean  int
+	ready    bool
+	metadata []metadataEntry // the committed metadata log (metadata_view.go)
 }
 
 type ctlRequest struct {
@@ -232,6 +233,7 @@ func (w *World) printApplied(n *Node, applied []quorum.Applied) {
 			continue
 		}
 		w.cl.printed = a.Index
+		w.cl.remember(a) // metadata_view.go
 		if a.Batch == nil {
 			continue
 		}

@@ -168,7 +168,8 @@ func cmdDeleteTopic(w *World, c command) error {
 }
 
 // cmdProducer: producer NAME [idempotent] [acks=all|1|0] [retries=N]
-// or producer NAME transactional.id=ID [timeout=DURATION] (txncmds.go)
+// [batch.size=BYTES] or producer NAME transactional.id=ID
+// [timeout=DURATION] (txncmds.go)
 func cmdProducer(w *World, c command) error {
 	name, err := c.arg(0, "producer name")
 	if err != nil {
@@ -202,13 +203,23 @@ func cmdProducer(w *World, c command) error {
 	if idem && acks != -1 {
 		return fmt.Errorf("producer: an idempotent producer needs acks=all")
 	}
-	w.clients[name] = newProducer(w, name, to, acks, int(retries), idem)
+	batchSize, err := c.int("batch.size", defaultBatchSize)
+	if err != nil {
+		return err
+	}
+	if batchSize < 1 {
+		return fmt.Errorf("producer: batch.size must be at least 1")
+	}
+	p := newProducer(w, name, to, acks, int(retries), idem)
+	p.batchSize = int(batchSize)
+	w.clients[name] = p
 	return nil
 }
 
 // cmdProduce: produce PRODUCER TOPIC [key=K] value=V [partition=N]
 // [count=N [interval=DURATION]]; count numbers the values, interval moves
-// the clock between records so their timestamps differ.
+// the clock between records so their timestamps differ. A record with
+// neither key nor partition goes to the sticky partition (sticky.go).
 func cmdProduce(w *World, c command) error {
 	name, err := c.arg(0, "producer name")
 	if err != nil {
@@ -236,9 +247,6 @@ func cmdProduce(w *World, c command) error {
 		return err
 	}
 	_, hasKey := c.kv["key"]
-	if part < 0 && !hasKey {
-		return fmt.Errorf("produce: give a key=K (hashed to a partition) or a partition=N")
-	}
 	count, err := c.int("count", 1)
 	if err != nil {
 		return err

@@ -65,6 +65,13 @@ type member struct {
 
 	positions map[assign.TopicPartition]int64
 	polling   bool
+
+	// the leader's partition counts at its last assignment, and its
+	// metadata refresh (group_triggers.go)
+	assignedCounts   map[string]int32
+	metadataAt       int64
+	refreshCorr      int32
+	metadataMaxAgeMs int64
 }
 
 type memberState int
@@ -93,6 +100,7 @@ func newMember(w *World, name, broker, groupID string, topics []string, a assign
 		broker: broker, groupID: groupID, topics: topics, assignor: a, instance: instance,
 		sessionMs: sessionMs, rebalanceMs: rebalanceMs, heartbeatMs: heartbeatMs,
 		joinGen: -1, generation: -1, positions: map[assign.TopicPartition]int64{},
+		metadataMaxAgeMs: metadataMaxAge,
 	}
 	m.init(w, name)
 	m.findCoordinator(w)
@@ -319,6 +327,7 @@ func (m *member) onMetadata(w *World, r *kmsg.MetadataResponse) {
 		m.rejoin(w, "assignment failed")
 		return
 	}
+	m.rememberCounts(w, counts)
 	w.notef(m.name, "note", "%s assigns %s:", a.Name(), strings.Join(names, ", "))
 	var withheld map[string][]assign.TopicPartition
 	if assign.IsCooperative(a.Name()) {
@@ -464,6 +473,10 @@ func (m *member) receive(w *World, msg *Message) {
 	case *kmsg.HeartbeatResponse:
 		m.onHeartbeat(w, r)
 	case *kmsg.MetadataResponse:
+		if m.refreshCorr != 0 && msg.Corr == m.refreshCorr {
+			m.onRefresh(w, r)
+			return
+		}
 		m.onMetadata(w, r)
 	default:
 		m.receiveOps(w, msg.Resp) // group_ops.go

@@ -23,7 +23,8 @@ func init() {
 
 // cmdMember: member NAME group=G topics=T1,T2 [assignor=range|roundrobin|
 // sticky|cooperative-sticky] [session=10s] [rebalance=30s]
-// [heartbeat=session/3] [instance=ID] starts a consumer in a group.
+// [heartbeat=session/3] [instance=ID] [metadata=5m] starts a consumer in a
+// group; metadata is its metadata.max.age.ms (group_triggers.go).
 func cmdMember(w *World, c command) error {
 	name, err := c.arg(0, "member name")
 	if err != nil {
@@ -40,14 +41,9 @@ func cmdMember(w *World, c command) error {
 	if g == "" {
 		return fmt.Errorf("member: give group=G")
 	}
-	var topics []string
-	for _, t := range strings.Split(c.kv["topics"], ",") {
-		if t != "" {
-			topics = append(topics, t)
-		}
-	}
-	if len(topics) == 0 {
-		return fmt.Errorf("member: give topics=T1,T2")
+	topics, err := c.topics()
+	if err != nil {
+		return err
 	}
 	strategy := c.kv["assignor"]
 	if strategy == "" {
@@ -57,8 +53,8 @@ func cmdMember(w *World, c command) error {
 	if !ok {
 		return fmt.Errorf("member: assignor must be one of %s", strings.Join(assign.Names(), ", "))
 	}
-	ms := map[string]int64{"session": 10000, "rebalance": 30000}
-	for _, k := range []string{"session", "rebalance", "heartbeat"} {
+	ms := map[string]int64{"session": 10000, "rebalance": 30000, "metadata": metadataMaxAge}
+	for _, k := range []string{"session", "rebalance", "heartbeat", "metadata"} {
 		if v, ok := c.kv[k]; ok {
 			if ms[k], err = duration(v); err != nil {
 				return err
@@ -71,8 +67,27 @@ func cmdMember(w *World, c command) error {
 	if ms["heartbeat"] <= 0 || ms["heartbeat"] >= ms["session"] {
 		return fmt.Errorf("member: heartbeat must be shorter than session")
 	}
-	w.clients[name] = newMember(w, name, to, g, topics, a, c.kv["instance"], ms["session"], ms["rebalance"], ms["heartbeat"])
+	if ms["metadata"] <= 0 {
+		return fmt.Errorf("member: metadata must be longer than 0")
+	}
+	m := newMember(w, name, to, g, topics, a, c.kv["instance"], ms["session"], ms["rebalance"], ms["heartbeat"])
+	m.metadataMaxAgeMs = ms["metadata"]
+	w.clients[name] = m
 	return nil
+}
+
+// topics reads a group command's topics=T1,T2 option.
+func (c command) topics() ([]string, error) {
+	var topics []string
+	for _, t := range strings.Split(c.kv["topics"], ",") {
+		if t != "" {
+			topics = append(topics, t)
+		}
+	}
+	if len(topics) == 0 {
+		return nil, fmt.Errorf("%s: give topics=T1,T2", c.name)
+	}
+	return topics, nil
 }
 
 func (w *World) groupMember(c command) (*member, error) {

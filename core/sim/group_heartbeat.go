@@ -66,6 +66,9 @@ func (m *member) deadline() (int64, bool) {
 	if m.retryAt > 0 {
 		take(m.retryAt)
 	}
+	if t, due := m.refreshDue(); due {
+		take(t)
+	}
 	if m.heartbeating() && m.coord != "" {
 		if m.hbCorr == 0 {
 			take(m.hbSentAt + m.heartbeatMs)
@@ -91,5 +94,8 @@ func (m *member) tick(w *World) {
 	}
 	if m.hbCorr == 0 && w.now >= m.hbSentAt+m.heartbeatMs {
 		m.heartbeat(w)
+	}
+	if t, due := m.refreshDue(); due && w.now >= t {
+		m.refresh(w)
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/gregor-kafka/gregor/core/describe"
 
@@ -28,26 +29,30 @@ type producer struct {
 	idempotent bool
 	pid        int64
 	epoch      int16
-	seqs       map[string]int32  // next sequence per topic-partition
-	partitions map[string]int32  // partition counts learned from Metadata
-	learnedAt  map[string]int64  // when each count was learned
-	waiting    []*pendingRecord  // records waiting for metadata or a producer id
-	leaders    map[string]string // partition leaders learned from Metadata (clusters)
-	askedAt    map[string]int64  // when metadata was last asked per topic (clusters)
-	retries_   []*retryBatch     // batches to resend once the leader is known
-	txn        *txnClient        // transactional producers only (txn.go)
+	seqs       map[string]int32        // next sequence per topic-partition
+	partitions map[string]int32        // partition counts learned from Metadata
+	learnedAt  map[string]int64        // when each count was learned
+	waiting    []*pendingRecord        // records waiting for metadata or a producer id
+	leaders    map[string]string       // partition leaders learned from Metadata (clusters)
+	askedAt    map[string]int64        // when metadata was last asked per topic (clusters)
+	retries_   []*retryBatch           // batches to resend once the leader is known
+	txn        *txnClient              // transactional producers only (txn.go)
+	batchSize  int                     // batch.size, for keyless records (sticky.go)
+	sticky     map[string]*stickyState // each topic's sticky partition (sticky.go)
+	stickyRand *rand.Rand              // its draws, seeded by the producer's name
 }
 
 type pendingRecord struct {
 	topic      string
-	partition  int32 // -1: choose by key
+	partition  int32 // -1: choose by key, or the sticky partition when key is nil
 	key, value []byte
 }
 
 // blankProducer is a producer that knows nothing yet.
 func blankProducer(to string, acks int16, retries int, idempotent bool) *producer {
 	return &producer{broker: to, acks: acks, retries: retries, idempotent: idempotent, pid: -1, epoch: -1,
-		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}, leaders: map[string]string{}, askedAt: map[string]int64{}}
+		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}, leaders: map[string]string{}, askedAt: map[string]int64{},
+		batchSize: defaultBatchSize, sticky: map[string]*stickyState{}}
 }
 
 // metadataMaxAge is the Java client's metadata.max.age.ms: how long a
@@ -119,7 +124,10 @@ func (p *producer) flush(w *World) {
 			continue
 		}
 		part := r.partition
-		if part < 0 {
+		switch {
+		case part < 0 && r.key == nil:
+			part = p.stickyPartition(w, r.topic, n)
+		case part < 0:
 			part = PartitionForKey(r.key, n)
 			w.notef(p.name, "note", "key %q: murmur2 %% %d partitions = partition %d", r.key, n, part)
 		}
@@ -127,7 +135,10 @@ func (p *producer) flush(w *World) {
 			still = append(still, r) // waits for AddPartitionsToTxn
 			continue
 		}
-		p.sendBatch(w, r, part)
+		b := p.sendBatch(w, r, part)
+		if r.partition < 0 && r.key == nil {
+			p.stuck(r.topic, b)
+		}
 	}
 	p.waiting = still
 }
@@ -204,7 +215,7 @@ func (p *producer) deadline() (int64, bool) {
 
 // sendBatch builds a one-record batch and sends it; a retry resends the
 // very same bytes, sequence number included.
-func (p *producer) sendBatch(w *World, r *pendingRecord, part int32) {
+func (p *producer) sendBatch(w *World, r *pendingRecord, part int32) record.Batch {
 	h := record.NewBatchHeader(w.now)
 	tp := fmt.Sprintf("%s-%d", r.topic, part)
 	if p.idempotent {
@@ -214,7 +225,9 @@ func (p *producer) sendBatch(w *World, r *pendingRecord, part int32) {
 	}
 	b := record.NewBuilder(h)
 	b.Add(r.key, r.value, 0)
-	p.sendProduce(w, r.topic, part, b.Build(), 1)
+	batch := b.Build()
+	p.sendProduce(w, r.topic, part, batch, 1)
+	return batch
 }
 
 func (p *producer) sendProduce(w *World, topic string, part int32, batch []byte, attempt int) {

@@ -36,7 +36,9 @@ func (w *World) partitionOf(c command, tpArg string) (*Node, *broker.Partition, 
 	return n, t.Partitions[idx], nil
 }
 
-// cmdShow: show log TOPIC-P | show files [BROKER]
+// cmdShow: show log TOPIC-P | show files [BROKER] | show replicas TOPIC-P |
+// show metadata [from=INDEX] | show quorum, and the views of txnviews.go
+// and group_views.go
 func cmdShow(w *World, c command) error {
 	what, err := c.arg(0, "what to show (log, files)")
 	if err != nil {
@@ -53,6 +55,10 @@ func cmdShow(w *World, c command) error {
 			return err
 		}
 		return w.showReplicas(topic, idx)
+	case "metadata":
+		return w.showMetadata(c) // metadata_view.go
+	case "quorum":
+		return w.showQuorum()
 	case "log":
 		tp, err := c.arg(1, "topic-partition")
 		if err != nil {
@@ -103,7 +109,7 @@ func cmdShow(w *World, c command) error {
 		if ok, err := w.showGroup(c, what); ok { // group_views.go
 			return err
 		}
-		return fmt.Errorf("show: unknown view %q (log, files, records, producers, txn, group, offsets-log)", what)
+		return fmt.Errorf("show: unknown view %q (log, files, replicas, metadata, quorum, records, producers, txn, group, offsets-log)", what)
 	}
 	return nil
 }
