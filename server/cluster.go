@@ -117,7 +117,10 @@ type clusterDriver struct {
 	// tick because the link to their peer broke.
 	outstanding map[uint64]int32
 	failed      []uint64
-	logf        func(string, ...any)
+	// lead is the raft leader last known, where controller requests go;
+	// when it changes the broker re-sends them (ControllerMoved).
+	lead uint64
+	logf func(string, ...any)
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
@@ -472,6 +475,10 @@ func (e *engine) process() {
 		l.send(finishFrame(append(frameHeader(frameRaft, d.id), body...)))
 	}
 	now := time.Now().UnixMilli()
+	if lead := d.node.Status().Lead; lead != d.lead {
+		d.lead = lead
+		e.b.ControllerMoved(now)
+	}
 	for _, r := range out.Responses {
 		p, ok := d.pending[r.ID]
 		if !ok {

@@ -55,6 +55,9 @@ type simCluster struct {
 	// Unclean counts unclean elections applied, for invariant checks.
 	Unclean int
 	ready   bool
+	// lead is the raft leader each node last knew, to tell its broker
+	// when the controller moves (noteLead).
+	lead map[string]uint64
 }
 
 type ctlRequest struct {
@@ -80,7 +83,7 @@ func cmdCluster(w *World, c command) error {
 	for _, k := range c.keys {
 		settings[k] = c.kv[k]
 	}
-	w.cl = &simCluster{size: n, nextTick: w.now + RaftTickMs, ctlPending: map[uint64]ctlRequest{},
+	w.cl = &simCluster{size: n, nextTick: w.now + RaftTickMs, ctlPending: map[uint64]ctlRequest{}, lead: map[string]uint64{},
 		fetchOffset: map[string]int64{}, fetchHW: map[string]int64{}}
 	for range n {
 		if _, err := w.addNode(settings); err != nil {
@@ -169,6 +172,7 @@ func (w *World) startClustered(n *Node, cfg broker.Config) error {
 		return err
 	}
 	n.Broker, n.Quorum, n.Up = b, q, true
+	delete(w.cl.lead, n.Name)
 	if err := b.ApplyMetadata(w.now, q.Image().Clone()); err != nil {
 		return err
 	}
@@ -216,6 +220,7 @@ func (w *World) process(n *Node) {
 		m.quiet = !w.visible(m)
 		w.net.send(m)
 	}
+	w.noteLead(n)
 	if len(out.Applied) > 0 {
 		w.printApplied(n, out.Applied)
 		if err := n.Broker.ApplyMetadata(w.now, n.Quorum.Image().Clone()); err != nil {
@@ -223,6 +228,19 @@ func (w *World) process(n *Node) {
 		}
 		w.commit(n)
 	}
+}
+
+// noteLead tells n's broker when the node it sends controller requests to
+// changes (Broker.ControllerMoved), as the native driver does.
+func (w *World) noteLead(n *Node) {
+	lead := n.Quorum.Status().Lead
+	if was, ok := w.cl.lead[n.Name]; ok && was != lead {
+		before := observe(n)
+		n.Broker.ControllerMoved(w.now)
+		w.commit(n)
+		w.report(n, before)
+	}
+	w.cl.lead[n.Name] = lead
 }
 
 // printApplied prints what the controller decided, once per entry.
@@ -345,10 +363,10 @@ func (w *World) deliverInternal(m *Message) bool {
 }
 
 // visible decides whether a message between brokers is printed: never
-// raft, heartbeats or registrations; AlterPartition and
-// OffsetForLeaderEpoch always; a follower fetch when it reports a new
-// offset, and its answer when it carries records, a new high watermark or
-// an error.
+// raft, heartbeats or registrations; AlterPartition always;
+// OffsetForLeaderEpoch unless it asks again what the follower asked
+// before; a follower fetch when it reports a new offset, and its answer
+// when it carries records, a new high watermark or an error.
 func (w *World) visible(m *Message) bool {
 	switch msg := m.body().(type) {
 	case *pb.Message, *kmsg.BrokerHeartbeatRequest, *kmsg.BrokerHeartbeatResponse,
@@ -368,6 +386,19 @@ func (w *World) visible(m *Message) bool {
 					changed = true
 				}
 				w.cl.fetchOffset[key] = p.FetchOffset
+			}
+		}
+		return changed
+	case *kmsg.OffsetForLeaderEpochRequest:
+		changed := false
+		for _, t := range msg.Topics {
+			for _, p := range t.Partitions {
+				key := fmt.Sprintf("%s>%s/%s-%d/epoch", m.From, m.To, t.Topic, p.Partition)
+				asked := int64(p.CurrentLeaderEpoch)<<32 | int64(uint32(p.LeaderEpoch))
+				if last, ok := w.cl.fetchOffset[key]; !ok || last != asked {
+					changed = true
+				}
+				w.cl.fetchOffset[key] = asked
 			}
 		}
 		return changed
