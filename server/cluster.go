@@ -58,6 +58,16 @@ const (
 	frameResp byte = 3
 )
 
+// peerDialTimeout bounds a dial of a peer link; peerUnackedTimeout is how
+// long data sent on one may stay unacknowledged before the link is
+// dropped and redialled (peer_dial_linux.go). Well under
+// broker.session.timeout.ms, so links are fresh by the time a cut-off
+// broker is fenced or returns.
+const (
+	peerDialTimeout    = time.Second
+	peerUnackedTimeout = 3 * time.Second
+)
+
 // maxPeerFrame bounds a frame between nodes (a follower fetch answer).
 const maxPeerFrame = 256 << 20
 
@@ -381,7 +391,7 @@ func (l *peerLink) run() {
 				l.unreachable() // dropped
 				continue
 			}
-			c, err := net.DialTimeout("tcp", l.addr, time.Second)
+			c, err := peerDialer().Dial("tcp", l.addr)
 			if err != nil {
 				retryAt = time.Now().Add(200 * time.Millisecond)
 				l.unreachable()

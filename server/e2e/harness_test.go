@@ -143,6 +143,7 @@ type Broker struct {
 	NodeID   int32 // what Metadata should advertise
 	configs  [][2]string
 	extra    []string
+	wrap     []string // a command that runs the binary (WithWrapper)
 
 	log *lockedBuffer // stdout+stderr of every run, in order
 
@@ -178,6 +179,12 @@ func WithConfig(name, value string) BrokerOpt {
 // instead of free ones picked when it starts.
 func WithAddrs(kafka, http string) BrokerOpt {
 	return func(b *Broker) { b.Addr, b.HTTPAddr = kafka, http }
+}
+
+// WithWrapper runs the binary through a command that execs it, such as
+// `ip netns exec NAME`, so that signals still reach gregor itself.
+func WithWrapper(cmd ...string) BrokerOpt {
+	return func(b *Broker) { b.wrap = cmd }
 }
 
 // WithArgs appends raw command-line arguments.
@@ -263,7 +270,8 @@ func (b *Broker) start() error {
 	}
 	fmt.Fprintf(b.log, "==== run %d: gregor %s\n", b.runs, strings.Join(b.Args(), " "))
 	p := &process{logStart: b.log.Len(), done: make(chan struct{})}
-	p.cmd = exec.Command(gregorBin, b.Args()...)
+	argv := append(append(append([]string{}, b.wrap...), gregorBin), b.Args()...)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Stdout = b.log
 	p.cmd.Stderr = b.log
 	if err := p.cmd.Start(); err != nil {
