@@ -151,12 +151,15 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage) error {
 	sort.Slice(voters, func(i, j int) bool { return voters[i] < voters[j] })
 	q, err := quorum.NewNode(quorum.Config{
 		ID: raftID(id), Voters: voters, ElectionTicks: 10, HeartbeatTicks: 1,
-		SessionTicks:             c.Settings.Int64("broker.session.timeout.ms") / RaftTick.Milliseconds(),
-		DefaultPartitions:        int32(c.Settings.Int64("num.partitions")),
-		DefaultReplicationFactor: int16(c.Settings.Int64("default.replication.factor")),
-		UncleanDefault:           c.Settings.Bool("unclean.leader.election.enable"),
-		Rand:                     cfg.Rand,
-		Storage:                  st,
+		SessionTicks:                 c.Settings.Int64("broker.session.timeout.ms") / RaftTick.Milliseconds(),
+		DefaultPartitions:            int32(c.Settings.Int64("num.partitions")),
+		DefaultReplicationFactor:     int16(c.Settings.Int64("default.replication.factor")),
+		UncleanDefault:               c.Settings.Bool("unclean.leader.election.enable"),
+		AutoLeaderRebalance:          c.Settings.Bool("auto.leader.rebalance.enable"),
+		ImbalanceCheckTicks:          c.Settings.Int64("leader.imbalance.check.interval.seconds") * 1000 / RaftTick.Milliseconds(),
+		ImbalancePerBrokerPercentage: int(c.Settings.Int64("leader.imbalance.per.broker.percentage")),
+		Rand:                         cfg.Rand,
+		Storage:                      st,
 	})
 	if err != nil {
 		return err

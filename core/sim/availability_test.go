@@ -93,3 +93,47 @@ func fullISRs(w *World, topic string) bool {
 	}
 	return true
 }
+
+// TestPreferredLeaderRebalance: cutting a broker off moves its partitions'
+// leadership to the others, and nothing but the controller's preferred
+// leader election (auto.leader.rebalance.enable) moves it back: within a
+// check interval of the broker's return, each partition is led by its
+// first replica again, at a new leader epoch, and acks=all writes go on.
+// With the setting off, leadership stays where the failure left it.
+func TestPreferredLeaderRebalance(t *testing.T) {
+	for _, enabled := range []bool{true, false} {
+		t.Run(fmt.Sprint(enabled), func(t *testing.T) {
+			w := New(1)
+			execAll(t, w, fmt.Sprintf("cluster 3 leader.imbalance.check.interval.seconds=30 auto.leader.rebalance.enable=%v", enabled),
+				"topic t partitions=3 rf=3 min.insync.replicas=2", "producer p acks=all")
+			preferred := map[int32]string{}
+			for i := range int32(3) {
+				preferred[i] = w.Leader("t", i).Name
+			}
+			victim := preferred[0]
+			execAll(t, w, "partition "+victim, "advance 15s", "heal", "advance 10s")
+			if w.Leader("t", 0).Name == victim {
+				t.Fatalf("t-0 still led by %s after it was cut off", victim)
+			}
+			out := execAll(t, w, "advance 40s", "produce p t partition=0 value=x", "advance 1s")
+			moved := quorumLines(out, "(preferred leader elected)")
+			if !enabled {
+				if len(moved) > 0 || w.Leader("t", 0).Name == victim {
+					t.Fatalf("leadership moved back with auto.leader.rebalance.enable=false: %v", moved)
+				}
+				return
+			}
+			if len(moved) != 1 || !strings.Contains(moved[0], "t-0 leader="+victim+" epoch=2") {
+				t.Fatalf("want t-0 back on %s at epoch 2, got %v:\n%s", victim, moved, out)
+			}
+			for i := range int32(3) {
+				if got := w.Leader("t", i).Name; got != preferred[i] {
+					t.Errorf("t-%d led by %s, preferred %s", i, got, preferred[i])
+				}
+			}
+			if !strings.Contains(out, "acked t-0") {
+				t.Errorf("acks=all write to t-0 after the rebalance not acknowledged:\n%s", out)
+			}
+		})
+	}
+}

@@ -152,9 +152,12 @@ func (w *World) startClustered(n *Node, cfg broker.Config) error {
 	q, err := quorum.NewNode(quorum.Config{
 		ID: raftID(n.ID), Voters: voters, ElectionTicks: 10, HeartbeatTicks: 1,
 		SessionTicks: sessionMs / RaftTickMs, DefaultPartitions: 1, DefaultReplicationFactor: 1,
-		UncleanDefault: cfg.Settings.Bool("unclean.leader.election.enable"),
-		ClusterID:      cfg.ClusterID, // every broker of the world is formatted with it
-		Rand:           rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64())), Storage: n.Store,
+		UncleanDefault:               cfg.Settings.Bool("unclean.leader.election.enable"),
+		AutoLeaderRebalance:          cfg.Settings.Bool("auto.leader.rebalance.enable"),
+		ImbalanceCheckTicks:          cfg.Settings.Int64("leader.imbalance.check.interval.seconds") * 1000 / RaftTickMs,
+		ImbalancePerBrokerPercentage: int(cfg.Settings.Int64("leader.imbalance.per.broker.percentage")),
+		ClusterID:                    cfg.ClusterID, // every broker of the world is formatted with it
+		Rand:                         rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64())), Storage: n.Store,
 	})
 	if err != nil {
 		return err
@@ -293,6 +296,8 @@ func describeDelta(d cluster.PartitionDelta) string {
 		s += fmt.Sprintf(" replicas=%s", idList(a.Replicas))
 	case d.Unclean:
 		s += " (unclean election: records only the old ISR had are lost)"
+	case d.Preferred:
+		s += " (preferred leader elected)"
 	case d.Before.Leader != a.Leader && a.Leader == cluster.NoLeader:
 		s += " (offline: no in-sync replica is live)"
 	case d.Before.Leader != a.Leader:

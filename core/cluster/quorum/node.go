@@ -42,6 +42,14 @@ type Config struct {
 	// UncleanDefault is unclean.leader.election.enable for topics that do
 	// not set it.
 	UncleanDefault bool
+	// AutoLeaderRebalance, ImbalanceCheckTicks and
+	// ImbalancePerBrokerPercentage are auto.leader.rebalance.enable,
+	// leader.imbalance.check.interval.seconds (in ticks) and
+	// leader.imbalance.per.broker.percentage (rebalance.go). Off by
+	// default.
+	AutoLeaderRebalance          bool
+	ImbalanceCheckTicks          int64
+	ImbalancePerBrokerPercentage int
 	// ClusterID is the id the first controller writes into a metadata log
 	// that has none (what kafka-storage format's --cluster-id gives
 	// Kafka); empty draws a random one from Rand. A log that has an id
