@@ -183,7 +183,11 @@ func (b *Broker) tickLifecycle() {
 	req.BrokerID, req.BrokerEpoch = b.cfg.NodeID, c.epoch
 	req.CurrentMetadataOffset = int64(c.image.Index)
 	epoch := c.epoch
-	b.send(ToController, req, func(r kmsg.Response) {
+	// A heartbeat not answered by the time the next is due is given up,
+	// so one lost message does not silence the broker for
+	// replica.socket.timeout.ms, past its session: the controller would
+	// fence a healthy broker.
+	b.sendWithin(ToController, req, b.cfg.Settings.Int64("broker.heartbeat.interval.ms"), func(r kmsg.Response) {
 		c.beating = false
 		resp, _ := r.(*kmsg.BrokerHeartbeatResponse)
 		if resp == nil || c.epoch != epoch {
@@ -214,7 +218,8 @@ func (b *Broker) register() {
 	l := kmsg.NewBrokerRegistrationRequestListener()
 	l.Name, l.Host, l.Port = "PLAINTEXT", b.cfg.Host, uint16(b.cfg.Port)
 	req.Listeners = append(req.Listeners, l)
-	b.send(ToController, req, func(r kmsg.Response) {
+	// Asked again after a heartbeat interval, like a heartbeat.
+	b.sendWithin(ToController, req, b.cfg.Settings.Int64("broker.heartbeat.interval.ms"), func(r kmsg.Response) {
 		c.registering = false
 		resp, _ := r.(*kmsg.BrokerRegistrationResponse)
 		if resp == nil {
