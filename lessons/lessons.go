@@ -36,6 +36,7 @@ var Catalog = []Meta{
 	{"replication", "Replication", "LEO, high watermark and acks under a leader crash."},
 	{"leader-election", "Leader election", "ISR, clean and unclean election, and what each loses."},
 	{"network-partition", "Network partition", "A leader cut off keeps answering: what acks=1 and acks=all get."},
+	{"controller-failover", "Controller failover", "A new controller moves no partition leader, and a cut-off follower rejoins the ISR."},
 	{"coordinator-failover", "Coordinator failover", "A transaction survives the death of its coordinator's broker."},
 }
 

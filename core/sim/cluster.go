@@ -57,7 +57,8 @@ type simCluster struct {
 	ready   bool
 	// lead is the raft leader each node last knew, to tell its broker
 	// when the controller moves (noteLead).
-	lead map[string]uint64
+	lead      map[string]uint64
+	sessionMs int64 // broker.session.timeout.ms
 }
 
 type ctlRequest struct {
@@ -149,6 +150,7 @@ func (w *World) startClustered(n *Node, cfg broker.Config) error {
 		voters = append(voters, raftID(int32(i)))
 	}
 	sessionMs := cfg.Settings.Int64("broker.session.timeout.ms")
+	w.cl.sessionMs = sessionMs
 	q, err := quorum.NewNode(quorum.Config{
 		ID: raftID(n.ID), Voters: voters, ElectionTicks: 10, HeartbeatTicks: 1,
 		SessionTicks: sessionMs / RaftTickMs, DefaultPartitions: 1, DefaultReplicationFactor: 1,
@@ -505,6 +507,36 @@ func (w *World) showReplicas(topic string, part int32) error {
 			role += ", out of sync"
 		}
 		w.notef(n.Name, "view", "  %s leo=%d hw=%d (%s)", tp, p.Log().EndOffset(), p.HighWatermark, role)
+	}
+	return nil
+}
+
+// showController prints which broker hosts the active controller and, as
+// that controller sees them, every broker's state and how long ago it
+// last heard from it.
+func (w *World) showController() error {
+	if w.cl == nil {
+		return fmt.Errorf("show controller: this world is not a cluster")
+	}
+	name := w.controllerName()
+	if name == "none" {
+		w.notef("quorum", "view", "no active controller: the quorum is electing one")
+		return nil
+	}
+	n, _ := w.node(name)
+	st := n.Quorum.Status()
+	w.notef("quorum", "view", "controller %s (raft term %d)", name, st.Term)
+	im := n.Quorum.Image()
+	session := w.cl.sessionMs
+	for _, id := range im.BrokerIDs() {
+		state := "live"
+		if br := im.Brokers[id]; br.Fenced {
+			state = "fenced"
+		}
+		if ticks, ok := n.Quorum.SinceHeard(id); ok {
+			state += fmt.Sprintf(", heard %dms ago (session %dms)", ticks*RaftTickMs, session)
+		}
+		w.notef("quorum", "view", "  b%d %s", id, state)
 	}
 	return nil
 }

@@ -30,4 +30,5 @@ func (w *World) tickCluster()                                     {}
 func (w *World) deliverInternal(*Message) bool                    { return false }
 func (w *World) visible(*Message) bool                            { return true }
 func (w *World) showReplicas(topic string, partition int32) error { return errNoQuorum }
+func (w *World) showController() error                            { return errNoQuorum }
 func (w *World) Leader(string, int32) *Node                       { return nil }

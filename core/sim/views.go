@@ -36,13 +36,16 @@ func (w *World) partitionOf(c command, tpArg string) (*Node, *broker.Partition, 
 	return n, t.Partitions[idx], nil
 }
 
-// cmdShow: show log TOPIC-P | show files [BROKER]
+// cmdShow: show log TOPIC-P | show files [BROKER] | show replicas TOPIC-P |
+// show controller | ...
 func cmdShow(w *World, c command) error {
 	what, err := c.arg(0, "what to show (log, files)")
 	if err != nil {
 		return err
 	}
 	switch what {
+	case "controller":
+		return w.showController()
 	case "replicas":
 		tp, err := c.arg(1, "topic-partition")
 		if err != nil {

@@ -322,6 +322,17 @@ func (n *Node) Status() Status {
 		State: st.RaftState, Controller: n.ctl != nil && n.ctl.active}
 }
 
+// SinceHeard is, on the active controller, how many ticks ago it last
+// heard from broker id (a heartbeat or registration, or its own
+// activation: a new controller grants every broker a full session).
+func (n *Node) SinceHeard(id int32) (int64, bool) {
+	if n.ctl == nil || !n.ctl.active {
+		return 0, false
+	}
+	heard, ok := n.ctl.lastHeard[id]
+	return n.now - heard, ok
+}
+
 // Close releases the node's log file.
 func (n *Node) Close() error {
 	if n.disk != nil {
