@@ -143,7 +143,6 @@ type Broker struct {
 	NodeID   int32 // what Metadata should advertise
 	configs  [][2]string
 	extra    []string
-	wrap     []string // a command that runs the binary (WithWrapper)
 
 	log *lockedBuffer // stdout+stderr of every run, in order
 
@@ -151,6 +150,8 @@ type Broker struct {
 	proc *process
 	kf   *kfake.Cluster
 	runs int
+
+	wrap []string // a command that runs the binary (WithWrapper)
 }
 
 type process struct {
@@ -175,16 +176,16 @@ func WithConfig(name, value string) BrokerOpt {
 	return func(b *Broker) { b.configs = append(b.configs, [2]string{name, value}) }
 }
 
-// WithAddrs runs the broker on the given Kafka and HTTP listener addresses
-// instead of free ones picked when it starts.
-func WithAddrs(kafka, http string) BrokerOpt {
-	return func(b *Broker) { b.Addr, b.HTTPAddr = kafka, http }
-}
-
 // WithWrapper runs the binary through a command that execs it, such as
 // `ip netns exec NAME`, so that signals still reach gregor itself.
 func WithWrapper(cmd ...string) BrokerOpt {
 	return func(b *Broker) { b.wrap = cmd }
+}
+
+// WithAddrs runs the broker on the given Kafka and HTTP listener addresses
+// instead of free ones picked when it starts.
+func WithAddrs(kafka, http string) BrokerOpt {
+	return func(b *Broker) { b.Addr, b.HTTPAddr = kafka, http }
 }
 
 // WithArgs appends raw command-line arguments.
