@@ -62,9 +62,12 @@ const (
 // long data sent on one may stay unacknowledged before the link is
 // dropped and redialled (peer_dial_linux.go). Well under
 // broker.session.timeout.ms, so links are fresh by the time a cut-off
-// broker is fenced or returns.
+// broker is fenced or returns. While a peer is unreachable its link dials
+// again about every peerDialTimeout (a dial to a host that is gone waits
+// for ARP and times out): that much, at most, after the network heals
+// the link is back.
 const (
-	peerDialTimeout    = time.Second
+	peerDialTimeout    = 500 * time.Millisecond
 	peerUnackedTimeout = 3 * time.Second
 )
 

@@ -4,6 +4,7 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,16 +37,22 @@ func newSplitNet(t testing.TB, n int) *splitNet {
 		missingTool(t, "root privileges (to create network namespaces, a bridge and veth pairs)")
 	}
 	id := os.Getpid() % 100000
-	subnet := fmt.Sprintf("10.99.%d", id%250)
 	s := &splitNet{t: t, ip: ip, bridge: fmt.Sprintf("gbr%d", id)}
+	subnet := s.freeSubnet(id % 250)
 	// Removed in reverse; deleting a namespace deletes its veth pair.
 	t.Cleanup(func() {
 		for _, ns := range s.ns {
 			s.try("netns", "del", ns)
 		}
-		s.try("link", "del", s.bridge)
+		if s.bridge != "" {
+			s.try("link", "del", s.bridge)
+		}
 	})
-	s.must("link", "add", s.bridge, "type", "bridge")
+	if out, err := exec.Command(ip, "link", "add", s.bridge, "type", "bridge").CombinedOutput(); err != nil {
+		what := fmt.Sprintf("the privilege to create a bridge (ip link add %s type bridge: %v: %s)", s.bridge, err, bytes.TrimSpace(out))
+		s.bridge = "" // nothing to remove
+		missingTool(t, what)
+	}
 	s.must("addr", "add", subnet+".254/24", "dev", s.bridge)
 	s.must("link", "set", s.bridge, "up")
 	for i := range n {
@@ -64,6 +71,23 @@ func newSplitNet(t testing.TB, n int) *splitNet {
 		s.hostIf, s.addrs = append(s.hostIf, host), append(s.addrs, addr)
 	}
 	return s
+}
+
+// freeSubnet returns the first 10.99.X (X from start on) that no address
+// or route of the host uses: a bridge left behind by a killed run keeps
+// its own.
+func (s *splitNet) freeSubnet(start int) string {
+	s.t.Helper()
+	for i := range 250 {
+		subnet := fmt.Sprintf("10.99.%d", (start+i)%250)
+		route, err1 := exec.Command(s.ip, "-4", "route", "show", subnet+".0/24").Output()
+		addr, err2 := exec.Command(s.ip, "-4", "addr", "show", "to", subnet+".0/24").Output()
+		if err1 == nil && err2 == nil && len(bytes.TrimSpace(route)) == 0 && len(bytes.TrimSpace(addr)) == 0 {
+			return subnet
+		}
+	}
+	s.t.Fatalf("every 10.99.X.0/24 is in use on this host")
+	return ""
 }
 
 // wrapper runs a command inside broker i's namespace.
