@@ -156,7 +156,7 @@ func (w *World) deliverAt(i int) {
 	if w.partitioned(m) {
 		text := arrow(m.From, m.To) + "(partitioned) " + describe.Message(m.body())
 		if m.Raft != nil || m.quiet {
-			text = "" // a follower asking again what it asked before
+			text = "" // no more printed than its delivery would be (visible)
 		}
 		w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.body(), Text: text})
 		return
@@ -198,7 +198,7 @@ func (w *World) deliver(m *Message) {
 		if err != nil || !n.Up {
 			text := arrow(m.From, m.To) + "(broker down) " + describe.Message(m.Req)
 			if m.quiet {
-				text = "" // a follower asking again what it asked before
+				text = "" // no more printed than its delivery would be (visible)
 			}
 			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.Req, Text: text})
 			return
