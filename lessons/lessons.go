@@ -78,6 +78,8 @@ var Catalog = []Meta{
 		zh("leader 选举", "ISR、干净选举与 unclean 选举，以及各自会丢失什么。")},
 	{"network-partition", "Network partition", "A leader cut off keeps answering: what acks=1 and acks=all get.",
 		zh("网络分区", "被隔离的 leader 仍在应答：acks=1 与 acks=all 各得到什么。")},
+	{"controller-failover", "Controller failover", "A new controller moves no partition leader, and a cut-off follower rejoins the ISR.",
+		zh("控制器故障转移", "新控制器不移动任何分区 leader，被隔开的 follower 追上后重新加入 ISR。")},
 	{"coordinator-failover", "Coordinator failover", "A transaction survives the death of its coordinator's broker.",
 		zh("协调者故障转移", "事务协调者所在的 broker 宕机，事务依然完成。")},
 }

@@ -58,6 +58,19 @@ const (
 	frameResp byte = 3
 )
 
+// peerDialTimeout bounds a dial of a peer link; peerUnackedTimeout is how
+// long data sent on one may stay unacknowledged before the link is
+// dropped and redialled (peer_dial_linux.go). Well under
+// broker.session.timeout.ms, so links are fresh by the time a cut-off
+// broker is fenced or returns. While a peer is unreachable its link dials
+// again about every peerDialTimeout (a dial to a host that is gone waits
+// for ARP and times out): that much, at most, after the network heals
+// the link is back.
+const (
+	peerDialTimeout    = 500 * time.Millisecond
+	peerUnackedTimeout = 3 * time.Second
+)
+
 // maxPeerFrame bounds a frame between nodes (a follower fetch answer).
 const maxPeerFrame = 256 << 20
 
@@ -117,7 +130,10 @@ type clusterDriver struct {
 	// tick because the link to their peer broke.
 	outstanding map[uint64]int32
 	failed      []uint64
-	logf        func(string, ...any)
+	// lead is the raft leader last known, where controller requests go;
+	// when it changes the broker re-sends them (ControllerMoved).
+	lead uint64
+	logf func(string, ...any)
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
@@ -138,12 +154,15 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage) error {
 	sort.Slice(voters, func(i, j int) bool { return voters[i] < voters[j] })
 	q, err := quorum.NewNode(quorum.Config{
 		ID: raftID(id), Voters: voters, ElectionTicks: 10, HeartbeatTicks: 1,
-		SessionTicks:             c.Settings.Int64("broker.session.timeout.ms") / RaftTick.Milliseconds(),
-		DefaultPartitions:        int32(c.Settings.Int64("num.partitions")),
-		DefaultReplicationFactor: int16(c.Settings.Int64("default.replication.factor")),
-		UncleanDefault:           c.Settings.Bool("unclean.leader.election.enable"),
-		Rand:                     cfg.Rand,
-		Storage:                  st,
+		SessionTicks:                 c.Settings.Int64("broker.session.timeout.ms") / RaftTick.Milliseconds(),
+		DefaultPartitions:            int32(c.Settings.Int64("num.partitions")),
+		DefaultReplicationFactor:     int16(c.Settings.Int64("default.replication.factor")),
+		UncleanDefault:               c.Settings.Bool("unclean.leader.election.enable"),
+		AutoLeaderRebalance:          c.Settings.Bool("auto.leader.rebalance.enable"),
+		ImbalanceCheckTicks:          c.Settings.Int64("leader.imbalance.check.interval.seconds") * 1000 / RaftTick.Milliseconds(),
+		ImbalancePerBrokerPercentage: int(c.Settings.Int64("leader.imbalance.per.broker.percentage")),
+		Rand:                         cfg.Rand,
+		Storage:                      st,
 	})
 	if err != nil {
 		return err
@@ -378,7 +397,7 @@ func (l *peerLink) run() {
 				l.unreachable() // dropped
 				continue
 			}
-			c, err := net.DialTimeout("tcp", l.addr, time.Second)
+			c, err := peerDialer().Dial("tcp", l.addr)
 			if err != nil {
 				retryAt = time.Now().Add(200 * time.Millisecond)
 				l.unreachable()
@@ -472,6 +491,10 @@ func (e *engine) process() {
 		l.send(finishFrame(append(frameHeader(frameRaft, d.id), body...)))
 	}
 	now := time.Now().UnixMilli()
+	if lead := d.node.Status().Lead; lead != d.lead {
+		d.lead = lead
+		e.b.ControllerMoved(now)
+	}
 	for _, r := range out.Responses {
 		p, ok := d.pending[r.ID]
 		if !ok {

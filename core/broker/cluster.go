@@ -2,6 +2,7 @@ package broker
 
 import (
 	"errors"
+	"slices"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -91,12 +92,47 @@ func (b *Broker) ClusterEpoch() int64 {
 func (b *Broker) Fenced() bool { return b.cl != nil && b.cl.fenced }
 
 // send puts a request on the driver's transport and remembers what to do
-// with the answer.
+// with the answer; it gives up after replica.socket.timeout.ms.
 func (b *Broker) send(to int32, req kmsg.Request, done func(kmsg.Response)) {
+	b.sendWithin(to, req, b.cfg.Settings.Int64("replica.socket.timeout.ms"), done)
+}
+
+// sendWithin is send with its own timeout.
+func (b *Broker) sendWithin(to int32, req kmsg.Request, timeout int64, done func(kmsg.Response)) {
 	b.cl.nextID++
 	id := b.cl.nextID
-	b.cl.out[id] = &outgoing{to: to, deadline: b.now + b.cfg.Settings.Int64("replica.socket.timeout.ms"), done: done}
+	b.cl.out[id] = &outgoing{to: to, deadline: b.now + timeout, done: done}
 	b.cl.cfg.Send(to, id, req)
+}
+
+// ControllerMoved tells the broker that the node hosting the active
+// controller changed (or is no longer known). What it asked the old one
+// (heartbeats, AlterPartition, registrations, forwarded requests) may
+// never be answered, so it fails at once and is asked again of the new
+// one, as Kafka's NodeToControllerChannelManager disconnects from a
+// controller that is no longer active and re-sends what was in flight.
+// Without this a heartbeat lost with a cut-off controller holds the next
+// one back for replica.socket.timeout.ms, longer than the session the new
+// controller grants: healthy brokers were fenced with the lost one, and
+// every partition went offline.
+func (b *Broker) ControllerMoved(now int64) {
+	b.advance(now)
+	if b.cl == nil {
+		return
+	}
+	var lost []uint64
+	for id, o := range b.cl.out {
+		if o.to == ToController {
+			lost = append(lost, id)
+		}
+	}
+	slices.Sort(lost)
+	for _, id := range lost {
+		if o := b.cl.out[id]; o != nil {
+			delete(b.cl.out, id)
+			o.done(nil)
+		}
+	}
 }
 
 // Receive hands the broker the answer to one of its requests.
@@ -147,7 +183,11 @@ func (b *Broker) tickLifecycle() {
 	req.BrokerID, req.BrokerEpoch = b.cfg.NodeID, c.epoch
 	req.CurrentMetadataOffset = int64(c.image.Index)
 	epoch := c.epoch
-	b.send(ToController, req, func(r kmsg.Response) {
+	// A heartbeat not answered by the time the next is due is given up,
+	// so one lost message does not silence the broker for
+	// replica.socket.timeout.ms, past its session: the controller would
+	// fence a healthy broker.
+	b.sendWithin(ToController, req, b.cfg.Settings.Int64("broker.heartbeat.interval.ms"), func(r kmsg.Response) {
 		c.beating = false
 		resp, _ := r.(*kmsg.BrokerHeartbeatResponse)
 		if resp == nil || c.epoch != epoch {
@@ -178,7 +218,8 @@ func (b *Broker) register() {
 	l := kmsg.NewBrokerRegistrationRequestListener()
 	l.Name, l.Host, l.Port = "PLAINTEXT", b.cfg.Host, uint16(b.cfg.Port)
 	req.Listeners = append(req.Listeners, l)
-	b.send(ToController, req, func(r kmsg.Response) {
+	// Asked again after a heartbeat interval, like a heartbeat.
+	b.sendWithin(ToController, req, b.cfg.Settings.Int64("broker.heartbeat.interval.ms"), func(r kmsg.Response) {
 		c.registering = false
 		resp, _ := r.(*kmsg.BrokerRegistrationResponse)
 		if resp == nil {

@@ -40,6 +40,13 @@
 //   - A clustered broker opens no replica into storage that belongs to
 //     another cluster (cluster_id.go), nor into a partition directory
 //     that names another topic id (partition_metadata.go).
+//   - A clustered broker waits for no answer past a bound that keeps it
+//     available: a heartbeat or registration is asked again after
+//     broker.heartbeat.interval.ms (well inside its session), a follower's
+//     fetch after replica.fetch.wait.max.ms + replica.fetch.backoff.ms, and
+//     whatever it asked a controller that is no longer active fails at
+//     once when the driver reports the move (ControllerMoved), to be asked
+//     of the new one; the rest after replica.socket.timeout.ms.
 //   - Kafka errors travel as ErrorCode fields (pkg/kerr codes), never as Go
 //     errors; Go errors returned by this package mean storage failed.
 package broker

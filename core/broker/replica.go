@@ -428,7 +428,7 @@ func (b *Broker) replicate(p *Partition) {
 	rp.LastFetchedEpoch = p.epochs.latest()
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	b.send(f.leader, req, func(r kmsg.Response) {
+	b.sendWithin(f.leader, req, b.fetchTimeout(), func(r kmsg.Response) {
 		if p.follow != f || p.deleted {
 			return
 		}
@@ -470,6 +470,19 @@ func (b *Broker) replicate(p *Partition) {
 			b.backoff(p, f)
 		}
 	})
+}
+
+// fetchTimeout is how long a follower waits for the leader to answer a
+// fetch (or OffsetForLeaderEpoch) before it asks again: the longest the
+// leader may hold a fetch (replica.fetch.wait.max.ms) plus
+// replica.fetch.backoff.ms for the round trip. Kafka waits
+// replica.socket.timeout.ms (30 s) and then reconnects; a fetch lost
+// while the network was split would then keep a healed follower from
+// fetching, and so out of the ISR, for up to 30 s. Asking again is
+// harmless: the leader answers the same offsets, and a late answer to the
+// earlier fetch is ignored.
+func (b *Broker) fetchTimeout() int64 {
+	return b.cfg.Settings.Int64("replica.fetch.wait.max.ms") + b.cfg.Settings.Int64("replica.fetch.backoff.ms")
 }
 
 func (b *Broker) backoff(p *Partition, f *followState) {
@@ -536,7 +549,7 @@ func (b *Broker) askEpochEnd(p *Partition, f *followState) {
 	rp.Partition, rp.CurrentLeaderEpoch, rp.LeaderEpoch = p.Index, f.epoch, mine
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	b.send(f.leader, req, func(r kmsg.Response) {
+	b.sendWithin(f.leader, req, b.fetchTimeout(), func(r kmsg.Response) {
 		if p.follow != f || p.deleted {
 			return
 		}

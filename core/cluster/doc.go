@@ -71,6 +71,25 @@
 // min.insync.replicas is stored (Image.MinInsyncReplicas) but enforced by
 // partition leaders on acks=all produce, not here.
 //
+// # Availability
+//
+// A broker cut off from the others is fenced when its session runs out,
+// and the batch that fences it also elects new leaders from the ISR and
+// takes it out of every ISR: its partitions are unavailable for about
+// broker.session.timeout.ms, the others not at all. A new controller
+// grants every broker a full session from its activation, so a controller
+// failover moves no partition leader; brokers re-send to it at once what
+// they had asked the old one (broker.ControllerMoved), so a heartbeat
+// lost with the old controller does not get a healthy broker fenced.
+// Failures move leadership away from preferred replicas (the first of
+// each partition); with auto.leader.rebalance.enable the controller moves
+// it back every leader.imbalance.check.interval.seconds, for the brokers
+// whose share of preferred partitions led elsewhere exceeds
+// leader.imbalance.per.broker.percentage (ElectPreferred,
+// quorum/rebalance.go). TestAvailabilityRandom (core/sim) checks the
+// bound: once the network heals and the cluster is quiet, every partition
+// has a leader and a full ISR, and acks=all succeeds, within 10 s.
+//
 // # Determinism
 //
 // etcd raft draws its randomized election timeout from crypto/rand. To keep
@@ -97,6 +116,8 @@
 //     by exactly one.
 //   - A partition's ISR is a non-empty subset of its replicas, and its
 //     leader is NoLeader or a member of its ISR.
+//   - A preferred-leader election changes only the leader, to the first
+//     replica, and only while that replica is live and in the ISR.
 //   - A leader from outside the previous ISR is chosen only by an unclean
 //     election, only when no ISR member is live and the topic allows it.
 //   - Only a live (registered, unfenced) broker is elected or added to an

@@ -73,3 +73,15 @@ func (e Election) Change(topic string, partition int32, p *Partition) *Partition
 	}
 	return c
 }
+
+// ElectPreferred returns the change that gives p back to its preferred
+// replica (the first), as Kafka's preferred-leader election does, or nil
+// when p is led by it already or it cannot lead: it must be live and in
+// the ISR. The ISR stays as it is.
+func ElectPreferred(topic string, partition int32, p *Partition, live func(int32) bool) *PartitionChange {
+	pref := p.Replicas[0]
+	if p.Leader == pref || !live(pref) || !slices.Contains(p.ISR, pref) {
+		return nil
+	}
+	return &PartitionChange{Topic: topic, Partition: partition, ExpectEpoch: p.PartitionEpoch, Leader: pref, Preferred: true}
+}

@@ -237,6 +237,7 @@ type PartitionDelta struct {
 	Before    *Partition
 	After     *Partition
 	Unclean   bool
+	Preferred bool // a preferred-leader election (PartitionChange.Preferred)
 }
 
 // Apply applies a batch committed at raft index. Each record applies or is
@@ -401,7 +402,7 @@ func (im *Image) applyChange(x *PartitionChange) (*PartitionDelta, error) {
 	}
 	before := p.Clone()
 	*p = *next
-	return &PartitionDelta{Topic: x.Topic, Partition: x.Partition, Before: before, After: next.Clone(), Unclean: x.Unclean}, nil
+	return &PartitionDelta{Topic: x.Topic, Partition: x.Partition, Before: before, After: next.Clone(), Unclean: x.Unclean, Preferred: x.Preferred}, nil
 }
 
 // check enforces the shape every partition keeps: a non-empty ISR drawn

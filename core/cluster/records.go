@@ -133,6 +133,9 @@ type PartitionChange struct {
 	// Unclean marks an unclean election: the leader was not in the ISR,
 	// and whatever only the old ISR held may be lost.
 	Unclean bool `json:"unclean,omitempty"`
+	// Preferred marks a preferred-leader election: leadership goes back
+	// to the first replica (auto.leader.rebalance.enable).
+	Preferred bool `json:"preferred,omitempty"`
 	// Recovery sets the leader recovery state (KIP-704): 0 keeps it,
 	// RecoveryRecovering or RecoveryRecovered set it.
 	Recovery int8 `json:"recovery,omitempty"`

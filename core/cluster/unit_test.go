@@ -184,3 +184,28 @@ func TestCloneSharesNothing(t *testing.T) {
 		t.Fatalf("the original changed:\n%s\n%s", before, after)
 	}
 }
+
+func TestElectPreferred(t *testing.T) {
+	all := func(int32) bool { return true }
+	not2 := func(b int32) bool { return b != 2 }
+	for _, tc := range []struct {
+		leader int32
+		isr    []int32
+		live   func(int32) bool
+		want   bool
+	}{
+		{3, []int32{3, 2, 1}, all, true},   // the preferred replica 2 leads again
+		{2, []int32{2, 3, 1}, all, false},  // it leads already
+		{3, []int32{3, 1}, all, false},     // out of the ISR
+		{3, []int32{3, 2, 1}, not2, false}, // fenced
+	} {
+		p := &Partition{Replicas: []int32{2, 3, 1}, ISR: tc.isr, Leader: tc.leader, PartitionEpoch: 7}
+		ch := ElectPreferred("t", 0, p, tc.live)
+		if (ch != nil) != tc.want {
+			t.Fatalf("leader %d isr %v: change %+v, want one: %v", tc.leader, tc.isr, ch, tc.want)
+		}
+		if ch != nil && (ch.Leader != 2 || !ch.Preferred || ch.ISR != nil || ch.ExpectEpoch != 7) {
+			t.Fatalf("change %+v: want leader 2, the ISR kept, guarded by epoch 7", ch)
+		}
+	}
+}

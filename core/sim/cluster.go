@@ -56,6 +56,10 @@ type simCluster struct {
 	Unclean  int
 	ready    bool
 	metadata []metadataEntry // the committed metadata log (metadata_view.go)
+	// lead is the raft leader each node last knew, to tell its broker
+	// when the controller moves (noteLead).
+	lead      map[string]uint64
+	sessionMs int64 // broker.session.timeout.ms
 }
 
 type ctlRequest struct {
@@ -81,7 +85,7 @@ func cmdCluster(w *World, c command) error {
 	for _, k := range c.keys {
 		settings[k] = c.kv[k]
 	}
-	w.cl = &simCluster{size: n, nextTick: w.now + RaftTickMs, ctlPending: map[uint64]ctlRequest{},
+	w.cl = &simCluster{size: n, nextTick: w.now + RaftTickMs, ctlPending: map[uint64]ctlRequest{}, lead: map[string]uint64{},
 		fetchOffset: map[string]int64{}, fetchHW: map[string]int64{}}
 	for range n {
 		if _, err := w.addNode(settings); err != nil {
@@ -147,12 +151,16 @@ func (w *World) startClustered(n *Node, cfg broker.Config) error {
 		voters = append(voters, raftID(int32(i)))
 	}
 	sessionMs := cfg.Settings.Int64("broker.session.timeout.ms")
+	w.cl.sessionMs = sessionMs
 	q, err := quorum.NewNode(quorum.Config{
 		ID: raftID(n.ID), Voters: voters, ElectionTicks: 10, HeartbeatTicks: 1,
 		SessionTicks: sessionMs / RaftTickMs, DefaultPartitions: 1, DefaultReplicationFactor: 1,
-		UncleanDefault: cfg.Settings.Bool("unclean.leader.election.enable"),
-		ClusterID:      cfg.ClusterID, // every broker of the world is formatted with it
-		Rand:           rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64())), Storage: n.Store,
+		UncleanDefault:               cfg.Settings.Bool("unclean.leader.election.enable"),
+		AutoLeaderRebalance:          cfg.Settings.Bool("auto.leader.rebalance.enable"),
+		ImbalanceCheckTicks:          cfg.Settings.Int64("leader.imbalance.check.interval.seconds") * 1000 / RaftTickMs,
+		ImbalancePerBrokerPercentage: int(cfg.Settings.Int64("leader.imbalance.per.broker.percentage")),
+		ClusterID:                    cfg.ClusterID, // every broker of the world is formatted with it
+		Rand:                         rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64())), Storage: n.Store,
 	})
 	if err != nil {
 		return err
@@ -170,6 +178,7 @@ func (w *World) startClustered(n *Node, cfg broker.Config) error {
 		return err
 	}
 	n.Broker, n.Quorum, n.Up = b, q, true
+	delete(w.cl.lead, n.Name)
 	if err := b.ApplyMetadata(w.now, q.Image().Clone()); err != nil {
 		return err
 	}
@@ -217,6 +226,7 @@ func (w *World) process(n *Node) {
 		m.quiet = !w.visible(m)
 		w.net.send(m)
 	}
+	w.noteLead(n)
 	if len(out.Applied) > 0 {
 		w.printApplied(n, out.Applied)
 		if err := n.Broker.ApplyMetadata(w.now, n.Quorum.Image().Clone()); err != nil {
@@ -224,6 +234,19 @@ func (w *World) process(n *Node) {
 		}
 		w.commit(n)
 	}
+}
+
+// noteLead tells n's broker when the node it sends controller requests to
+// changes (Broker.ControllerMoved), as the native driver does.
+func (w *World) noteLead(n *Node) {
+	lead := n.Quorum.Status().Lead
+	if was, ok := w.cl.lead[n.Name]; ok && was != lead {
+		before := observe(n)
+		n.Broker.ControllerMoved(w.now)
+		w.commit(n)
+		w.report(n, before)
+	}
+	w.cl.lead[n.Name] = lead
 }
 
 // printApplied prints what the controller decided, once per entry.
@@ -277,6 +300,8 @@ func describeDelta(d cluster.PartitionDelta) string {
 		s += fmt.Sprintf(" replicas=%s", idList(a.Replicas))
 	case d.Unclean:
 		s += " (unclean election: records only the old ISR had are lost)"
+	case d.Preferred:
+		s += " (preferred leader elected)"
 	case d.Before.Leader != a.Leader && a.Leader == cluster.NoLeader:
 		s += " (offline: no in-sync replica is live)"
 	case d.Before.Leader != a.Leader:
@@ -347,10 +372,10 @@ func (w *World) deliverInternal(m *Message) bool {
 }
 
 // visible decides whether a message between brokers is printed: never
-// raft, heartbeats or registrations; AlterPartition and
-// OffsetForLeaderEpoch always; a follower fetch when it reports a new
-// offset, and its answer when it carries records, a new high watermark or
-// an error.
+// raft, heartbeats or registrations; AlterPartition always;
+// OffsetForLeaderEpoch unless it asks again what the follower asked
+// before; a follower fetch when it reports a new offset, and its answer
+// when it carries records, a new high watermark or an error.
 func (w *World) visible(m *Message) bool {
 	switch msg := m.body().(type) {
 	case *pb.Message, *kmsg.BrokerHeartbeatRequest, *kmsg.BrokerHeartbeatResponse,
@@ -370,6 +395,19 @@ func (w *World) visible(m *Message) bool {
 					changed = true
 				}
 				w.cl.fetchOffset[key] = p.FetchOffset
+			}
+		}
+		return changed
+	case *kmsg.OffsetForLeaderEpochRequest:
+		changed := false
+		for _, t := range msg.Topics {
+			for _, p := range t.Partitions {
+				key := fmt.Sprintf("%s>%s/%s-%d/epoch", m.From, m.To, t.Topic, p.Partition)
+				asked := int64(p.CurrentLeaderEpoch)<<32 | int64(uint32(p.LeaderEpoch))
+				if last, ok := w.cl.fetchOffset[key]; !ok || last != asked {
+					changed = true
+				}
+				w.cl.fetchOffset[key] = asked
 			}
 		}
 		return changed
@@ -471,6 +509,36 @@ func (w *World) showReplicas(topic string, part int32) error {
 			role += ", out of sync"
 		}
 		w.notef(n.Name, "view", "  %s leo=%d hw=%d (%s)", tp, p.Log().EndOffset(), p.HighWatermark, role)
+	}
+	return nil
+}
+
+// showController prints which broker hosts the active controller and, as
+// that controller sees them, every broker's state and how long ago it
+// last heard from it.
+func (w *World) showController() error {
+	if w.cl == nil {
+		return fmt.Errorf("show controller: this world is not a cluster")
+	}
+	name := w.controllerName()
+	if name == "none" {
+		w.notef("quorum", "view", "no active controller: the quorum is electing one")
+		return nil
+	}
+	n, _ := w.node(name)
+	st := n.Quorum.Status()
+	w.notef("quorum", "view", "controller %s (raft term %d)", name, st.Term)
+	im := n.Quorum.Image()
+	session := w.cl.sessionMs
+	for _, id := range im.BrokerIDs() {
+		state := "live"
+		if br := im.Brokers[id]; br.Fenced {
+			state = "fenced"
+		}
+		if ticks, ok := n.Quorum.SinceHeard(id); ok {
+			state += fmt.Sprintf(", heard %dms ago (session %dms)", ticks*RaftTickMs, session)
+		}
+		w.notef("quorum", "view", "  b%d %s", id, state)
 	}
 	return nil
 }

@@ -32,4 +32,5 @@ func (w *World) visible(*Message) bool                            { return true 
 func (w *World) showReplicas(topic string, partition int32) error { return errNoQuorum }
 func (w *World) showMetadata(command) error                       { return errNoQuorum }
 func (w *World) showQuorum() error                                { return errNoQuorum }
+func (w *World) showController() error                            { return errNoQuorum }
 func (w *World) Leader(string, int32) *Node                       { return nil }

@@ -155,8 +155,8 @@ func (w *World) deliverAt(i int) {
 	w.net.queue = slices.Delete(w.net.queue, i, i+1)
 	if w.partitioned(m) {
 		text := arrow(m.From, m.To) + "(partitioned) " + describe.Message(m.body())
-		if m.Raft != nil {
-			text = ""
+		if m.Raft != nil || m.quiet {
+			text = "" // no more printed than its delivery would be (visible)
 		}
 		w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.body(), Text: text})
 		return
@@ -196,7 +196,11 @@ func (w *World) deliver(m *Message) {
 	if m.Req != nil {
 		n, err := w.node(m.To)
 		if err != nil || !n.Up {
-			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + "(broker down) " + describe.Message(m.Req)})
+			text := arrow(m.From, m.To) + "(broker down) " + describe.Message(m.Req)
+			if m.quiet {
+				text = "" // no more printed than its delivery would be (visible)
+			}
+			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.Req, Text: text})
 			return
 		}
 		if !m.quiet {

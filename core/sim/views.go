@@ -37,14 +37,16 @@ func (w *World) partitionOf(c command, tpArg string) (*Node, *broker.Partition, 
 }
 
 // cmdShow: show log TOPIC-P | show files [BROKER] | show replicas TOPIC-P |
-// show metadata [from=INDEX] | show quorum, and the views of txnviews.go
-// and group_views.go
+// show metadata [from=INDEX] | show quorum | show controller, and the
+// views of txnviews.go and group_views.go
 func cmdShow(w *World, c command) error {
 	what, err := c.arg(0, "what to show (log, files)")
 	if err != nil {
 		return err
 	}
 	switch what {
+	case "controller":
+		return w.showController()
 	case "replicas":
 		tp, err := c.arg(1, "topic-partition")
 		if err != nil {

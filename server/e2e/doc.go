@@ -20,6 +20,11 @@
 // With CI=true a test whose external tool (kcat, node, the kafkajs npm
 // package) is missing fails instead of skipping.
 //
+// TestNetworkSplitAvailability runs three brokers in network namespaces
+// of their own on a bridge it creates (10.99.X.0/24, routed nowhere), and
+// takes their links down and up; it needs root and iproute2, and skips
+// loudly without them (fails with CI=true).
+//
 // # Invariants
 //
 //   - No test sleeps to synchronise: it polls a condition with a deadline.

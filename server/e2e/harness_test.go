@@ -153,6 +153,8 @@ type Broker struct {
 	proc *process
 	kf   *kfake.Cluster
 	runs int
+
+	wrap []string // a command that runs the binary (WithWrapper)
 }
 
 type process struct {
@@ -175,6 +177,12 @@ func WithDataDir(dir string) BrokerOpt { return func(b *Broker) { b.DataDir = di
 // WithConfig passes a Kafka broker config as --name value.
 func WithConfig(name, value string) BrokerOpt {
 	return func(b *Broker) { b.configs = append(b.configs, [2]string{name, value}) }
+}
+
+// WithWrapper runs the binary through a command that execs it, such as
+// `ip netns exec NAME`, so that signals still reach gregor itself.
+func WithWrapper(cmd ...string) BrokerOpt {
+	return func(b *Broker) { b.wrap = cmd }
 }
 
 // WithAddrs runs the broker on the given Kafka and HTTP listener addresses
@@ -269,7 +277,8 @@ func (b *Broker) start() error {
 	}
 	fmt.Fprintf(b.log, "==== run %d: gregor %s\n", b.runs, strings.Join(b.Args(), " "))
 	p := &process{logStart: b.log.Len(), done: make(chan struct{})}
-	p.cmd = exec.Command(gregorBin, b.Args()...)
+	argv := append(append(append([]string{}, b.wrap...), gregorBin), b.Args()...)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Stdout = b.log
 	p.cmd.Stderr = b.log
 	if len(b.Env) > 0 {

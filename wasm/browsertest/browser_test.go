@@ -742,3 +742,24 @@ func TestClusterPlayground(t *testing.T) {
 		t.Errorf("location.search = %q", p.search())
 	}
 }
+
+// TestControllerFailoverLesson: the controller-failover lesson at the
+// step where the quorum has a new controller and no leader moved, then at
+// the step where the cut-off follower is back in the ISR; both render as
+// the native replay says.
+func TestControllerFailoverLesson(t *testing.T) {
+	n := firstCommand(t, "controller-failover", "partition ")
+	p := open(t, fmt.Sprintf("/?lesson=controller-failover&step=%d", n+2))
+	p.checkStep()
+	if got := p.text(".step"); !strings.Contains(got, "controller b1 (raft term 2)") {
+		t.Errorf("step %d does not show the new controller: %q", n+2, got)
+	}
+	p.shot("new-controller")
+	heal := firstCommand(t, "controller-failover", "heal")
+	p.load(fmt.Sprintf("/?lesson=controller-failover&step=%d", heal+1))
+	p.checkStep()
+	if got := p.text(".step"); !strings.Contains(got, "(ISR grew)") {
+		t.Errorf("step %d does not show the follower rejoining the ISR: %q", heal+1, got)
+	}
+	p.shot("rejoined")
+}

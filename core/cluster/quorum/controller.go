@@ -31,6 +31,9 @@ type controller struct {
 	// proposedID is the cluster id this controller proposed for a log
 	// that had none, until the image has it.
 	proposedID string
+	// nextRebalance is when to look for leaders to move back to their
+	// preferred replicas (rebalance.go).
+	nextRebalance int64
 }
 
 // pending is a request waiting for its batch to commit.
@@ -58,6 +61,7 @@ func (c *controller) activate() {
 	for _, id := range c.n.image.BrokerIDs() {
 		c.lastHeard[id] = c.n.now
 	}
+	c.nextRebalance = c.n.now + c.n.cfg.ImbalanceCheckTicks
 	c.nextPID = c.n.image.NextProducerID
 	if c.n.image.ClusterID == "" {
 		c.proposedID = c.n.cfg.ClusterID
@@ -192,7 +196,9 @@ func partitionKey(topic string, p int32) string { return fmt.Sprintf("p/%s/%d", 
 func topicKey(topic string) string { return "t/" + topic }
 
 // tick fences brokers whose session expired and repairs partitions whose
-// leader or ISR names a broker that is not live, in one batch.
+// leader or ISR names a broker that is not live, in one batch; when there
+// is nothing to repair, it moves leaders back to their preferred replicas
+// when they are due (rebalance.go).
 func (c *controller) tick() {
 	if !c.active {
 		return
@@ -220,6 +226,9 @@ func (c *controller) tick() {
 	live := func(id int32) bool { return im.Live(id) && !fencing[id] }
 	r, k := c.reconcile(live)
 	recs, keys = append(recs, r...), append(keys, k...)
+	if len(recs) == 0 {
+		recs, keys = c.rebalance(live)
+	}
 	if len(recs) > 0 {
 		c.propose(recs, nil, keys)
 	}

@@ -42,6 +42,14 @@ type Config struct {
 	// UncleanDefault is unclean.leader.election.enable for topics that do
 	// not set it.
 	UncleanDefault bool
+	// AutoLeaderRebalance, ImbalanceCheckTicks and
+	// ImbalancePerBrokerPercentage are auto.leader.rebalance.enable,
+	// leader.imbalance.check.interval.seconds (in ticks) and
+	// leader.imbalance.per.broker.percentage (rebalance.go). Off by
+	// default.
+	AutoLeaderRebalance          bool
+	ImbalanceCheckTicks          int64
+	ImbalancePerBrokerPercentage int
 	// ClusterID is the id the first controller writes into a metadata log
 	// that has none (what kafka-storage format's --cluster-id gives
 	// Kafka); empty draws a random one from Rand. A log that has an id
@@ -312,6 +320,17 @@ func (n *Node) Status() Status {
 	st := n.rn.BasicStatus()
 	return Status{ID: n.cfg.ID, Term: st.GetTerm(), Lead: st.Lead, Applied: n.image.Index,
 		State: st.RaftState, Controller: n.ctl != nil && n.ctl.active}
+}
+
+// SinceHeard is, on the active controller, how many ticks ago it last
+// heard from broker id (a heartbeat or registration, or its own
+// activation: a new controller grants every broker a full session).
+func (n *Node) SinceHeard(id int32) (int64, bool) {
+	if n.ctl == nil || !n.ctl.active {
+		return 0, false
+	}
+	heard, ok := n.ctl.lastHeard[id]
+	return n.now - heard, ok
 }
 
 // Close releases the node's log file.
