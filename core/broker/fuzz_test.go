@@ -25,6 +25,7 @@ func FuzzHandle(f *testing.F) {
 		kmsg.NewPtrDeleteRecordsRequest(),
 		kmsg.NewPtrDescribeConfigsRequest(),
 		kmsg.NewPtrIncrementalAlterConfigsRequest(),
+		kmsg.NewPtrAlterConfigsRequest(),
 		kmsg.NewPtrDescribeClusterRequest(),
 		kmsg.NewPtrInitProducerIDRequest(),
 	}

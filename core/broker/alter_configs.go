@@ -1,0 +1,76 @@
+package broker
+
+import (
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// AlterConfigs v0-2, the legacy API that Kafka deprecated for
+// IncrementalAlterConfigs (KIP-339) but still serves: each resource's
+// dynamic values are replaced by the ones the request lists, and a value
+// the request leaves out goes back to its default. Topics and brokers
+// (this broker by id, or "" for the broker defaults), validate-only
+// included. Each resource is checked and applied on its own, as Kafka
+// does: one bad resource fails alone.
+//
+// It is served as the incremental API with the operations that make the
+// same replacement (wire.AlterConfigsOps), so the two cannot disagree on
+// what is valid. In a cluster, topics and the cluster-wide defaults belong
+// to the controller, which receives the request (KIP-590 forwarding,
+// forwardsConfigs); one broker's own settings stay with that broker.
+func init() { register(33, 0, 2, handleAlterConfigs) }
+
+func handleAlterConfigs(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.AlterConfigsRequest)
+	ops := make([]kmsg.IncrementalAlterConfigsRequestResource, len(req.Resources))
+	for i := range req.Resources {
+		rr := &req.Resources[i]
+		ops[i] = wire.AlterConfigsOps(b.dynamicConfigs(rr.ResourceType, rr.ResourceName), rr)
+	}
+	if b.forwardsConfigs(ops) {
+		b.forward(r)
+		return nil
+	}
+	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
+	for i, ke := range b.alterEach(ops, req.ValidateOnly) {
+		sr := kmsg.NewAlterConfigsResponseResource()
+		sr.ResourceType, sr.ResourceName = ops[i].ResourceType, ops[i].ResourceName
+		sr.ErrorCode, sr.ErrorMessage = ke.errCode(), ke.message()
+		resp.Resources = append(resp.Resources, sr)
+	}
+	return resp
+}
+
+// dynamicConfigs are a resource's values that AlterConfigs replaces: a
+// topic's overrides, or the broker's dynamic settings. Nil for a resource
+// that does not exist (alterConfigs says why).
+func (b *Broker) dynamicConfigs(typ kmsg.ConfigResourceType, name string) map[string]string {
+	switch typ {
+	case kmsg.ConfigResourceTypeTopic:
+		if t := b.topics[name]; t != nil {
+			return t.Configs
+		}
+	case kmsg.ConfigResourceTypeBroker:
+		return b.cfg.Settings.Dynamic
+	}
+	return nil
+}
+
+// forwardsConfigs reports whether a config request goes to the controller:
+// in a cluster, unless every resource is this broker's own settings (a
+// broker resource named by this broker's id), which this broker keeps.
+func (b *Broker) forwardsConfigs(resources []kmsg.IncrementalAlterConfigsRequestResource) bool {
+	if b.cl == nil {
+		return false
+	}
+	self := strconv.Itoa(int(b.cfg.NodeID))
+	for _, rr := range resources {
+		if rr.ResourceType != kmsg.ConfigResourceTypeBroker || rr.ResourceName != self {
+			return true
+		}
+	}
+	return false
+}
