@@ -29,6 +29,11 @@ type Config struct {
 	Rand *rand.Rand
 	// Logf receives one line per notable event (recovery, retention).
 	Logf func(format string, args ...any)
+	// LogDir is the absolute path of the data directory, as
+	// DescribeLogDirs reports it; DiskSpace, when set, the total and
+	// usable bytes of its volume (-1 where unknown).
+	LogDir    string
+	DiskSpace func() (total, usable int64)
 	// Cluster, when set, makes the broker one of several, with its
 	// metadata from the quorum (cluster.go); nil is a single broker that
 	// keeps its own metadata.

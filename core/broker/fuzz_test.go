@@ -26,6 +26,7 @@ func FuzzHandle(f *testing.F) {
 		kmsg.NewPtrDescribeConfigsRequest(),
 		kmsg.NewPtrIncrementalAlterConfigsRequest(),
 		kmsg.NewPtrAlterConfigsRequest(),
+		kmsg.NewPtrDescribeLogDirsRequest(),
 		kmsg.NewPtrDescribeClusterRequest(),
 		kmsg.NewPtrInitProducerIDRequest(),
 	}
