@@ -27,6 +27,7 @@ func FuzzHandle(f *testing.F) {
 		kmsg.NewPtrIncrementalAlterConfigsRequest(),
 		kmsg.NewPtrAlterConfigsRequest(),
 		kmsg.NewPtrDescribeLogDirsRequest(),
+		kmsg.NewPtrElectLeadersRequest(),
 		kmsg.NewPtrDescribeClusterRequest(),
 		kmsg.NewPtrInitProducerIDRequest(),
 	}

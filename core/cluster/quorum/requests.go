@@ -32,6 +32,8 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 		c.alterConfigs(id, r)
 	case *kmsg.AlterConfigsRequest:
 		c.replaceConfigs(id, r)
+	case *kmsg.ElectLeadersRequest:
+		c.electLeaders(id, r)
 	default:
 		c.n.respond(id, errorResponse(req, kerr.UnsupportedVersion.Code))
 	}
