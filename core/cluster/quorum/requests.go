@@ -34,6 +34,8 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 		c.replaceConfigs(id, r)
 	case *kmsg.ElectLeadersRequest:
 		c.electLeaders(id, r)
+	case *kmsg.AlterClientQuotasRequest:
+		c.alterClientQuotas(id, r)
 	default:
 		c.n.respond(id, errorResponse(req, kerr.UnsupportedVersion.Code))
 	}
