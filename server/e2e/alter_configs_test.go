@@ -1,9 +1,13 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -238,4 +242,46 @@ func saramaAdmin(t *testing.T, addrs ...string) sarama.ClusterAdmin {
 	}
 	t.Cleanup(func() { admin.Close() })
 	return admin
+}
+
+// TestKafkajsAlterConfigs: kafkajs's admin.alterConfigs sends the legacy
+// AlterConfigs: validate-only changes nothing, the change replaces the
+// topic's values (retention.ms, left out, goes back to its default), and
+// an unknown config is INVALID_CONFIG.
+func TestKafkajsAlterConfigs(t *testing.T) {
+	node := requireTool(t, "node")
+	dir := filepath.Join(repoRoot, "server", "e2e", "kafkajs")
+	requireNpmPackage(t, dir, "kafkajs")
+	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
+	topic := topicName(t, "")
+	day := "86400000"
+	mustCreateTopic(t, b.Admin(t), topic, 1, map[string]*string{"retention.ms": &day})
+
+	cmd := exec.CommandContext(testCtx(t, opTimeout), node, "alter_configs.js", b.Addr, topic)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node alter_configs.js: %v\n%s", err, stderr.String())
+	}
+	var res struct {
+		Before, AfterValidate, AfterAlter, AfterUnknown map[string]string
+		UnknownError                                    *string
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("kafkajs output %q: %v", out, err)
+	}
+	if res.Before["retention.ms"] != day || res.AfterValidate["retention.ms"] != day || res.AfterValidate["segment.bytes"] == "2097152" {
+		t.Errorf("validate-only changed something: before %v, after %v", res.Before, res.AfterValidate)
+	}
+	if res.AfterAlter["segment.bytes"] != "2097152" || res.AfterAlter["retention.ms"] == day {
+		t.Errorf("after alterConfigs %v, want segment.bytes 2097152 and retention.ms back to its default", res.AfterAlter)
+	}
+	if res.UnknownError == nil || *res.UnknownError != "INVALID_CONFIG" {
+		t.Errorf("alterConfigs no.such.config: error %v, want INVALID_CONFIG", res.UnknownError)
+	}
+	if res.AfterUnknown["segment.bytes"] != "2097152" {
+		t.Errorf("a refused alterConfigs changed the topic: %v", res.AfterUnknown)
+	}
 }
