@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"strconv"
-
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/wire"
@@ -18,21 +16,20 @@ import (
 //
 // It is served as the incremental API with the operations that make the
 // same replacement (wire.AlterConfigsOps), so the two cannot disagree on
-// what is valid. In a cluster, topics and the cluster-wide defaults belong
-// to the controller, which receives the request (KIP-590 forwarding,
-// forwardsConfigs); one broker's own settings stay with that broker.
+// what is valid. In a cluster the controller receives the request
+// (KIP-590 forwarding, forwardsConfigs).
 func init() { register(33, 0, 2, handleAlterConfigs) }
 
 func handleAlterConfigs(b *Broker, r *Request) kmsg.Response {
+	if b.forwardsConfigs() {
+		b.forward(r)
+		return nil
+	}
 	req := r.Msg.(*kmsg.AlterConfigsRequest)
 	ops := make([]kmsg.IncrementalAlterConfigsRequestResource, len(req.Resources))
 	for i := range req.Resources {
 		rr := &req.Resources[i]
 		ops[i] = wire.AlterConfigsOps(b.dynamicConfigs(rr.ResourceType, rr.ResourceName), rr)
-	}
-	if b.forwardsConfigs(ops) {
-		b.forward(r)
-		return nil
 	}
 	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
 	for i, ke := range b.alterEach(ops, req.ValidateOnly) {
@@ -59,18 +56,8 @@ func (b *Broker) dynamicConfigs(typ kmsg.ConfigResourceType, name string) map[st
 	return nil
 }
 
-// forwardsConfigs reports whether a config request goes to the controller:
-// in a cluster, unless every resource is this broker's own settings (a
-// broker resource named by this broker's id), which this broker keeps.
-func (b *Broker) forwardsConfigs(resources []kmsg.IncrementalAlterConfigsRequestResource) bool {
-	if b.cl == nil {
-		return false
-	}
-	self := strconv.Itoa(int(b.cfg.NodeID))
-	for _, rr := range resources {
-		if rr.ResourceType != kmsg.ConfigResourceTypeBroker || rr.ResourceName != self {
-			return true
-		}
-	}
-	return false
-}
+// forwardsConfigs reports whether config requests go to the controller:
+// in a cluster, where topics' configs and the broker settings are the
+// metadata log's (the broker settings cluster-wide, resource name "";
+// the controller refuses one broker's own).
+func (b *Broker) forwardsConfigs() bool { return b.cl != nil }

@@ -17,7 +17,7 @@ func init() { register(44, 0, 1, handleIncrementalAlterConfigs) }
 
 func handleIncrementalAlterConfigs(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.IncrementalAlterConfigsRequest)
-	if b.forwardsConfigs(req.Resources) {
+	if b.forwardsConfigs() {
 		b.forward(r)
 		return nil
 	}

@@ -68,6 +68,12 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 	if err := b.adoptClusterID(im); err != nil {
 		return err
 	}
+	if !maps.Equal(b.cfg.Settings.Dynamic, im.Defaults) {
+		// The cluster-wide dynamic broker settings (AlterConfigs on
+		// broker "", through the controller) are every broker's.
+		b.cfg.Settings.Dynamic = copyMap(im.Defaults)
+		b.reconfigure(nil)
+	}
 	var firstErr error
 	for _, name := range b.topicNames() {
 		t := b.topics[name]

@@ -141,9 +141,10 @@ func TestAlterConfigsLegacy(t *testing.T) {
 	}
 }
 
-// TestClusterAlterConfigs: in a cluster the controller alters topics, for
-// both AlterConfigs and IncrementalAlterConfigs sent to any broker; every
-// replica's broker applies the change, and the leader enforces it.
+// TestClusterAlterConfigs: in a cluster the controller alters topics and
+// the cluster-wide broker settings, for both AlterConfigs and
+// IncrementalAlterConfigs sent to any broker; every broker applies the
+// change, and a partition's leader enforces it.
 func TestClusterAlterConfigs(t *testing.T) {
 	bs := startCluster(t, 3)
 	cl := clusterClient(t, bs, kgo.RetryTimeout(20*time.Second))
@@ -192,6 +193,28 @@ func TestClusterAlterConfigs(t *testing.T) {
 	}
 	waitConfigEverywhere(t, cl, bs, topic, "retention.ms", hour)
 	waitConfigEverywhere(t, cl, bs, topic, "min.insync.replicas", "1") // left out: back to the default
+
+	// Broker settings are cluster-wide: set through the controller, each
+	// broker applies them (message.max.bytes is the default of the
+	// topic's max.message.bytes, enforced by its leader).
+	brs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "message.max.bytes", Value: kadm.StringPtr("200")}})
+	if err != nil || len(brs) != 1 || brs[0].Err != nil {
+		t.Fatalf("AlterBrokerConfigs (cluster-wide): %v %+v", err, brs)
+	}
+	waitConfigEverywhere(t, cl, bs, topic, "max.message.bytes", "200")
+	if err := producer.ProduceSync(ctx, kgo.StringRecord(big)).FirstErr(); !errors.Is(err, kerr.MessageTooLarge) {
+		t.Errorf("a 500-byte record under a cluster-wide message.max.bytes=200: %v, want MESSAGE_TOO_LARGE", err)
+	}
+	brs, err = adm.AlterBrokerConfigsState(ctx, nil) // the legacy API: replace them all with none
+	if err != nil || len(brs) != 1 || brs[0].Err != nil {
+		t.Fatalf("AlterBrokerConfigsState (cluster-wide, none): %v %+v", err, brs)
+	}
+	waitConfigEverywhere(t, cl, bs, topic, "max.message.bytes", "1048588")
+	mustProduce(t, producer, big)
+	brs, err = adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "message.max.bytes", Value: kadm.StringPtr("200")}}, 2)
+	if err != nil || len(brs) != 1 || !errors.Is(brs[0].Err, kerr.InvalidRequest) {
+		t.Errorf("AlterBrokerConfigs for broker 2 alone: %v %+v, want INVALID_REQUEST", err, brs)
+	}
 }
 
 // waitConfigEverywhere waits until every broker's DescribeConfigs reports

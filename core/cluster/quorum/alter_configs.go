@@ -13,10 +13,10 @@ import (
 )
 
 // alterConfigs serves IncrementalAlterConfigs (KIP-339) for topics
-// (resource type TOPIC) and the cluster-wide defaults (BROKER with an
-// empty name), which brokers forward here (KIP-590). One broker's own
-// settings (BROKER named by its id) are kept by that broker, which serves
-// them itself.
+// (resource type TOPIC) and the cluster-wide broker settings (BROKER with
+// an empty name), which brokers forward here (KIP-590) and every broker
+// applies from the image. One broker's own settings (BROKER named by its
+// id) are not kept in a cluster: INVALID_REQUEST.
 func (c *controller) alterConfigs(id uint64, r *kmsg.IncrementalAlterConfigsRequest) {
 	resp := newResponse[*kmsg.IncrementalAlterConfigsResponse](r)
 	for _, res := range r.Resources {
@@ -115,7 +115,7 @@ func (c *controller) configRecords(res *kmsg.IncrementalAlterConfigsRequestResou
 		return nil, &config.AlterError{Kind: kerr.UnknownTopicOrPartition, Msg: "topic " + res.ResourceName + " does not exist"}
 	case res.ResourceType == kmsg.ConfigResourceTypeBroker:
 		return nil, &config.AlterError{Kind: kerr.InvalidRequest,
-			Msg: "broker " + res.ResourceName + "'s own settings are altered on that broker, alone in a request"}
+			Msg: "a cluster keeps no settings of broker " + res.ResourceName + " alone: alter the cluster-wide ones (broker resource \"\")"}
 	default:
 		return nil, &config.AlterError{Kind: kerr.InvalidRequest, Msg: "unsupported resource type"}
 	}
