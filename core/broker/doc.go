@@ -32,6 +32,9 @@
 //   - A clustered broker opens no replica into storage that belongs to
 //     another cluster (cluster_id.go), nor into a partition directory
 //     that names another topic id (partition_metadata.go).
+//   - A client over a byte-rate quota is answered with throttle_time_ms
+//     (KIP-219) and its bytes stay measured, except a throttled Fetch,
+//     which carries no data and is not counted (client_quotas.go).
 //   - Kafka errors travel as ErrorCode fields (pkg/kerr codes), never as Go
 //     errors; Go errors returned by this package mean storage failed.
 package broker
