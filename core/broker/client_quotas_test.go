@@ -44,7 +44,9 @@ func TestQuotaThrottling(t *testing.T) {
 		t.Errorf("the throttled produce: error %d base %d, want appended at 1", p.ErrorCode, p.BaseOffset)
 	}
 
-	fetch := func(offset int64) *kmsg.FetchResponse { return call[*kmsg.FetchResponse](h, fetchReq("t", 0, offset, 1, 0)) }
+	fetch := func(offset int64) *kmsg.FetchResponse {
+		return call[*kmsg.FetchResponse](h, fetchReq("t", 0, offset, 1, 0))
+	}
 	f := fetch(0) // capped to 10 s of quota: the first batch only
 	if f.ThrottleMillis != 0 || len(f.Topics) != 1 || len(f.Topics[0].Partitions[0].RecordBatches) != len(batch) {
 		t.Fatalf("first fetch: throttle %d, %+v; want the first batch alone", f.ThrottleMillis, f.Topics)
