@@ -44,6 +44,36 @@ func TestClusterTopicRecreated(t *testing.T) {
 	t.Run("AutoCreate", func(t *testing.T) {
 		checkRecreated(t, bs, 3, nil)
 	})
+	// A replica down while its topic is deleted and created again comes
+	// back with the old topic's log: it must drop it, copy the new one,
+	// and, leading, serve the new records only.
+	t.Run("ReplicaDown", func(t *testing.T) {
+		cl := clusterClient(t, bs, kgo.RetryTimeout(20*time.Second))
+		adm := kadm.NewClient(cl)
+		topic := topicName(t, "")
+		createAssigned(t, cl, topic, []int32{1, 2})
+		waitPartition(t, cl, topic, "1 leading with 2 in sync", func(p partition) bool { return p.Leader == 1 && len(p.ISR) == 2 })
+		produceAll(t, bs, topic, "old-0", "old-1", "old-2", "old-3", "old-4")
+		oldID := topicID(t, cl, topic)
+		bs[1].Kill()
+		resp, err := adm.DeleteTopic(testCtx(t, opTimeout), topic)
+		if err != nil || resp.Err != nil {
+			t.Fatalf("DeleteTopic: %v %v", err, resp.Err)
+		}
+		createAssigned(t, cl, topic, []int32{1, 2})
+		produceAll(t, bs, topic, "new-0", "new-1")
+		if topicID(t, cl, topic) == oldID {
+			t.Fatalf("re-created topic kept the id %v", oldID)
+		}
+		bs[1].Restart()
+		waitPartition(t, cl, topic, "2 back in sync", func(p partition) bool { return p.Leader == 1 && len(p.ISR) == 2 })
+		bs[0].Kill()
+		waitPartition(t, cl, topic, "2 leading", func(p partition) bool { return p.Leader == 2 })
+		if got := readFromStart(t, bs, topic, 2); !slices.Equal(got, []string{"new-0", "new-1"}) {
+			t.Errorf("the replica that was down serves %q, want the new records only", got)
+		}
+		bs[0].Restart()
+	})
 }
 
 // checkRecreated creates a topic with rf replicas, writes old records,
