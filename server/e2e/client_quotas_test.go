@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -82,6 +83,21 @@ func TestClientQuotas(t *testing.T) {
 		t.Fatalf("sarama AlterClientQuotas remove: %v", err)
 	}
 
+	// kafka-go sets and describes.
+	kg := &kafka.Client{Addr: kafka.TCP(b.Addr), Timeout: 10 * time.Second}
+	ar, err := kg.AlterClientQuotas(ctx, &kafka.AlterClientQuotasRequest{Entries: []kafka.AlterClientQuotaEntry{{
+		Entities: []kafka.AlterClientQuotaEntity{{EntityType: "client-id", EntityName: "kafka-go-client"}},
+		Ops:      []kafka.AlterClientQuotaOps{{Key: "consumer_byte_rate", Value: 3e6}},
+	}}})
+	if err != nil || len(ar.Entries) != 1 || ar.Entries[0].Error != nil {
+		t.Fatalf("kafka-go AlterClientQuotas: %v %+v", err, ar)
+	}
+	dr, err := kg.DescribeClientQuotas(ctx, &kafka.DescribeClientQuotasRequest{Components: []kafka.DescribeClientQuotasRequestComponent{
+		{EntityType: "client-id", MatchType: 0, Match: "kafka-go-client"}}})
+	if err != nil || dr.Error != nil || len(dr.Entries) != 1 || len(dr.Entries[0].Values) != 1 || dr.Entries[0].Values[0].Value != 3e6 {
+		t.Errorf("kafka-go DescribeClientQuotas: %v %+v", err, dr)
+	}
+
 	// Quotas survive a restart; the default entity is gone with its
 	// last value.
 	b.Stop()
@@ -90,7 +106,7 @@ func TestClientQuotas(t *testing.T) {
 	if err != nil {
 		t.Fatalf("DescribeClientQuotas after a restart: %v", err)
 	}
-	if got := describedQuotas(all); got != `{client-id=sarama-client} producer_byte_rate=2e+06;{client-id=slow-producer} producer_byte_rate=10000;{client-id=slow-reader} consumer_byte_rate=20000` {
+	if got := describedQuotas(all); got != `{client-id=kafka-go-client} consumer_byte_rate=3e+06;{client-id=sarama-client} producer_byte_rate=2e+06;{client-id=slow-producer} producer_byte_rate=10000;{client-id=slow-reader} consumer_byte_rate=20000` {
 		t.Errorf("DescribeClientQuotas after a restart: %s", got)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/IBM/sarama"
 	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -16,7 +17,8 @@ import (
 )
 
 // TestElectLeaders: a single broker leads every partition it has, as
-// their only (and preferred) replica: kadm's and kafka-go's elections are
+// their only (and preferred) replica: kadm's, sarama's and kafka-go's
+// elections are
 // ELECTION_NOT_NEEDED, never a success that elected nothing; all
 // partitions asked for answer none; a missing one is unknown.
 func TestElectLeaders(t *testing.T) {
@@ -43,6 +45,17 @@ func TestElectLeaders(t *testing.T) {
 		all, err := adm.ElectLeaders(ctx, how, nil)
 		if err != nil || len(all) != 0 {
 			t.Errorf("ElectLeaders %v for all partitions: %v %v, want no results (none needs an election)", how, err, all)
+		}
+	}
+
+	admin := saramaAdmin(t, b.Addr)
+	sr, err := admin.ElectLeaders(sarama.PreferredElection, map[string][]int32{topic: {0, 1}})
+	if err != nil || len(sr[topic]) != 2 {
+		t.Fatalf("sarama ElectLeaders: %v %+v", err, sr)
+	}
+	for p, r := range sr[topic] {
+		if r.ErrorCode != sarama.ErrElectionNotNeeded {
+			t.Errorf("sarama ElectLeaders partition %d: %v, want ELECTION_NOT_NEEDED", p, r.ErrorCode)
 		}
 	}
 
