@@ -211,6 +211,15 @@ func TestClusterAlterConfigs(t *testing.T) {
 	}
 	waitConfigEverywhere(t, cl, bs, topic, "max.message.bytes", "1048588")
 	mustProduce(t, producer, big)
+	// A topic on one broker is described, and altered, through any.
+	lone := topicName(t, "lone")
+	createAssigned(t, cl, lone, []int32{1})
+	rs, err = adm.AlterTopicConfigsState(ctx, []kadm.AlterConfig{{Name: "retention.ms", Value: kadm.StringPtr(hour)}}, lone)
+	if err != nil || rs[0].Err != nil {
+		t.Fatalf("AlterTopicConfigsState on a topic with one replica: %v %+v", err, rs)
+	}
+	waitConfigEverywhere(t, cl, bs, lone, "retention.ms", hour)
+
 	brs, err = adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "message.max.bytes", Value: kadm.StringPtr("200")}}, 2)
 	if err != nil || len(brs) != 1 || !errors.Is(brs[0].Err, kerr.InvalidRequest) {
 		t.Errorf("AlterBrokerConfigs for broker 2 alone: %v %+v, want INVALID_REQUEST", err, brs)
