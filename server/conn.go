@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -39,6 +41,10 @@ type conn struct {
 	maxFrame int32
 	logf     func(string, ...any)
 	clientID string // the last client.id the live trace saw; engine only
+
+	// mutedUntil (unix ns) is when the connection may be read again
+	// after a throttled answer (KIP-219); set by the engine.
+	mutedUntil atomic.Int64
 
 	mu     sync.Mutex
 	queue  []*slot
@@ -109,6 +115,9 @@ func (c *conn) read() error {
 		if _, err := io.ReadFull(c.nc, frame); err != nil {
 			return fmt.Errorf("truncated frame (%d bytes announced): %w", n, err)
 		}
+		if !c.waitUnmuted() {
+			return nil
+		}
 		h, req, err := wire.ParseRequest(frame)
 		var verr *wire.VersionError
 		switch {
@@ -172,7 +181,14 @@ func (c *conn) enqueue(s *slot) bool {
 }
 
 // complete fills the oldest open place for corr. It runs on the engine.
+// A throttled answer (a quota, KIP-219) mutes the connection: no request
+// read after it is handled before the throttle time has passed.
 func (c *conn) complete(corr int32, resp kmsg.Response) {
+	if t, ok := resp.(kmsg.ThrottleResponse); ok {
+		if ms, _ := t.Throttle(); ms > 0 {
+			c.mutedUntil.Store(time.Now().Add(time.Duration(ms) * time.Millisecond).UnixNano())
+		}
+	}
 	c.mu.Lock()
 	for _, s := range c.queue {
 		if !s.ready && s.corr == corr {
@@ -182,6 +198,23 @@ func (c *conn) complete(corr int32, resp kmsg.Response) {
 	}
 	c.mu.Unlock()
 	c.signal()
+}
+
+// waitUnmuted waits until the connection is no longer muted; false when
+// it closed meanwhile.
+func (c *conn) waitUnmuted() bool {
+	wait := time.Until(time.Unix(0, c.mutedUntil.Load()))
+	if wait <= 0 {
+		return true
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.done:
+		return false
+	}
 }
 
 func (c *conn) signal() {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -95,15 +96,21 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return fail(err)
 	}
+	logDir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return fail(err)
+	}
 	s.e = newEngine(cfg.Logf)
 	now := time.Now()
 	bcfg := broker.Config{
-		NodeID:   int32(cfg.Settings.Int64("node.id")),
-		Host:     host,
-		Port:     port,
-		Settings: cfg.Settings,
-		Rand:     rand.New(rand.NewPCG(uint64(now.UnixNano()), uint64(now.Unix()))),
-		Logf:     cfg.Logf,
+		NodeID:    int32(cfg.Settings.Int64("node.id")),
+		Host:      host,
+		Port:      port,
+		Settings:  cfg.Settings,
+		Rand:      rand.New(rand.NewPCG(uint64(now.UnixNano()), uint64(now.Unix()))),
+		Logf:      cfg.Logf,
+		LogDir:    logDir,
+		DiskSpace: diskSpace(logDir),
 	}
 	if cfg.ControllerQuorum != nil {
 		if err := s.startCluster(&bcfg, fs); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/quota"
 	"github.com/gregor-kafka/gregor/core/store"
 	"github.com/gregor-kafka/gregor/core/txn"
 	"github.com/gregor-kafka/gregor/core/wire"
@@ -29,6 +30,11 @@ type Config struct {
 	Rand *rand.Rand
 	// Logf receives one line per notable event (recovery, retention).
 	Logf func(format string, args ...any)
+	// LogDir is the absolute path of the data directory, as
+	// DescribeLogDirs reports it; DiskSpace, when set, the total and
+	// usable bytes of its volume (-1 where unknown).
+	LogDir    string
+	DiskSpace func() (total, usable int64)
 	// Cluster, when set, makes the broker one of several, with its
 	// metadata from the quorum (cluster.go); nil is a single broker that
 	// keeps its own metadata.
@@ -72,9 +78,10 @@ type Broker struct {
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks                  // producer_state.go
 
-	groups *group.Coordinator // the group coordinator (group_coordinator.go)
-	txn    *txn.Coordinator   // the transaction coordinator (txn_coordinator.go)
-	wrote  coordinatorWrites  // what the step in progress appended for them (acks.go)
+	groups *group.Coordinator      // the group coordinator (group_coordinator.go)
+	txn    *txn.Coordinator        // the transaction coordinator (txn_coordinator.go)
+	wrote  coordinatorWrites       // what the step in progress appended for them (acks.go)
+	meters map[string]*quota.Meter // clients' byte rates (client_quotas.go)
 }
 
 // New opens a broker on st, recovering every partition it finds there.
@@ -139,6 +146,9 @@ func (b *Broker) Handle(now int64, req Request) {
 }
 
 func (b *Broker) reply(req Request, msg kmsg.Response) {
+	if f, ok := msg.(*kmsg.FetchResponse); ok {
+		b.throttleFetch(req, f) // client_quotas.go
+	}
 	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg})
 }
 

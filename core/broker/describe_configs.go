@@ -20,8 +20,8 @@ func handleDescribeConfigs(b *Broker, r *Request) kmsg.Response {
 		var cfgs []describedConfig
 		switch rr.ResourceType {
 		case kmsg.ConfigResourceTypeTopic:
-			if t := b.topics[rr.ResourceName]; t != nil {
-				cfgs = b.topicConfigs(t.Configs, rr.ConfigNames, req.IncludeSynonyms, req.IncludeDocumentation)
+			if overrides, ok := b.topicOverrides(rr.ResourceName); ok {
+				cfgs = b.topicConfigs(overrides, rr.ConfigNames, req.IncludeSynonyms, req.IncludeDocumentation)
 			} else {
 				sr.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			}
@@ -55,4 +55,19 @@ func handleDescribeConfigs(b *Broker, r *Request) kmsg.Response {
 		resp.Resources = append(resp.Resources, sr)
 	}
 	return resp
+}
+
+// topicOverrides are a topic's own settings: in a cluster the image's,
+// so that a broker without a replica of the topic describes it too.
+func (b *Broker) topicOverrides(name string) (map[string]string, bool) {
+	if b.cl != nil {
+		if t := b.cl.image.Topics[name]; t != nil {
+			return t.Configs, true
+		}
+		return nil, false
+	}
+	if t := b.topics[name]; t != nil {
+		return t.Configs, true
+	}
+	return nil, false
 }

@@ -47,6 +47,9 @@
 //     whatever it asked a controller that is no longer active fails at
 //     once when the driver reports the move (ControllerMoved), to be asked
 //     of the new one; the rest after replica.socket.timeout.ms.
+//   - A client over a byte-rate quota is answered with throttle_time_ms
+//     (KIP-219) and its bytes stay measured, except a throttled Fetch,
+//     which carries no data and is not counted (client_quotas.go).
 //   - Kafka errors travel as ErrorCode fields (pkg/kerr codes), never as Go
 //     errors; Go errors returned by this package mean storage failed.
 package broker

@@ -41,6 +41,7 @@ func handleFetch(b *Broker, r *Request) kmsg.Response {
 	if id := fetchReplica(req); id >= 0 && b.cl != nil {
 		b.recordFollowerFetch(req, id)
 	}
+	b.capFetch(r, req) // client_quotas.go
 	resp, n, failed := b.readFetch(req)
 	if failed || req.MaxWaitMillis <= 0 || n >= int(req.MinBytes) {
 		return resp

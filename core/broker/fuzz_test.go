@@ -25,6 +25,11 @@ func FuzzHandle(f *testing.F) {
 		kmsg.NewPtrDeleteRecordsRequest(),
 		kmsg.NewPtrDescribeConfigsRequest(),
 		kmsg.NewPtrIncrementalAlterConfigsRequest(),
+		kmsg.NewPtrAlterConfigsRequest(),
+		kmsg.NewPtrDescribeLogDirsRequest(),
+		kmsg.NewPtrElectLeadersRequest(),
+		kmsg.NewPtrDescribeClientQuotasRequest(),
+		kmsg.NewPtrAlterClientQuotasRequest(),
 		kmsg.NewPtrDescribeClusterRequest(),
 		kmsg.NewPtrInitProducerIDRequest(),
 	}

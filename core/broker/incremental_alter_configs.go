@@ -1,10 +1,7 @@
 package broker
 
 import (
-	"maps"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -14,20 +11,34 @@ import (
 
 // IncrementalAlterConfigs v0-1 (KIP-339) for topics and brokers: SET,
 // DELETE, and APPEND/SUBTRACT on list settings. Changes apply to the live
-// logs at once and are persisted with the metadata.
+// logs at once and are persisted with the metadata. In a cluster the
+// controller alters topics and cluster-wide defaults (forwardsConfigs).
 func init() { register(44, 0, 1, handleIncrementalAlterConfigs) }
 
 func handleIncrementalAlterConfigs(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.IncrementalAlterConfigsRequest)
+	if b.forwardsConfigs() {
+		b.forward(r)
+		return nil
+	}
 	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
-	for _, rr := range req.Resources {
+	for i, ke := range b.alterEach(req.Resources, req.ValidateOnly) {
 		sr := kmsg.NewIncrementalAlterConfigsResponseResource()
-		sr.ResourceType, sr.ResourceName = rr.ResourceType, rr.ResourceName
-		ke := b.alterConfigs(&rr, req.ValidateOnly)
+		sr.ResourceType, sr.ResourceName = req.Resources[i].ResourceType, req.Resources[i].ResourceName
 		sr.ErrorCode, sr.ErrorMessage = ke.errCode(), ke.message()
 		resp.Resources = append(resp.Resources, sr)
 	}
 	return resp
+}
+
+// alterEach alters each resource on its own: one refused resource does
+// not stop the others (Kafka's ConfigAdminManager does the same).
+func (b *Broker) alterEach(resources []kmsg.IncrementalAlterConfigsRequestResource, validateOnly bool) []*kafkaError {
+	out := make([]*kafkaError, len(resources))
+	for i := range resources {
+		out[i] = b.alterConfigs(&resources[i], validateOnly)
+	}
+	return out
 }
 
 func (b *Broker) alterConfigs(rr *kmsg.IncrementalAlterConfigsRequestResource, validateOnly bool) *kafkaError {
@@ -50,37 +61,9 @@ func (b *Broker) alterConfigs(rr *kmsg.IncrementalAlterConfigsRequestResource, v
 	default:
 		return errorf(kerr.InvalidRequest, "unsupported resource type %d", rr.ResourceType)
 	}
-	next := maps.Clone(current)
-	for _, c := range rr.Configs {
-		d, ok := lookup(c.Name)
-		if !ok {
-			return errorf(kerr.InvalidConfig, "unknown config %q", c.Name)
-		}
-		if d.ReadOnly {
-			return errorf(kerr.InvalidConfig, "%s cannot be changed while the broker runs", c.Name)
-		}
-		val := ""
-		if c.Value != nil {
-			val = *c.Value
-		}
-		switch c.Op {
-		case kmsg.IncrementalAlterConfigOpSet:
-			next[c.Name] = val
-		case kmsg.IncrementalAlterConfigOpDelete:
-			delete(next, c.Name)
-		case kmsg.IncrementalAlterConfigOpAppend, kmsg.IncrementalAlterConfigOpSubtract:
-			if d.Type != config.List {
-				return errorf(kerr.InvalidConfig, "%s is not a list", c.Name)
-			}
-			next[c.Name] = editList(b.currentList(topic, c.Name, next), val, c.Op == kmsg.IncrementalAlterConfigOpAppend)
-		default:
-			return errorf(kerr.InvalidRequest, "unknown operation %d", c.Op)
-		}
-		if v, ok := next[c.Name]; ok {
-			if err := d.Check(v); err != nil {
-				return errorf(kerr.InvalidConfig, "%v", err)
-			}
-		}
+	next, aerr := config.Alter(current, lookup, func(name string) string { return b.currentValue(topic, name) }, rr.Configs)
+	if aerr != nil {
+		return errorf(aerr.Kind, "%s", aerr.Msg)
 	}
 	if validateOnly {
 		return nil
@@ -98,35 +81,13 @@ func (b *Broker) alterConfigs(rr *kmsg.IncrementalAlterConfigsRequestResource, v
 	return nil
 }
 
-// currentList is a list setting's effective value before an edit.
-func (b *Broker) currentList(t *Topic, name string, next map[string]string) string {
-	if v, ok := next[name]; ok {
-		return v
-	}
+// currentValue is a setting's effective value where the resource sets
+// none itself: the broker's, for a topic or for the broker.
+func (b *Broker) currentValue(t *Topic, name string) string {
 	if t != nil {
 		v, _, _ := b.cfg.Settings.Topic(t.Configs, name)
 		return v
 	}
 	v, _ := b.cfg.Settings.Value(name)
 	return v
-}
-
-func editList(list, items string, add bool) string {
-	var have []string
-	for _, s := range strings.Split(list, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			have = append(have, s)
-		}
-	}
-	for _, it := range strings.Split(items, ",") {
-		it = strings.TrimSpace(it)
-		i := slices.Index(have, it)
-		switch {
-		case add && i < 0 && it != "":
-			have = append(have, it)
-		case !add && i >= 0:
-			have = slices.Delete(have, i, i+1)
-		}
-	}
-	return strings.Join(have, ",")
 }

@@ -37,6 +37,7 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 		return nil
 	}
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	b.throttleProduce(r, resp) // client_quotas.go
 	byID := req.Version >= 13
 	var syncs, waits []ackWait
 	for ti, rt := range req.Topics {

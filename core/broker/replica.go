@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -67,6 +68,12 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 	if err := b.adoptClusterID(im); err != nil {
 		return err
 	}
+	if !maps.Equal(b.cfg.Settings.Dynamic, im.Defaults) {
+		// The cluster-wide dynamic broker settings (AlterConfigs on
+		// broker "", through the controller) are every broker's.
+		b.cfg.Settings.Dynamic = copyMap(im.Defaults)
+		b.reconfigure(nil)
+	}
 	var firstErr error
 	for _, name := range b.topicNames() {
 		t := b.topics[name]
@@ -87,7 +94,10 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 				t = &Topic{Name: name, ID: it.ID, Configs: map[string]string{}}
 				b.topics[name], b.byID[it.ID] = t, t
 			}
-			t.Configs = copyMap(it.Configs)
+			if !maps.Equal(t.Configs, it.Configs) { // AlterConfigs, via the controller
+				t.Configs = copyMap(it.Configs)
+				b.reconfigure(t)
+			}
 			for int(int32(len(t.Partitions))) <= i {
 				if err := b.openReplica(t, int32(len(t.Partitions)), now); err != nil {
 					return err

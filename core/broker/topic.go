@@ -7,6 +7,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/producer"
+	"github.com/gregor-kafka/gregor/core/quota"
 	"github.com/gregor-kafka/gregor/core/store"
 )
 
@@ -21,6 +22,7 @@ type metadata struct {
 	BrokerConfigs map[string]string          `json:"broker_configs,omitempty"`
 	Topics        map[string]*topicRecord    `json:"topics"`
 	StartOffsets  map[string]map[int32]int64 `json:"log_start_offsets,omitempty"`
+	Quotas        quota.Quotas               `json:"client_quotas,omitempty"`
 }
 
 type topicRecord struct {

@@ -12,11 +12,13 @@
 //   - Records (records.go) are KRaft's metadata records, simplified:
 //     ClusterIDRecord, RegisterBroker, FenceBroker, UnfenceBroker,
 //     UnregisterBroker, TopicRecord, RemoveTopicRecord, PartitionRecord,
-//     PartitionChange, ConfigRecord and ProducerIDsBlock. A Batch of them
+//     PartitionChange, ConfigRecord, ProducerIDsBlock and
+//     ClientQuotaRecord (KIP-546). A Batch of them
 //     is one raft entry, encoded as JSON behind a magic byte.
 //   - Image (image.go) is the state machine: brokers, topics, partitions
 //     with replicas, ISR, leader, leader epoch and partition epoch, configs
-//     and the next producer id. Every quorum member applies the same
+//     (a topic's, and the cluster-wide broker settings every broker
+//     applies), the next producer id and the client quotas. Every quorum member applies the same
 //     committed batches to it; its JSON is the raft snapshot.
 //   - Node (quorum/node.go, process.go, disk.go) wraps raft.RawNode: Tick,
 //     Step, Submit, then Process, which persists through a store.Storage
@@ -26,8 +28,10 @@
 //     the raft leader once it has applied its own term's first entry. It
 //     serves BrokerRegistration, BrokerHeartbeat, UnregisterBroker
 //     (KIP-631), AlterPartition (KIP-497), CreateTopics, CreatePartitions
-//     (KIP-195), DeleteTopics, AllocateProducerIds (KIP-730) and
-//     IncrementalAlterConfigs as kmsg requests; fences brokers whose
+//     (KIP-195), DeleteTopics, AllocateProducerIds (KIP-730),
+//     IncrementalAlterConfigs and AlterConfigs (checked by config.Alter),
+//     ElectLeaders (ElectLeaders, elect_leaders.go) and AlterClientQuotas
+//     as kmsg requests; fences brokers whose
 //     session expired; and re-elects leaders (Elect, election.go). It
 //     decides from the committed image, so a request about a topic that a
 //     batch in flight creates, grows or deletes waits for that batch.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/gregor-kafka/gregor/core/quota"
 )
 
 // Broker is one registered broker as the metadata knows it.
@@ -68,6 +70,9 @@ type Image struct {
 	Defaults map[string]string `json:"defaults,omitempty"`
 	// NextProducerID is the first producer id not yet handed out.
 	NextProducerID int64 `json:"next_producer_id"`
+	// Quotas are the client quotas (ClientQuotaRecord), which every
+	// broker enforces on its own traffic.
+	Quotas quota.Quotas `json:"client_quotas,omitempty"`
 }
 
 // NewImage returns the empty image.
@@ -105,6 +110,9 @@ func (im *Image) Clone() *Image {
 		c.Topics[name] = t
 	}
 	c.Defaults = maps.Clone(im.Defaults)
+	if im.Quotas != nil {
+		c.Quotas = im.Quotas.Clone()
+	}
 	return &c
 }
 
@@ -323,6 +331,16 @@ func (im *Image) applyRecord(index uint64, r *Record) ([]PartitionDelta, error) 
 			}
 			(*m)[x.Name] = *x.Value
 		}
+	case r.ClientQuota != nil:
+		x := r.ClientQuota
+		if im.Quotas == nil {
+			im.Quotas = quota.Quotas{}
+		}
+		op := quota.Op{Key: x.Key, Remove: x.Value == nil}
+		if x.Value != nil {
+			op.Value = *x.Value
+		}
+		im.Quotas.Apply(x.Entity, []quota.Op{op})
 	case r.ProducerIDs != nil:
 		x := r.ProducerIDs
 		if x.Start != im.NextProducerID || x.Len <= 0 {

@@ -155,6 +155,15 @@ type ConfigRecord struct {
 	Value *string `json:"value,omitempty"`
 }
 
+// ClientQuotaRecord sets (Value non-nil) or removes one client quota of
+// an entity (KRaft's ClientQuotaRecord; AlterClientQuotas, KIP-546).
+// Entity is the entity's canonical key (quota.Entity.Key).
+type ClientQuotaRecord struct {
+	Entity string   `json:"entity"`
+	Key    string   `json:"key"`
+	Value  *float64 `json:"value,omitempty"`
+}
+
 // ProducerIDsBlock hands a block of producer ids to a broker (KIP-730). It
 // applies only if Start is the next unallocated id.
 type ProducerIDsBlock struct {
@@ -177,6 +186,7 @@ type Record struct {
 	PartitionChange  *PartitionChange   `json:"partition_change,omitempty"`
 	Config           *ConfigRecord      `json:"config,omitempty"`
 	ProducerIDs      *ProducerIDsBlock  `json:"producer_ids,omitempty"`
+	ClientQuota      *ClientQuotaRecord `json:"client_quota,omitempty"`
 }
 
 // Count is how many of the record's kinds are set; a valid record has one.
@@ -184,7 +194,7 @@ func (r *Record) Count() int {
 	n := 0
 	for _, set := range []bool{r.ClusterID != nil, r.RegisterBroker != nil, r.FenceBroker != nil,
 		r.UnfenceBroker != nil, r.UnregisterBroker != nil, r.Topic != nil, r.RemoveTopic != nil,
-		r.Partition != nil, r.PartitionChange != nil, r.Config != nil, r.ProducerIDs != nil} {
+		r.Partition != nil, r.PartitionChange != nil, r.Config != nil, r.ProducerIDs != nil, r.ClientQuota != nil} {
 		if set {
 			n++
 		}

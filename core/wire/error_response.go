@@ -43,6 +43,26 @@ func ErrorResponse(req kmsg.Request, code int16) kmsg.Response {
 			rt.Topic, rt.TopicID, rt.ErrorCode = t.Topic, t.TopicID, code
 			out.Topics = append(out.Topics, rt)
 		}
+	case *kmsg.AlterConfigsRequest:
+		out := resp.(*kmsg.AlterConfigsResponse)
+		for _, res := range r.Resources {
+			rr := kmsg.NewAlterConfigsResponseResource()
+			rr.ResourceType, rr.ResourceName, rr.ErrorCode = res.ResourceType, res.ResourceName, code
+			out.Resources = append(out.Resources, rr)
+		}
+	case *kmsg.ElectLeadersRequest:
+		out := resp.(*kmsg.ElectLeadersResponse)
+		out.ErrorCode = code
+		for _, t := range r.Topics {
+			rt := kmsg.NewElectLeadersResponseTopic()
+			rt.Topic = t.Topic
+			for _, p := range t.Partitions {
+				rp := kmsg.NewElectLeadersResponseTopicPartition()
+				rp.Partition, rp.ErrorCode = p, code
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			out.Topics = append(out.Topics, rt)
+		}
 	case *kmsg.IncrementalAlterConfigsRequest:
 		out := resp.(*kmsg.IncrementalAlterConfigsResponse)
 		for _, res := range r.Resources {

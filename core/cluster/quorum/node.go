@@ -285,7 +285,8 @@ func (n *Node) Step(m *pb.Message) error {
 // Submit hands the node a controller request (BrokerRegistration,
 // BrokerHeartbeat, AlterPartition, CreateTopics, CreatePartitions,
 // DeleteTopics, AllocateProducerIDs, UnregisterBroker,
-// IncrementalAlterConfigs). Its response comes out of a
+// IncrementalAlterConfigs, AlterConfigs, ElectLeaders,
+// AlterClientQuotas). Its response comes out of a
 // later Process with the same id: at once if it is refused, or once the
 // records it needs are committed. A node that is not the active controller
 // answers NOT_CONTROLLER.

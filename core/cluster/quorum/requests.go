@@ -30,6 +30,12 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 		c.unregister(id, r)
 	case *kmsg.IncrementalAlterConfigsRequest:
 		c.alterConfigs(id, r)
+	case *kmsg.AlterConfigsRequest:
+		c.replaceConfigs(id, r)
+	case *kmsg.ElectLeadersRequest:
+		c.electLeaders(id, r)
+	case *kmsg.AlterClientQuotasRequest:
+		c.alterClientQuotas(id, r)
 	default:
 		c.n.respond(id, errorResponse(req, kerr.UnsupportedVersion.Code))
 	}
@@ -155,47 +161,6 @@ func (c *controller) allocateProducerIDs(id uint64, r *kmsg.AllocateProducerIDsR
 		}
 		return resp
 	}}, nil)
-}
-
-// alterConfigs sets or deletes topic configs (resource type TOPIC) and
-// cluster-wide defaults (BROKER with an empty name).
-func (c *controller) alterConfigs(id uint64, r *kmsg.IncrementalAlterConfigsRequest) {
-	resp := newResponse[*kmsg.IncrementalAlterConfigsResponse](r)
-	var recs []cluster.Record
-	for _, res := range r.Resources {
-		out := kmsg.NewIncrementalAlterConfigsResponseResource()
-		out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
-		topic := ""
-		switch {
-		case res.ResourceType == kmsg.ConfigResourceTypeTopic && c.n.image.Topics[res.ResourceName] != nil:
-			topic = res.ResourceName
-		case res.ResourceType == kmsg.ConfigResourceTypeTopic:
-			out.ErrorCode = kerr.UnknownTopicOrPartition.Code
-		case res.ResourceType == kmsg.ConfigResourceTypeBroker && res.ResourceName == "":
-		default:
-			out.ErrorCode = kerr.InvalidRequest.Code
-		}
-		var mine []cluster.Record
-		for _, cfg := range res.Configs {
-			switch cfg.Op {
-			case kmsg.IncrementalAlterConfigOpSet:
-				mine = append(mine, cluster.Record{Config: &cluster.ConfigRecord{Topic: topic, Name: cfg.Name, Value: cfg.Value}})
-			case kmsg.IncrementalAlterConfigOpDelete:
-				mine = append(mine, cluster.Record{Config: &cluster.ConfigRecord{Topic: topic, Name: cfg.Name}})
-			default:
-				out.ErrorCode = kerr.InvalidRequest.Code
-			}
-		}
-		if out.ErrorCode == 0 && !r.ValidateOnly {
-			recs = append(recs, mine...)
-		}
-		resp.Resources = append(resp.Resources, out)
-	}
-	if len(recs) == 0 {
-		c.n.respond(id, resp)
-		return
-	}
-	c.propose(recs, &pending{id: id, req: r, done: func([]error) kmsg.Response { return resp }}, nil)
 }
 
 // recordError maps an image error to a Kafka error code.

@@ -1,0 +1,63 @@
+package broker
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// AlterConfigs v0-2, the legacy API that Kafka deprecated for
+// IncrementalAlterConfigs (KIP-339) but still serves: each resource's
+// dynamic values are replaced by the ones the request lists, and a value
+// the request leaves out goes back to its default. Topics and brokers
+// (this broker by id, or "" for the broker defaults), validate-only
+// included. Each resource is checked and applied on its own, as Kafka
+// does: one bad resource fails alone.
+//
+// It is served as the incremental API with the operations that make the
+// same replacement (wire.AlterConfigsOps), so the two cannot disagree on
+// what is valid. In a cluster the controller receives the request
+// (KIP-590 forwarding, forwardsConfigs).
+func init() { register(33, 0, 2, handleAlterConfigs) }
+
+func handleAlterConfigs(b *Broker, r *Request) kmsg.Response {
+	if b.forwardsConfigs() {
+		b.forward(r)
+		return nil
+	}
+	req := r.Msg.(*kmsg.AlterConfigsRequest)
+	ops := make([]kmsg.IncrementalAlterConfigsRequestResource, len(req.Resources))
+	for i := range req.Resources {
+		rr := &req.Resources[i]
+		ops[i] = wire.AlterConfigsOps(b.dynamicConfigs(rr.ResourceType, rr.ResourceName), rr)
+	}
+	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
+	for i, ke := range b.alterEach(ops, req.ValidateOnly) {
+		sr := kmsg.NewAlterConfigsResponseResource()
+		sr.ResourceType, sr.ResourceName = ops[i].ResourceType, ops[i].ResourceName
+		sr.ErrorCode, sr.ErrorMessage = ke.errCode(), ke.message()
+		resp.Resources = append(resp.Resources, sr)
+	}
+	return resp
+}
+
+// dynamicConfigs are a resource's values that AlterConfigs replaces: a
+// topic's overrides, or the broker's dynamic settings. Nil for a resource
+// that does not exist (alterConfigs says why).
+func (b *Broker) dynamicConfigs(typ kmsg.ConfigResourceType, name string) map[string]string {
+	switch typ {
+	case kmsg.ConfigResourceTypeTopic:
+		if t := b.topics[name]; t != nil {
+			return t.Configs
+		}
+	case kmsg.ConfigResourceTypeBroker:
+		return b.cfg.Settings.Dynamic
+	}
+	return nil
+}
+
+// forwardsConfigs reports whether config requests go to the controller:
+// in a cluster, where topics' configs and the broker settings are the
+// metadata log's (the broker settings cluster-wide, resource name "";
+// the controller refuses one broker's own).
+func (b *Broker) forwardsConfigs() bool { return b.cl != nil }
