@@ -78,6 +78,9 @@ type outgoing struct {
 	to       int32
 	deadline int64
 	done     func(resp kmsg.Response) // resp is nil when it timed out
+	// moved, if set, runs instead of done(nil) when the controller moves
+	// (ControllerMoved): the request is asked again of the new one.
+	moved func()
 }
 
 // ClusterEpoch is the broker epoch the controller gave this broker, or -1.
@@ -98,11 +101,13 @@ func (b *Broker) send(to int32, req kmsg.Request, done func(kmsg.Response)) {
 }
 
 // sendWithin is send with its own timeout.
-func (b *Broker) sendWithin(to int32, req kmsg.Request, timeout int64, done func(kmsg.Response)) {
+func (b *Broker) sendWithin(to int32, req kmsg.Request, timeout int64, done func(kmsg.Response)) *outgoing {
 	b.cl.nextID++
 	id := b.cl.nextID
-	b.cl.out[id] = &outgoing{to: to, deadline: b.now + timeout, done: done}
+	o := &outgoing{to: to, deadline: b.now + timeout, done: done}
+	b.cl.out[id] = o
 	b.cl.cfg.Send(to, id, req)
+	return o
 }
 
 // ControllerMoved tells the broker that the node hosting the active
@@ -130,7 +135,11 @@ func (b *Broker) ControllerMoved(now int64) {
 	for _, id := range lost {
 		if o := b.cl.out[id]; o != nil {
 			delete(b.cl.out, id)
-			o.done(nil)
+			if o.moved != nil {
+				o.moved()
+			} else {
+				o.done(nil)
+			}
 		}
 	}
 }
@@ -311,14 +320,22 @@ func (b *Broker) leads(p *Partition) bool {
 // CreatePartitions and DeleteTopics in a cluster. A request the controller
 // does not answer in time gets REQUEST_TIMED_OUT for each of its topics.
 func (b *Broker) forward(r *Request) {
-	req := *r
-	b.send(ToController, req.Msg, func(resp kmsg.Response) {
+	b.forwardUntil(*r, b.now+b.cfg.Settings.Int64("replica.socket.timeout.ms"))
+}
+
+// forwardUntil sends req to the active controller; when the controller
+// moves before answering, it is sent again to the new one, as Kafka's
+// NodeToControllerChannelManager re-queues what a controller change cut
+// off. Past deadline the client gets REQUEST_TIMED_OUT.
+func (b *Broker) forwardUntil(req Request, deadline int64) {
+	o := b.sendWithin(ToController, req.Msg, deadline-b.now, func(resp kmsg.Response) {
 		if resp == nil {
 			resp = wire.ErrorResponse(req.Msg, kerr.RequestTimedOut.Code)
 		}
 		resp.SetVersion(req.Msg.GetVersion())
 		b.reply(req, resp)
 	})
+	o.moved = func() { b.forwardUntil(req, deadline) }
 }
 
 // clusterProducerID answers InitProducerId from a block of producer ids
