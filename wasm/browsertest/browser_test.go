@@ -383,7 +383,7 @@ func firstCommand(t *testing.T, slug, prefix string) int {
 func TestIndex(t *testing.T) {
 	p := open(t, "/")
 	defer p.shot("lesson")
-	items := play.Index()
+	items := play.Index("")
 	if got := p.count(".lessons li"); got != len(items) {
 		t.Errorf("%d lessons listed, want %d", got, len(items))
 	}
