@@ -400,9 +400,11 @@ func TestIndex(t *testing.T) {
 		t.Errorf("an unwritten lesson reads %q", p.text(".lessons li.unwritten"))
 	}
 	p.shot("index")
-	p.click(`.lessons a[href="?lesson=segments"]`)
+	// The page speaks the browser's language (English here), and its
+	// links say so.
+	p.click(`.lessons a[href="?lesson=segments&lang=en"]`)
 	p.waitText("#pos", "Step 1 of")
-	if got := p.search(); got != "?lesson=segments" {
+	if got := p.search(); got != "?lesson=segments&lang=en" {
 		t.Errorf("following the link: location.search = %q", got)
 	}
 }
