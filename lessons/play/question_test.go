@@ -76,6 +76,9 @@ func TestPredictMode(t *testing.T) {
 		if p.NextHref == "" {
 			t.Errorf("%s step %d: no Next from an unanswered question", m.Slug, k+1)
 		}
+		if strings.Contains(page, `class="inject"`) {
+			t.Errorf("%s step %d: predict mode offers What if and faults", m.Slug, k+1)
+		}
 	}
 }
 
