@@ -57,6 +57,7 @@ type StepItem struct {
 	Injected  bool // the learner's step in a lesson
 	Removable bool // the learner's, in a lesson or the playground
 	Diverged  bool // printed something other than the script
+	Asks      bool // a question comes before it (QuestionBlock)
 	Current   bool
 	Href      string
 }

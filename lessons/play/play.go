@@ -302,6 +302,7 @@ func (s *Session) PageOn(t *Timeline) ui.Page {
 	p.State = t.Start()
 	for i, it := range s.Items {
 		item := ui.StepItem{N: i + 1, Command: it.Cmd, Injected: it.Script < 0 && !s.Playground, Removable: it.Script < 0, Current: i+1 == s.Pos, Href: s.Href(i + 1)}
+		item.Asks = it.Script >= 0 && s.Lesson.Steps[it.Script].Question != nil
 		if i < len(views) {
 			item.Diverged = views[i].Diverged
 		}
