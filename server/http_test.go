@@ -148,8 +148,8 @@ func TestUnknownLessonAndGzip(t *testing.T) {
 		return resp, body
 	}
 	resp, body := fetch("/?lesson=no-such-thing", "identity")
-	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `href="?lesson=segments"`) || !strings.Contains(string(body), "no-such-thing") {
-		t.Errorf("unknown lesson: %d, lists the lessons: %v", resp.StatusCode, strings.Contains(string(body), `href="?lesson=segments"`))
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `href="?lesson=segments&amp;lang=en"`) || !strings.Contains(string(body), "no-such-thing") {
+		t.Errorf("unknown lesson: %d, lists the lessons: %v", resp.StatusCode, strings.Contains(string(body), `href="?lesson=segments&amp;lang=en"`))
 	}
 	if resp, _ := fetch("/?lesson=segments", "identity"); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" {
 		t.Errorf("a lesson, without gzip: %d, Content-Encoding %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
