@@ -91,10 +91,11 @@ var zhCatalog = map[string]string{
 	"Advance 1m":                                        "时间前进 1 分钟",
 
 	// questions
-	"question":             "问题",
-	"a question to answer": "有一个问题要回答",
-	"Predict":              "先预测",
-	"choices":              "选项",
+	"question":                          "问题",
+	"a question to answer":              "有一个问题要回答",
+	"%s: %d empty partitions not shown": "%s：%d 个空分区没有显示",
+	"Predict":                           "先预测",
+	"choices":                           "选项",
 	"The step's output, narration and messages stay hidden until you answer.": "在你作答之前，这一步的输出、讲解和消息都先隐藏。",
 	"Show me":                 "直接看答案",
 	"The answer":              "答案",
