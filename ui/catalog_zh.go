@@ -204,4 +204,12 @@ var zhCatalog = map[string]string{
 	"arrived late":                                     "迟到",
 	"in flight":                                        "传输中",
 	"held":                                             "被扣留",
+	"crashed":                                          "已崩溃",
+	"✂ cut off":                                        "✂ 被隔离",
+	"active controller":                                "活跃控制器",
+	"voter":                                            "投票者",
+	"group coordinator":                                "消费者组协调者",
+	"transaction coordinator":                          "事务协调者",
+	"consumer":                                         "消费者",
+	"admin":                                            "管理客户端",
 }

@@ -834,9 +834,9 @@ func diagramNode(n Node) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var50 string
-				templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinStringErrs(line)
+				templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinStringErrs(roleText(ctx, line))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `diagram.templ`, Line: 68, Col: 121}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `diagram.templ`, Line: 68, Col: 136}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var50))
 				if templ_7745c5c3_Err != nil {
@@ -1011,9 +1011,9 @@ func diagramNode(n Node) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var62 string
-				templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(line)
+				templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(roleText(ctx, line))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `diagram.templ`, Line: 74, Col: 132}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `diagram.templ`, Line: 74, Col: 147}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
 				if templ_7745c5c3_Err != nil {

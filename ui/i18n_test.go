@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,8 +39,8 @@ func usedTexts(t *testing.T) map[string][]string {
 			}
 		}
 	}
-	for _, w := range markWords {
-		used[w] = append(used[w], "markWords")
+	for _, w := range append(markWords, roleWords...) {
+		used[w] = append(used[w], "markWords, roleWords")
 	}
 	if len(used) < 100 {
 		t.Fatalf("found only %d texts looked up: the scan is broken", len(used))
@@ -110,5 +111,38 @@ func TestPickLang(t *testing.T) {
 		if got := PickLang(prefs); got != want {
 			t.Errorf("PickLang(%q) = %q, want %q", prefs, got, want)
 		}
+	}
+}
+
+// TestWordsInLines: a mark or a diagram line is translated by its leading
+// word, the names and numbers after it kept.
+func TestWordsInLines(t *testing.T) {
+	zh := context.WithValue(context.Background(), langKey{}, "zh")
+	for in, want := range map[string]string{
+		"delayed 5s":     "被延迟 5s",
+		"in flight #3":   "传输中 #3",
+		"duplicate copy": "重复的那一份",
+		"duplicated":     "被重复",
+		"held #2":        "被扣留 #2",
+		"deliveredish":   "deliveredish",
+	} {
+		if got := markText(zh, in); got != want {
+			t.Errorf("markText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"crashed":                       "已崩溃",
+		"follower t-0, out of ISR":      "follower t-0, 不在 ISR 中",
+		"transaction coordinator (app)": "事务协调者 (app)",
+		"producer":                      "生产者",
+		"producers-of-things":           "producers-of-things",
+		"★ leader t-0 e1":               "★ leader t-0 e1",
+	} {
+		if got := roleText(zh, in); got != want {
+			t.Errorf("roleText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := markText(context.Background(), "delayed 5s"); got != "delayed 5s" {
+		t.Errorf("in English the mark reads %q", got)
 	}
 }

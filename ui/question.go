@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"strings"
+
+	"github.com/gregor-kafka/gregor/core/view"
 )
 
 // QuestionView is a step's prediction as the page shows it
@@ -75,16 +77,35 @@ func predictDiagram(d Diagram, predict bool) Diagram {
 	return d
 }
 
+// roleWords are the words a diagram node's lines start with: its state
+// (diagram.go), its roles as Kafka names them (view.Actor.Roles) and a
+// client's kind; roleText looks them up and leaves the rest of a line
+// (names, epochs, settings) as it is.
+var roleWords = []string{N("crashed"), N("✂ cut off"), N("active controller"), N("voter"), N("group coordinator"), N("transaction coordinator"),
+	view.KindProducer, view.KindConsumer, view.KindAdmin}
+
+// roleText is a diagram node's line in the component's language.
+func roleText(ctx context.Context, line string) string {
+	if head, ok := strings.CutSuffix(line, ", out of ISR"); ok {
+		return roleText(ctx, head) + ", " + T(ctx, "out of ISR")
+	}
+	return lookupPrefix(ctx, roleWords, line)
+}
+
+// lookupPrefix translates the word of words that text starts with, if
+// any, keeping what follows it.
+func lookupPrefix(ctx context.Context, words []string, text string) string {
+	for _, w := range words {
+		if rest, ok := strings.CutPrefix(text, w); ok && (rest == "" || rest[0] == ' ') {
+			return T(ctx, w) + rest
+		}
+	}
+	return text
+}
+
 // markWords are the marks a message can carry (model.go), each looked up
 // by markText; a mark may go on with a detail ("delayed 5s", "in flight #3").
 var markWords = []string{MarkDropped, MarkBrokerDown, MarkDuplicated, MarkCopy, MarkDelayed, MarkLate, MarkInFlight, N("held")}
 
 // markText is a message's mark in the component's language.
-func markText(ctx context.Context, mark string) string {
-	for _, w := range markWords {
-		if rest, ok := strings.CutPrefix(mark, w); ok && (rest == "" || rest[0] == ' ') {
-			return T(ctx, w) + rest
-		}
-	}
-	return mark
-}
+func markText(ctx context.Context, mark string) string { return lookupPrefix(ctx, markWords, mark) }
