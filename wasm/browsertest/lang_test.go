@@ -75,18 +75,19 @@ func (p *page) checkLanguage(lang string) {
 func TestLanguages(t *testing.T) {
 	p := open(t, "/?lesson=segments&step=3&lang=zh")
 	for _, tc := range []struct{ slug, lang string }{
-		{"segments", "zh"}, {"segments", "en"}, {"transactions", "zh"}, {"consumer-groups", "zh"}, {"replication", "zh"}, {"replication", "en"},
+		{"segments", "zh"}, {"segments", "en"}, {"transactions", "zh"}, {"consumer-groups", "zh"}, {"replication", "zh"}, {"replication", "en"}, {"leader-election", "zh"},
 	} {
 		l, err := lessons.Load(tc.slug)
 		if err != nil {
 			t.Fatal(err)
 		}
-		step := 3
+		step := len(l.Steps) / 2
 		for l.Steps[step-1].Question != nil {
 			step++
 		}
 		p.load(fmt.Sprintf("/?lesson=%s&step=%d&lang=%s", tc.slug, step, tc.lang))
 		p.checkLanguage(tc.lang)
+		p.shot(tc.slug + "-" + tc.lang)
 		if tc.slug == "transactions" {
 			p.shot("zh-1280")
 			p.do(chromedp.EmulateViewport(390, 844))
