@@ -20,6 +20,7 @@ import (
 	"github.com/gregor-kafka/gregor/server/access"
 	"github.com/gregor-kafka/gregor/server/classroom"
 	"github.com/gregor-kafka/gregor/server/live"
+	"github.com/gregor-kafka/gregor/ui"
 )
 
 // routes is the HTTP side of `gregor serve`: the playground and a health
@@ -56,12 +57,15 @@ func WebHandler(index []byte, assets fs.FS) http.Handler {
 		h := w.Header()
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Cache-Control", "no-cache")
-		h.Set("Vary", "Accept-Encoding")
+		h.Set("Vary", "Accept-Encoding, Accept-Language")
 		status := http.StatusOK
 		if play.NotFound(r.URL.RawQuery) {
 			status = http.StatusNotFound // the page lists the lessons there are
 		}
-		writeHTML(w, r, status, prerender(index, r.URL.RawQuery))
+		// A URL without a lang is shown in the browser's (the wasm
+		// picks the same from navigator.language).
+		q := play.WithLang(r.URL.RawQuery, ui.PickLang(r.Header.Get("Accept-Language")))
+		writeHTML(w, r, status, prerender(index, q))
 	})
 	a := &assetServer{fs: assets}
 	mux.HandleFunc("GET /assets/{name}", a.serve)
@@ -116,6 +120,9 @@ func prerender(index []byte, query string) []byte {
 		return index
 	}
 	out := bytes.Replace(index, []byte(loadingMark), body.Bytes(), 1)
+	if lang := ui.HTMLLang(play.Parse(query).Lang); lang != "en" {
+		out = bytes.Replace(out, []byte(`<html lang="en"`), []byte(`<html lang="`+lang+`"`), 1)
+	}
 	if b := play.BundleFor(query); b != play.Bundle {
 		out = bytes.Replace(out, bundleMark(play.Bundle), bundleMark(b), 1)
 	}

@@ -37,7 +37,7 @@ func TestPrerender(t *testing.T) {
 	if strings.Contains(page, loadingMark) {
 		t.Errorf("the loading placeholder is still there")
 	}
-	if index := get("/"); !strings.Contains(index, `href="?lesson=segments"`) {
+	if index := get("/"); !strings.Contains(index, `href="?lesson=segments&amp;lang=en"`) {
 		t.Errorf("the lesson list is not prerendered")
 	}
 	long := get("/?playground=1&cmds=" + strings.Repeat("broker,", 400))
@@ -148,8 +148,8 @@ func TestUnknownLessonAndGzip(t *testing.T) {
 		return resp, body
 	}
 	resp, body := fetch("/?lesson=no-such-thing", "identity")
-	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `href="?lesson=segments"`) || !strings.Contains(string(body), "no-such-thing") {
-		t.Errorf("unknown lesson: %d, lists the lessons: %v", resp.StatusCode, strings.Contains(string(body), `href="?lesson=segments"`))
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `href="?lesson=segments&amp;lang=en"`) || !strings.Contains(string(body), "no-such-thing") {
+		t.Errorf("unknown lesson: %d, lists the lessons: %v", resp.StatusCode, strings.Contains(string(body), `href="?lesson=segments&amp;lang=en"`))
 	}
 	if resp, _ := fetch("/?lesson=segments", "identity"); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" {
 		t.Errorf("a lesson, without gzip: %d, Content-Encoding %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
@@ -167,4 +167,48 @@ func TestUnknownLessonAndGzip(t *testing.T) {
 		t.Errorf("the gzipped page lacks the step")
 	}
 	t.Logf("a lesson's first paint: %d bytes, %d gzipped", len(plain), len(body))
+}
+
+// TestPrerenderLanguage: a URL without lang is served in the language the
+// browser prefers (Accept-Language), a URL with one in that language,
+// and the page's links carry it.
+func TestPrerenderLanguage(t *testing.T) {
+	srv := httptest.NewServer(WebHandler(gregor.IndexHTML, nil))
+	defer srv.Close()
+	get := func(path, accept string) string {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Accept-Language", accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if v := resp.Header.Get("Vary"); !strings.Contains(v, "Accept-Language") {
+			t.Errorf("%s: Vary %q lacks Accept-Language", path, v)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	for _, tc := range []struct {
+		path, accept string
+		want, lacks  []string
+	}{
+		{"/", "zh-CN,zh;q=0.9,en;q=0.8", []string{`<html lang="zh-Hans"`, "<h1>课程</h1>", `href="?lesson=segments&amp;lang=zh"`, "日志段与索引"}, []string{"<h1>Lessons</h1>"}},
+		{"/", "en-US,en;q=0.9", []string{`<html lang="en"`, "<h1>Lessons</h1>", `href="?lesson=segments&amp;lang=en"`}, []string{"日志段"}},
+		{"/?lesson=segments&step=2", "zh-CN", []string{"<title>日志段与索引 — Gregor</title>", "第 2 步，共", "&amp;lang=zh"}, []string{"Step 2 of"}},
+		{"/?lesson=segments&step=2&lang=en", "zh-CN", []string{"<title>Segments and indexes — Gregor</title>", "Step 2 of"}, []string{"第 2 步"}},
+		{"/?lesson=nope&lang=zh", "", []string{"没有这节课", "现有的课程："}, []string{"No such lesson"}},
+	} {
+		page := get(tc.path, tc.accept)
+		for _, w := range tc.want {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s (Accept-Language %q) lacks %q", tc.path, tc.accept, w)
+			}
+		}
+		for _, l := range tc.lacks {
+			if strings.Contains(page, l) {
+				t.Errorf("%s (Accept-Language %q) has %q", tc.path, tc.accept, l)
+			}
+		}
+	}
 }

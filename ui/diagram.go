@@ -33,6 +33,7 @@ type Diagram struct {
 	Wide   Layout
 	Narrow Layout
 	Arrows []Arrow // in the order they happened, numbered from 1
+	Hidden bool    // the step's messages are hidden until a question is answered
 }
 
 // Layout is the diagram at one width, in SVG user units.
@@ -302,10 +303,10 @@ type geom struct {
 var (
 	wideGeom = geom{class: "wide", w: 960, laneX: [3]int{100, 470, 850}, laneX2: [2]int{130, 560},
 		clientW: 170, clientH: 60, brokerR: 34, ctlR: 26, clientRow: 74, brokerRow: 128, ctlRow: 96, top: 44, pad: 24,
-		labels: true, pairGap: 20, sameLaneBulge: 56, quorumTitle: "controller quorum", clientChars: 26}
+		labels: true, pairGap: 20, sameLaneBulge: 56, quorumTitle: N("controller quorum"), clientChars: 26}
 	narrowGeom = geom{class: "narrow", w: 400, laneX: [3]int{52, 206, 352}, laneX2: [2]int{70, 290},
 		clientW: 96, clientH: 44, brokerR: 27, ctlR: 21, clientRow: 54, brokerRow: 104, ctlRow: 80, top: 38, pad: 16,
-		labels: false, pairGap: 12, sameLaneBulge: 44, quorumTitle: "controllers", clientChars: 14}
+		labels: false, pairGap: 12, sameLaneBulge: 44, quorumTitle: N("controllers"), clientChars: 14}
 )
 
 func lane(kind string) int {
@@ -334,7 +335,7 @@ func layout(st view.World, d Diagram, g geom) Layout {
 		height = max(height, len(lanes[i])*rows[i])
 	}
 	L.H = g.top + height + g.pad
-	titles := [3]string{"clients", "brokers", g.quorumTitle}
+	titles := [3]string{N("clients"), N("brokers"), g.quorumTitle}
 	for i, x := range xs {
 		if len(lanes[i]) > 0 {
 			L.Lanes = append(L.Lanes, Lane{X: x, Title: titles[i]})

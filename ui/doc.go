@@ -16,4 +16,7 @@
 //   - A view is a function of its inputs: the same events and state give
 //     the same markup, byte for byte.
 //   - Errors are shown as Kafka spells them (describe.ErrorName).
+//   - The page's own words go through T/Tr (i18n.go): a component renders
+//     in the language InLang gave it, English by default; protocol words
+//     and the simulator's printed lines are never translated.
 package ui

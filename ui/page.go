@@ -17,6 +17,8 @@ type LessonItem struct {
 // Page is everything a lesson or the playground shows at one step. The
 // wasm builds it by replaying the world; the components only render it.
 type Page struct {
+	Lang       string     // the page's language (Languages); its words come from InLang
+	LangLinks  []LangLink // the same page in each language
 	Playground bool
 	Slug       string
 	Title      string
@@ -31,6 +33,10 @@ type Page struct {
 	ResetHref  string // back to the script, without the learner's actions
 	Steps      []StepItem
 	Step       *StepView // nil before the first step (an empty playground)
+	// Predict is a question step not answered yet: Step has its command
+	// and question only, and State, Sequence and Transcript are those
+	// before it, so nothing on the page gives the answer away.
+	Predict    bool
 	Transcript []StepView
 	State      view.World
 	Sequence   []SeqMsg // every message up to the current step (sequence.go)
@@ -51,6 +57,7 @@ type StepItem struct {
 	Injected  bool // the learner's step in a lesson
 	Removable bool // the learner's, in a lesson or the playground
 	Diverged  bool // printed something other than the script
+	Asks      bool // a question comes before it (QuestionBlock)
 	Current   bool
 	Href      string
 }
@@ -66,6 +73,8 @@ type StepView struct {
 	Lines     []Line
 	Diverged  bool
 	Diff      []DiffLine
+	Question  *QuestionView // the prediction asked before the step; nil for most
+	Chosen    int           // the learner's answer to Question (Unanswered, Shown or a choice)
 }
 
 // Control is a fault or action the learner can add at the current step.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gregor-kafka/gregor/core/view"
@@ -111,10 +112,10 @@ func foldKey(s Sequence) string {
 }
 
 // seqMark is a row's fate in words, after its label.
-func seqMark(m SeqMsg) string {
+func seqMark(ctx context.Context, m SeqMsg) string {
 	switch {
 	case m.Mark != "":
-		return "  " + m.Glyph + " " + m.Mark
+		return "  " + m.Glyph + " " + markText(ctx, m.Mark)
 	case m.Count > 1:
 		return "  " + times(m.Arrow)
 	}

@@ -15,7 +15,7 @@ import (
 // a record: __consumer_offsets and __transaction_state have 50 each by
 // default, and only the few that hold a group or a transactional id
 // matter. hidden counts the dropped ones per topic, in topic order.
-func ShownPartitions(ps []view.Partition) (shown []view.Partition, hidden []string) {
+func ShownPartitions(ps []view.Partition) (shown []view.Partition, hidden []Hidden) {
 	counts := map[string]int{}
 	var order []string
 	for _, p := range ps {
@@ -30,9 +30,15 @@ func ShownPartitions(ps []view.Partition) (shown []view.Partition, hidden []stri
 		shown = append(shown, p)
 	}
 	for _, t := range order {
-		hidden = append(hidden, fmt.Sprintf("%s: %d empty partitions not shown", t, counts[t]))
+		hidden = append(hidden, Hidden{t, counts[t]})
 	}
 	return shown, hidden
+}
+
+// Hidden is how many of an internal topic's partitions are not drawn.
+type Hidden struct {
+	Topic string
+	Count int
 }
 
 func topicOf(partition string) string {

@@ -99,7 +99,7 @@ func TestStateDrawsGroupGrid(t *testing.T) {
 }
 
 func TestStateDrawsLookup(t *testing.T) {
-	html := render(t, "lesson=segments&step=8")
+	html := render(t, "lesson=segments&step=8&answers=8:0") // answered: step 8 asks a question
 	for _, want := range []string{
 		`data-lookup="offset 7"`, `<li class="probed chosen">▸ 7→222</li>`,
 		`data-offset="7" data-kind="data"`, "★ found",

@@ -111,7 +111,8 @@ func handOver() {
 	}
 	doc.Get("documentElement").Get("dataset").Delete("ready")
 	if app.Call("querySelector", ":scope > .loading").IsNull() {
-		app.Call("insertAdjacentHTML", "afterbegin", `<p class="switching" role="status">Loading the engine with the metadata quorum for multi-broker worlds…</p>`)
+		app.Call("insertAdjacentHTML", "afterbegin", `<p class="switching" role="status"></p>`)
+		app.Call("querySelector", ".switching").Set("textContent", ui.Tr(pageLang(), "Loading the engine with the metadata quorum for multi-broker worlds…"))
 	}
 	close(handover)
 }
@@ -121,9 +122,23 @@ func startCluster() { win.Call("gregorStart", play.ClusterBundle) }
 
 func query() string { return strings.TrimPrefix(win.Get("location").Get("search").String(), "?") }
 
-// route renders whatever the current URL asks for.
+// pageLang is the language the URL asks for, or the browser's.
+func pageLang() string {
+	return ui.Lang(play.Parse(play.WithLang(query(), browserLang())).Lang)
+}
+
+// browserLang is the learner's language as the browser states it.
+func browserLang() string { return ui.PickLang(win.Get("navigator").Get("language").String()) }
+
+// route renders whatever the current URL asks for, in the URL's language;
+// a URL without one gets the browser's, written into it so that every
+// link and a copied URL keep it.
 func route() {
 	q := query()
+	if withLang := play.WithLang(q, browserLang()); withLang != q {
+		q = withLang
+		win.Get("history").Call("replaceState", nil, "", "?"+q)
+	}
 	if needsCluster(q) {
 		handOver()
 		return
@@ -131,6 +146,7 @@ func route() {
 	if play.IsIndex(q) || play.NotFound(q) {
 		session = nil
 		stop()
+		setLang(play.Parse(q).Lang)
 		show(play.View(q))
 		return
 	}
@@ -146,11 +162,17 @@ func render() {
 	typed, rejected = "", ""
 	page = p
 	mark("gregorReplayed")
-	show(ui.Lesson(p), p.Title+" — Gregor")
+	setLang(p.Lang)
+	show(play.LessonView(p))
 	syncPlay()
 	if p.Step != nil {
-		announce(fmt.Sprintf("Step %d of %d: %s", p.Pos, p.Total, p.Step.Command))
+		announce(ui.Trf(p.Lang, "Step %d of %d: %s", p.Pos, p.Total, p.Step.Command))
 	}
+}
+
+// setLang sets the document's language (<html lang>).
+func setLang(lang string) {
+	doc.Get("documentElement").Set("lang", ui.HTMLLang(lang))
 }
 
 // announce tells screen readers what changed (index.html's live region,
@@ -190,8 +212,10 @@ func show(c templ.Component, title string) {
 }
 
 func showError(msg string) {
-	app.Set("innerHTML", `<main class="index"><p class="error" role="alert"></p><p><a href="/">All lessons</a></p></main>`)
-	app.Call("querySelector", ".error").Set("textContent", "Something broke: "+msg)
+	lang := pageLang()
+	app.Set("innerHTML", `<main class="index"><p class="error" role="alert"></p><p><a href="/"></a></p></main>`)
+	app.Call("querySelector", ".error").Set("textContent", ui.Trf(lang, "Something broke: %s", msg))
+	app.Call("querySelector", ".index a").Set("textContent", ui.Tr(lang, "All lessons"))
 }
 
 // replaceURL records the session in the address bar without a new
@@ -223,6 +247,11 @@ func onClick(e js.Value) {
 	}
 	if b := closest(e, "[data-cmd]"); !b.IsNull() && session != nil {
 		run(b.Get("dataset").Get("cmd").String(), false)
+		return
+	}
+	if b := closest(e, ".question [data-answer]"); !b.IsNull() && session != nil {
+		n, _ := strconv.Atoi(b.Get("dataset").Get("answer").String())
+		answer(n)
 		return
 	}
 	if b := closest(e, "[data-remove]"); !b.IsNull() && session != nil {

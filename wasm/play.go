@@ -63,13 +63,14 @@ func stop() {
 
 func schedule() { timer = win.Call("setTimeout", tick, stepMs) }
 
-// advance moves one step on while playing; the end stops it.
+// advance moves one step on while playing; the end stops it, and so does
+// a question, which waits for the learner's prediction.
 func advance() {
 	if !playing || session == nil {
 		return
 	}
 	goTo(session.Pos + 1)
-	if session.Pos >= len(session.Items) {
+	if session.Pos >= len(session.Items) || session.Predicting() {
 		stop()
 		syncPlay()
 		return
@@ -81,11 +82,12 @@ func advance() {
 func syncPlay() {
 	if b := doc.Call("getElementById", "play"); !b.IsNull() {
 		b.Call("setAttribute", "aria-pressed", fmt.Sprint(playing))
+		glyph, label := "▶", b.Get("dataset").Get("play").String()
 		if playing {
-			b.Set("innerHTML", `<span aria-hidden="true">❚❚</span> Pause`)
-		} else {
-			b.Set("innerHTML", `<span aria-hidden="true">▶</span> Play`)
+			glyph, label = "❚❚", b.Get("dataset").Get("pause").String()
 		}
+		b.Set("innerHTML", `<span aria-hidden="true">`+glyph+`</span> `)
+		b.Call("append", label)
 	}
 	if s := doc.Call("getElementById", "speed"); !s.IsNull() {
 		s.Set("value", fmt.Sprint(stepMs))
@@ -98,6 +100,18 @@ func setStepMs() {
 		ms = 0
 	}
 	doc.Get("documentElement").Get("style").Call("setProperty", "--step-ms", fmt.Sprintf("%dms", ms))
+}
+
+// answer records the learner's prediction at the current step (a
+// choice's index, or ui.Shown) and reveals the step, its verdict read out.
+func answer(choice int) {
+	session.Answer(choice)
+	replaceURL()
+	render()
+	if v := app.Call("querySelector", ".question .verdict"); !v.IsNull() {
+		v.Call("focus", map[string]any{"preventScroll": true})
+		announce(v.Get("textContent").String())
+	}
 }
 
 // complete handles Tab in the prompt: the word under the cursor is

@@ -6,13 +6,20 @@
 //
 // # The URL
 //
-//	?lesson=SLUG&step=N&seed=S&actions=K:CMD,K:CMD
-//	?playground=1&step=N&seed=S&cmds=CMD,CMD
+//	?lesson=SLUG&step=N&seed=S&actions=K:CMD,K:CMD&answers=Q:C,Q:C&lang=L
+//	?playground=1&step=N&seed=S&cmds=CMD,CMD&lang=L
 //
 // step counts commands run, from 1; past the end it shows the last step
 // with the whole transcript. An action K:CMD runs after the lesson's K-th
 // command; actions with the same K run in the order listed. Each CMD is
 // query-escaped (spaces as +, commas as %2C) so commas separate entries.
+//
+// An answer Q:C is the learner's answer to the question of the lesson's
+// Q-th command (counted in the script, so the learner's own steps do not
+// move it): choice C from 1, or 0 for "Show me". A question step without
+// an answer is shown in predict mode (ui.Page.Predict). lang is the
+// page's language (ui.Languages); a URL without one gets the browser's
+// (WithLang), and every link the page makes carries it.
 //
 // # Invariants
 //
@@ -53,6 +60,8 @@ type Session struct {
 	Pos        int  // 1-based; 0 only when there are no items
 	PastEnd    bool // the URL asked for a step after the last
 	Err        string
+	Lang       string      // "" until set: English, and no lang in the URL
+	Answers    map[int]int // script step index -> ui.Shown or a choice's index
 }
 
 // IsIndex reports whether a query asks for the lesson list.
@@ -61,19 +70,35 @@ func IsIndex(rawQuery string) bool {
 	return q.get("lesson") == "" && q.get("playground") == ""
 }
 
-// Index lists every lesson in the catalog.
-func Index() []ui.LessonItem {
+// Index lists every lesson in the catalog, in lang.
+func Index(lang string) []ui.LessonItem {
 	var items []ui.LessonItem
 	for _, m := range lessons.Catalog {
-		items = append(items, ui.LessonItem{Slug: m.Slug, Title: m.Title, About: m.About, Written: lessons.Available(m.Slug), Href: "?lesson=" + m.Slug})
+		items = append(items, lessonItem(m, lang))
 	}
 	return items
+}
+
+// lessonItem is a lesson's entry in the list, in lang; its link carries
+// lang unless it is "" (a URL without one).
+func lessonItem(m lessons.Meta, lang string) ui.LessonItem {
+	it := ui.LessonItem{Slug: m.Slug, Title: m.Title, About: m.About, Written: lessons.Available(m.Slug), Href: "?lesson=" + m.Slug}
+	if lang != "" {
+		it.Href += "&lang=" + lang
+	}
+	if h, ok := m.Headings[lang]; ok {
+		it.Title, it.About = h.Title, h.About
+	}
+	return it
 }
 
 // Parse reads a session from a URL query (without the leading ?).
 func Parse(rawQuery string) *Session {
 	q := parseQuery(rawQuery)
 	s := &Session{Seed: 1}
+	if l := q.get("lang"); l != "" {
+		s.Lang = ui.Lang(l)
+	}
 	var actions []action
 	if q.get("playground") != "" {
 		s.Playground = true
@@ -95,6 +120,10 @@ func Parse(rawQuery string) *Session {
 				return s
 			}
 			actions = append(actions, action{n, cmd})
+		}
+		if err := s.parseAnswers(q.list("answers")); err != "" {
+			s.Err = err
+			return s
 		}
 	}
 	if v := q.get("seed"); v != "" {
@@ -184,6 +213,12 @@ func (s *Session) Query(pos int) string {
 		}
 		sb.WriteString("&" + key + "=" + strings.Join(entries, ","))
 	}
+	if a := s.answersQuery(); a != "" {
+		sb.WriteString("&answers=" + a)
+	}
+	if s.Lang != "" {
+		sb.WriteString("&lang=" + s.Lang)
+	}
 	return sb.String()
 }
 
@@ -241,14 +276,18 @@ func (s *Session) Page() ui.Page { return s.PageOn(new(Timeline)) }
 // a run equal to the script), every step otherwise, so that the step list
 // marks each later step a What-if or a seed changed.
 func (s *Session) PageOn(t *Timeline) ui.Page {
-	p := ui.Page{Playground: s.Playground, Seed: s.Seed, Error: s.Err, Pos: s.Pos, Total: len(s.Items), PastEnd: s.PastEnd, Actions: s.Actions()}
+	lang := ui.Lang(s.Lang)
+	p := ui.Page{Lang: lang, Playground: s.Playground, Seed: s.Seed, Error: s.Err, Pos: s.Pos, Total: len(s.Items), PastEnd: s.PastEnd, Actions: s.Actions()}
+	p.LangLinks = ui.LangLinks(lang, s.hrefIn)
 	if s.Playground {
-		p.Title = "Playground"
-		p.About = "A free world: type any command."
+		p.Title = ui.Tr(lang, "Playground")
+		p.About = ui.Tr(lang, "A free world: type any command.")
 	} else if s.Lesson != nil {
-		p.Slug, p.Title, p.About, p.Trailer = s.Lesson.Slug, s.Lesson.Title, s.Lesson.About, s.Lesson.Trailer
-		p.Next = nextLesson(s.Lesson.Slug)
-		reset := &Session{Lesson: s.Lesson, Seed: s.Seed}
+		it := lessonItem(s.Lesson.Meta, s.Lang)
+		p.Slug, p.Title, p.About = s.Lesson.Slug, it.Title, it.About
+		p.Trailer = inLang(s.Lesson.Trailer, s.Lesson.TrailerTranslations, lang)
+		p.Next = nextLesson(s.Lesson.Slug, s.Lang)
+		reset := &Session{Lesson: s.Lesson, Seed: s.Seed, Lang: s.Lang, Answers: s.Answers}
 		reset.Items = reset.merge(nil)
 		p.ResetHref = reset.Href(min(s.scriptBefore(s.Pos), len(s.Lesson.Steps)))
 	}
@@ -263,6 +302,7 @@ func (s *Session) PageOn(t *Timeline) ui.Page {
 	p.State = t.Start()
 	for i, it := range s.Items {
 		item := ui.StepItem{N: i + 1, Command: it.Cmd, Injected: it.Script < 0 && !s.Playground, Removable: it.Script < 0, Current: i+1 == s.Pos, Href: s.Href(i + 1)}
+		item.Asks = it.Script >= 0 && s.Lesson.Steps[it.Script].Question != nil
 		if i < len(views) {
 			item.Diverged = views[i].Diverged
 		}
@@ -275,6 +315,9 @@ func (s *Session) PageOn(t *Timeline) ui.Page {
 		p.Transcript = views[:s.Pos]
 		p.State = steps[s.Pos-1].State
 		p.Sequence = s.sequence(steps, p.State, s.Pos)
+		if cur.Question != nil && cur.Chosen == ui.Unanswered {
+			s.predict(&p, t, steps, views)
+		}
 	}
 	if s.Pos > 1 {
 		p.PrevHref = s.Href(s.Pos - 1)
@@ -282,7 +325,7 @@ func (s *Session) PageOn(t *Timeline) ui.Page {
 	if s.Pos < len(s.Items) {
 		p.NextHref = s.Href(s.Pos + 1)
 	}
-	p.Controls = controls(p.State)
+	p.Controls = controls(p.State, lang)
 	return p
 }
 
@@ -322,7 +365,8 @@ func (s *Session) stepView(i int, st Step) ui.StepView {
 	v := ui.StepView{N: i + 1, Command: it.Cmd, Injected: it.Script < 0 && !s.Playground, Lines: st.Lines}
 	if it.Script >= 0 {
 		want := s.Lesson.Steps[it.Script]
-		v.Narration = ui.Paragraphs(want.Narration)
+		v.Narration = ui.Paragraphs(inLang(want.Narration, want.Translations, ui.Lang(s.Lang)))
+		s.question(&v, it.Script, st.Out)
 		if !SameOutput(want.Output, st.Out) {
 			v.Diverged, v.Diff = true, ui.Diff(want.Output, st.Out)
 		}
@@ -331,31 +375,31 @@ func (s *Session) stepView(i int, st Step) ui.StepView {
 }
 
 // controls are the faults and actions offered at a step.
-func controls(st view.World) []ui.Control {
+func controls(st view.World, lang string) []ui.Control {
 	cs := []ui.Control{
-		{Label: "Drop the next response", Command: "fault drop response", Kind: "fault"},
-		{Label: "Drop the next request", Command: "fault drop request", Kind: "fault"},
-		{Label: "Duplicate the next request", Command: "fault duplicate request", Kind: "fault"},
-		{Label: "Delay the next response 5s", Command: "fault delay=5s response", Kind: "fault"},
+		{Label: ui.Tr(lang, "Drop the next response"), Command: "fault drop response", Kind: "fault"},
+		{Label: ui.Tr(lang, "Drop the next request"), Command: "fault drop request", Kind: "fault"},
+		{Label: ui.Tr(lang, "Duplicate the next request"), Command: "fault duplicate request", Kind: "fault"},
+		{Label: ui.Tr(lang, "Delay the next response 5s"), Command: "fault delay=5s response", Kind: "fault"},
 	}
 	for _, b := range st.Brokers {
 		if b.Up {
-			cs = append(cs, ui.Control{Label: "Crash " + b.Name, Command: "crash " + b.Name, Kind: "broker"})
+			cs = append(cs, ui.Control{Label: ui.Trf(lang, "Crash %s", b.Name), Command: "crash " + b.Name, Kind: "broker"})
 		} else {
-			cs = append(cs, ui.Control{Label: "Restart " + b.Name, Command: "restart " + b.Name, Kind: "broker"})
+			cs = append(cs, ui.Control{Label: ui.Trf(lang, "Restart %s", b.Name), Command: "restart " + b.Name, Kind: "broker"})
 		}
 	}
 	switch {
 	case len(st.Cut) > 0:
-		cs = append(cs, ui.Control{Label: "Heal the network", Command: "heal", Kind: "fault"})
+		cs = append(cs, ui.Control{Label: ui.Tr(lang, "Heal the network"), Command: "heal", Kind: "fault"})
 	case len(st.Brokers) > 1:
 		for _, b := range st.Brokers {
-			cs = append(cs, ui.Control{Label: "Cut " + b.Name + " off", Command: "partition " + b.Name, Kind: "fault"})
+			cs = append(cs, ui.Control{Label: ui.Trf(lang, "Cut %s off", b.Name), Command: "partition " + b.Name, Kind: "fault"})
 		}
 	}
 	cs = append(cs,
-		ui.Control{Label: "Advance 1s", Command: "advance 1s", Kind: "clock"},
-		ui.Control{Label: "Advance 1m", Command: "advance 1m", Kind: "clock"},
+		ui.Control{Label: ui.Tr(lang, "Advance 1s"), Command: "advance 1s", Kind: "clock"},
+		ui.Control{Label: ui.Tr(lang, "Advance 1m"), Command: "advance 1m", Kind: "clock"},
 	)
 	return cs
 }

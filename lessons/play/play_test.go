@@ -43,7 +43,7 @@ func TestPastEnd(t *testing.T) {
 // The page's replay prints what lessons.Replay prints: the same commands
 // in the same world, and the lines rebuilt from events are the output.
 func TestReplayMatchesLessons(t *testing.T) {
-	for _, it := range Index() {
+	for _, it := range Index("") {
 		if !it.Written {
 			continue
 		}
@@ -126,13 +126,13 @@ func TestPartitionControls(t *testing.T) {
 		return false
 	}
 	three := []view.Broker{{Name: "b0", Up: true}, {Name: "b1", Up: true}, {Name: "b2", Up: true}}
-	if cs := controls(view.World{Brokers: three}); !has(cs, "partition b1") || has(cs, "heal") {
+	if cs := controls(view.World{Brokers: three}, "en"); !has(cs, "partition b1") || has(cs, "heal") {
 		t.Errorf("whole network: %v", cs)
 	}
-	if cs := controls(view.World{Brokers: three, Cut: []string{"b1"}}); has(cs, "partition b1") || !has(cs, "heal") {
+	if cs := controls(view.World{Brokers: three, Cut: []string{"b1"}}, "en"); has(cs, "partition b1") || !has(cs, "heal") {
 		t.Errorf("partitioned: %v", cs)
 	}
-	if cs := controls(view.World{Brokers: three[:1]}); has(cs, "partition b0") || has(cs, "heal") {
+	if cs := controls(view.World{Brokers: three[:1]}, "en"); has(cs, "partition b0") || has(cs, "heal") {
 		t.Errorf("one broker: %v", cs)
 	}
 }

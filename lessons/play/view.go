@@ -12,16 +12,23 @@ import (
 // playground at a step, with the page title. The wasm renders it in the
 // browser; the native server renders the very same component into the page
 // it serves, so the first step is on screen before the wasm has loaded.
+// It speaks the URL's lang (English without one: see WithLang).
 func View(rawQuery string) (templ.Component, string) {
+	lang := parseQuery(rawQuery).get("lang")
 	if IsIndex(rawQuery) {
-		return ui.Index(Index()), "Gregor — lessons"
+		return ui.InLang(lang, ui.Index(Index(lang))), ui.Tr(ui.Lang(lang), "Gregor — lessons")
 	}
 	s := Parse(rawQuery)
 	if s.missing() {
-		return ui.NotFound(s.Err, Index()), "No such lesson — Gregor"
+		return ui.InLang(lang, ui.NotFound(s.Err, Index(lang))), ui.Tr(ui.Lang(lang), "No such lesson — Gregor")
 	}
 	p := s.Page()
-	return ui.Lesson(p), p.Title + " — Gregor"
+	return LessonView(p)
+}
+
+// LessonView is a lesson's page in its language, with its title.
+func LessonView(p ui.Page) (templ.Component, string) {
+	return ui.InLang(p.Lang, ui.Lesson(p)), p.Title + " — Gregor"
 }
 
 // NotFound reports whether a URL names a lesson that does not exist (or

@@ -383,7 +383,7 @@ func firstCommand(t *testing.T, slug, prefix string) int {
 func TestIndex(t *testing.T) {
 	p := open(t, "/")
 	defer p.shot("lesson")
-	items := play.Index()
+	items := play.Index("")
 	if got := p.count(".lessons li"); got != len(items) {
 		t.Errorf("%d lessons listed, want %d", got, len(items))
 	}
@@ -400,9 +400,11 @@ func TestIndex(t *testing.T) {
 		t.Errorf("an unwritten lesson reads %q", p.text(".lessons li.unwritten"))
 	}
 	p.shot("index")
-	p.click(`.lessons a[href="?lesson=segments"]`)
+	// The page speaks the browser's language (English here), and its
+	// links say so.
+	p.click(`.lessons a[href="?lesson=segments&lang=en"]`)
 	p.waitText("#pos", "Step 1 of")
-	if got := p.search(); got != "?lesson=segments" {
+	if got := p.search(); got != "?lesson=segments&lang=en" {
 		t.Errorf("following the link: location.search = %q", got)
 	}
 }
@@ -667,6 +669,10 @@ func TestClusterLesson(t *testing.T) {
 	}
 	p.click(fmt.Sprintf(".steplist li:nth-child(%d) a", diverged))
 	p.waitText("#pos", fmt.Sprintf("Step %d of %d", diverged, total+1))
+	if s, _ := p.native(); s.Predicting() {
+		p.click(`.question [data-answer="-1"]`) // it asks a question first: Show me
+		p.waitText(".question", "The answer")
+	}
 	p.checkStep()
 	if p.count(".step .diff .line.add, .step .diff .line.del") == 0 {
 		t.Errorf("step %d diverged but shows no difference from the script", diverged)

@@ -29,7 +29,7 @@ func TestStatePanel(t *testing.T) {
 			`.clients [data-producer="p1"]`, `.partition .markers .m-LSO`}},
 		{"consumer-groups", "/?lesson=consumer-groups&step=19", []string{
 			`.group[data-group="shop"] ol.machine li.here`, `ol.grid li.own.c0.moved`, `ol.grid li.own.c1`, `ul.members .swatch`}},
-		{"segments", "/?lesson=segments&step=8", []string{
+		{"segments", "/?lesson=segments&step=8&answers=8:0", []string{ // its question shown
 			`.lookup[data-lookup="offset 7"]`, `.cell.found[data-offset="7"]`, `.cell.scanned`, `.entries li.chosen`, `.seg[data-segment="00000000000000000008.log"] .cell.next`}},
 		{"replication", "/?lesson=replication&step=17", []string{
 			`.role.leader`, `.role.follower`, `.partition .cell.above-hw`, `ul.replicas li.leader`, `.isr.in`}},
