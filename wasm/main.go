@@ -74,7 +74,9 @@ func main() {
 	setStepMs()
 	on(win, "popstate", func(js.Value) { route() })
 	route()
+	startRoom()
 	<-handover
+	leaveRoom()
 	for _, l := range listeners {
 		l.target.Call("removeEventListener", l.event, l.fn)
 		l.fn.Release()
@@ -180,6 +182,7 @@ func show(c templ.Component, title string) {
 	app.Set("innerHTML", sb.String())
 	refocus(focused)
 	doc.Set("title", title)
+	syncRoom()
 	if !rendered {
 		rendered = true
 		t := win.Get("performance").Call("now").Float()
@@ -197,6 +200,7 @@ func showError(msg string) {
 // replaceURL records the session in the address bar without a new
 // history entry, so a copied link replays exactly this.
 func replaceURL() {
+	roomMoved()
 	win.Get("history").Call("replaceState", nil, "", session.Href(session.Pos))
 }
 
@@ -212,8 +216,12 @@ func onClick(e js.Value) {
 	if e.Get("button").Int() != 0 || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() || e.Get("shiftKey").Bool() {
 		return // let the browser open links in a new tab
 	}
+	if roomClick(e) {
+		return
+	}
 	if a := closest(e, "a[data-nav]"); !a.IsNull() {
 		e.Call("preventDefault")
+		roomMoved()
 		navigate(a.Call("getAttribute", "href").String())
 		return
 	}

@@ -158,8 +158,12 @@ func (h *Hub) ServeOpen(w http.ResponseWriter, r *http.Request) {
 // wasm reads to connect to the room.
 func joinMark(code string) string { return `data-room="` + code + `"` }
 
-// ServeJoin is GET /join/{code}: the playground page, marked with the
-// room, or 404 for a code that names no open room.
+// ServeJoin is GET /join/{code}: the playground page for the URL's query
+// (a student's page records the teacher's position there, so a reload
+// shows it at once), marked with the room, or 404 for a code that names
+// no open room. The page's relative asset paths (assets/…, right for a
+// static copy of the page) are made absolute: from /join/ they would name
+// /join/assets/.
 func (h *Hub) ServeJoin(w http.ResponseWriter, r *http.Request) {
 	room := h.Room(r.PathValue("code"))
 	if room == nil {
@@ -168,9 +172,10 @@ func (h *Hub) ServeJoin(w http.ResponseWriter, r *http.Request) {
 	}
 	var page []byte
 	if h.cfg.Page != nil {
-		page = h.cfg.Page("")
+		page = h.cfg.Page(r.URL.RawQuery)
 	}
 	page = bytes.Replace(page, []byte("<html "), []byte("<html "+joinMark(room.Code)+" "), 1)
+	page = bytes.ReplaceAll(page, []byte(`"assets/`), []byte(`"/assets/`))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Write(page)
