@@ -75,8 +75,9 @@ func (p *page) shows(code string, n int) {
 // in a browser of its own, join with the code and follow the teacher's
 // steps; one explores on its own and comes back with one click; the
 // teacher asks the room the lesson's question, both answer, the teacher
-// sees the distribution and reveals it; projector mode folds the side
-// panels.
+// sees the distribution and reveals it; a late student lands on the
+// teacher's step; the class moves on to a lesson of the cluster bundle;
+// projector mode folds the side panels.
 func TestClassroom(t *testing.T) {
 	exe := chromium(t)
 	base := gregorServe(t)
@@ -152,7 +153,7 @@ func TestClassroom(t *testing.T) {
 	s1.shows(code, ask)
 	teacher.click("[data-room-act=ask]")
 	for _, s := range []*page{s1, s2} {
-		s.waitText("#room-q .prompt", q.Prompt)
+		s.waitText("#room-q .q-prompt", q.Prompt)
 	}
 	s1.click(fmt.Sprintf("#room-q [data-choice='%d']", correct))
 	s2.click(fmt.Sprintf("#room-q [data-choice='%d']", wrong))
@@ -173,6 +174,27 @@ func TestClassroom(t *testing.T) {
 		t.Errorf("the students' own answers are not marked right and wrong as they answered")
 	}
 	s1.shot("student-revealed")
+
+	// A late student lands on the teacher's step.
+	late := person(t, bctx, base, "/join/"+code)
+	late.shows(code, ask)
+	teacher.waitText("#room-counts", "3 connected · 3 following")
+
+	// The teacher opens a three-broker lesson: a new page load, which
+	// rejoins the room as its teacher (the cookie, and the code kept in
+	// the tab); the students' pages switch to the cluster bundle in place
+	// and rejoin as students.
+	teacher.load("/?lesson=replication&step=2")
+	teacher.waitText("#room-counts", "3 connected · 3 following")
+	for _, s := range []*page{s1, s2, late} {
+		s.waitText("#pos", "Step 2 of")
+		s.checkStep()
+		if b := s.eval(`window.gregorBundle`); b != play.ClusterBundle {
+			t.Errorf("a student's page runs the replication lesson on %s", b)
+		}
+	}
+	teacher.click("#next")
+	s2.shows(code, 3)
 
 	// Projector mode: large type, the side panels folded.
 	teacher.click("[data-room-act=projector]")
