@@ -256,7 +256,7 @@ func roomMoved() {
 // showPosition shows the teacher's position on a student's page.
 func showPosition(p *play.Position) {
 	stop()
-	win.Get("history").Call("replaceState", nil, "", "?"+p.Query())
+	win.Get("history").Call("replaceState", nil, "", "?"+play.PositionQuery(*p))
 	route()
 }
 

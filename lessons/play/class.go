@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/gregor-kafka/gregor/server/classroom/protocol"
 	"github.com/gregor-kafka/gregor/ui"
 )
 
 // A class is a room of server/classroom seen from one page: the teacher's,
 // which sends its Position on every change, or a student's, which follows
 // the teacher's positions or explores on its own. Class is that page's
-// side of the protocol (server/classroom/protocol.go), pure so that it is
+// side of the protocol (server/classroom/protocol), pure so that it is
 // tested natively; wasm/room.go only carries its messages over the
 // browser's WebSocket.
 //
@@ -27,17 +28,14 @@ import (
 //     choice, until the teacher's next position.
 
 // Position is where the teacher is: the URL parameters that replay the
-// page (classroom.Position on the wire).
-type Position struct {
-	Lesson  string `json:"lesson,omitempty"`
-	Seed    int64  `json:"seed,omitempty"` // the world's seed, bit for bit (uint64 in the URL)
-	Actions string `json:"actions,omitempty"`
-	Step    int    `json:"step"`
-	Lang    string `json:"lang,omitempty"`
-	Cmds    string `json:"cmds,omitempty"`
-}
+// page, as the classroom relays them.
+type Position = protocol.Position
+
+// Question is a multiple-choice question asked of the room.
+type Question = protocol.Question
 
 // Position is the session's current position, with the page's language.
+// The seed goes bit for bit into the protocol's int64.
 func (s *Session) Position(lang string) Position {
 	q := parseQuery(s.Query(s.Pos))
 	p := Position{Seed: int64(s.Seed), Step: s.Pos, Lang: lang, Actions: q["actions"], Cmds: q["cmds"]}
@@ -47,8 +45,9 @@ func (s *Session) Position(lang string) Position {
 	return p
 }
 
-// Query is the URL query that replays the position (Parse reads it).
-func (p Position) Query() string {
+// PositionQuery is the URL query that replays a position (Parse reads
+// it).
+func PositionQuery(p Position) string {
 	q := "playground=1"
 	if p.Lesson != "" {
 		q = "lesson=" + p.Lesson
@@ -64,14 +63,6 @@ func (p Position) Query() string {
 		q += "&lang=" + p.Lang
 	}
 	return q
-}
-
-// Question is a multiple-choice question asked of the room
-// (classroom.Question on the wire).
-type Question struct {
-	ID      string   `json:"id"`
-	Prompt  string   `json:"prompt,omitempty"`
-	Choices []string `json:"choices"`
 }
 
 // Ask is the question the teacher can ask at the session's position: the
@@ -93,35 +84,6 @@ func (s *Session) Ask(lang string) (q Question, correct int, ok bool) {
 	}
 	id := fmt.Sprintf("%s.%d", s.Lesson.Slug, k+1)
 	return Question{ID: id, Prompt: prompt, Choices: st.Question.Choices}, st.Question.Answer(st.Output), true
-}
-
-// classMsg is what a page sends: the teacher position, ask and reveal, a
-// student follow and answer (classroom.In).
-type classMsg struct {
-	Type      string    `json:"type"`
-	Position  *Position `json:"position,omitempty"`
-	Question  *Question `json:"question,omitempty"`
-	ID        string    `json:"id,omitempty"`
-	Correct   *int      `json:"correct,omitempty"`
-	Following *bool     `json:"following,omitempty"`
-	Choice    *int      `json:"choice,omitempty"`
-}
-
-// classEvent is any message the server sends; its type says which fields
-// count (classroom's Welcome, PositionOut, AskOut, Tally, RevealOut,
-// Roster).
-type classEvent struct {
-	Type      string    `json:"type"`
-	Role      string    `json:"role"`
-	Seq       uint64    `json:"seq"`
-	Position  *Position `json:"position"`
-	Question  *Question `json:"question"`
-	ID        string    `json:"id"`
-	Counts    []int     `json:"counts"`
-	Answered  int       `json:"answered"`
-	Correct   *int      `json:"correct"`
-	Connected int       `json:"connected"`
-	Following int       `json:"following"`
 }
 
 // Class is one page's membership of a room.
@@ -170,36 +132,45 @@ func (c *Class) Lost(why string, final bool) {
 // Receive applies one server message. It returns the position a
 // following student must show now, or nil.
 func (c *Class) Receive(data []byte) (*Position, error) {
-	var ev classEvent
-	if err := json.Unmarshal(data, &ev); err != nil {
+	var typed struct{ Type string }
+	if err := json.Unmarshal(data, &typed); err != nil {
 		return nil, fmt.Errorf("class %s: bad message from the server: %w", c.Code, err)
 	}
-	switch ev.Type {
-	case "welcome":
-		c.Teacher = ev.Role == "teacher"
-	case "position":
-		if ev.Position == nil || ev.Seq <= c.seq && c.seq != 0 {
+	switch typed.Type {
+	case protocol.TypeWelcome:
+		var w protocol.Welcome
+		json.Unmarshal(data, &w)
+		c.Teacher = w.Role == "teacher"
+	case protocol.TypePosition:
+		var p protocol.PositionOut
+		json.Unmarshal(data, &p)
+		if p.Position == nil || p.Seq <= c.seq && c.seq != 0 {
 			return nil, nil // nothing new
 		}
-		c.seq, c.latest = ev.Seq, ev.Position
+		c.seq, c.latest = p.Seq, p.Position
 		c.dropRevealed()
 		if c.following {
-			return ev.Position, nil
+			return p.Position, nil
 		}
-	case "roster":
-		c.connected, c.followers = ev.Connected, ev.Following
-	case "ask":
-		if ev.Question != nil {
-			c.setQuestion(ev.Question)
+	case protocol.TypeRoster:
+		var r protocol.Roster
+		json.Unmarshal(data, &r)
+		c.connected, c.followers = r.Connected, r.Following
+	case protocol.TypeAsk:
+		var a protocol.AskOut
+		if json.Unmarshal(data, &a); a.Question != nil {
+			c.setQuestion(a.Question)
 		}
-	case "tally":
-		if c.question != nil && ev.ID == c.question.ID {
-			c.counts, c.answered = ev.Counts, ev.Answered
+	case protocol.TypeTally:
+		var t protocol.Tally
+		if json.Unmarshal(data, &t); c.question != nil && t.ID == c.question.ID {
+			c.counts, c.answered = t.Counts, t.Answered
 		}
-	case "reveal":
-		if c.question != nil && ev.ID == c.question.ID {
-			c.counts, c.revealed, c.isRevealed = ev.Counts, ev.Correct, true
-			c.answered = sum(ev.Counts)
+	case protocol.TypeReveal:
+		var r protocol.RevealOut
+		if json.Unmarshal(data, &r); c.question != nil && r.ID == c.question.ID {
+			c.counts, c.revealed, c.isRevealed = r.Counts, r.Correct, true
+			c.answered = sum(r.Counts)
 		}
 	}
 	return nil, nil
@@ -225,7 +196,7 @@ func sum(xs []int) int {
 	return n
 }
 
-func encodeMsg(m classMsg) []byte {
+func encodeMsg(m protocol.In) []byte {
 	b, err := json.Marshal(m)
 	if err != nil {
 		panic("play: encoding a class message: " + err.Error())
@@ -241,7 +212,7 @@ func (c *Class) Sync(p Position) []byte {
 	}
 	c.sent = &p
 	c.dropRevealed()
-	return encodeMsg(classMsg{Type: "position", Position: &p})
+	return encodeMsg(protocol.In{Type: protocol.TypePosition, Position: &p})
 }
 
 // AskQuestion is the teacher's message that asks q of the room; correct is
@@ -249,7 +220,7 @@ func (c *Class) Sync(p Position) []byte {
 func (c *Class) AskQuestion(q Question, correct int) []byte {
 	c.setQuestion(&q)
 	c.correct = correct
-	return encodeMsg(classMsg{Type: "ask", Question: &q})
+	return encodeMsg(protocol.In{Type: protocol.TypeAsk, Question: &q})
 }
 
 // Reveal is the teacher's message that closes the open question, or nil.
@@ -257,7 +228,7 @@ func (c *Class) Reveal() []byte {
 	if c.question == nil || c.isRevealed {
 		return nil
 	}
-	m := classMsg{Type: "reveal", ID: c.question.ID}
+	m := protocol.In{Type: protocol.TypeReveal, ID: c.question.ID}
 	if c.correct >= 0 && c.correct < len(c.question.Choices) {
 		m.Correct = &c.correct
 	}
@@ -271,7 +242,7 @@ func (c *Class) Answer(choice int) []byte {
 		return nil
 	}
 	c.mine = choice
-	return encodeMsg(classMsg{Type: "answer", ID: c.question.ID, Choice: &choice})
+	return encodeMsg(protocol.In{Type: protocol.TypeAnswer, ID: c.question.ID, Choice: &choice})
 }
 
 // Detach is a student's message leaving the teacher, or nil if it has.
@@ -281,7 +252,7 @@ func (c *Class) Detach() []byte {
 	}
 	c.following = false
 	f := false
-	return encodeMsg(classMsg{Type: "follow", Following: &f})
+	return encodeMsg(protocol.In{Type: protocol.TypeFollow, Following: &f})
 }
 
 // Follow is a student's message to follow the teacher again, and the
@@ -292,7 +263,7 @@ func (c *Class) Follow() ([]byte, *Position) {
 	}
 	c.following = true
 	f := true
-	return encodeMsg(classMsg{Type: "follow", Following: &f}), c.latest
+	return encodeMsg(protocol.In{Type: protocol.TypeFollow, Following: &f}), c.latest
 }
 
 // View is the room bar's view of the class; join is the students' link,

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/gregor-kafka/gregor/server/classroom/protocol"
 )
 
 // serverMsg is a message as server/classroom sends it.
@@ -16,9 +18,9 @@ func serverMsg(t *testing.T, v map[string]any) []byte {
 	return b
 }
 
-func decodeMsg(t *testing.T, b []byte) classMsg {
+func decodeMsg(t *testing.T, b []byte) protocol.In {
 	t.Helper()
-	var m classMsg
+	var m protocol.In
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatalf("%s: %v", b, err)
 	}
@@ -34,14 +36,14 @@ func TestPositionReplays(t *testing.T) {
 		}
 		for _, q := range []string{"lesson=" + m.Slug + "&step=2", "lesson=" + m.Slug + "&step=3&seed=9&actions=1:advance+1s,2:fault+drop+response"} {
 			s := Parse(q)
-			back := Parse(s.Position("en").Query())
+			back := Parse(PositionQuery(s.Position("en")))
 			if got, want := back.Query(back.Pos), s.Query(s.Pos); got != want {
 				t.Errorf("%s: replays as %q, want %q", q, got, want)
 			}
 		}
 	}
 	s := Parse("playground=1&step=2&seed=18446744073709551615&cmds=broker,topic+t+partitions=2")
-	back := Parse(s.Position("").Query())
+	back := Parse(PositionQuery(s.Position("")))
 	if got, want := back.Query(back.Pos), s.Query(s.Pos); got != want {
 		t.Errorf("playground replays as %q, want %q", got, want)
 	}

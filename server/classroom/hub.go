@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"github.com/gregor-kafka/gregor/server/classroom/protocol"
 	"math/big"
 	"net/http"
 	"strings"
@@ -218,7 +219,7 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 // read applies the socket's messages until one is bad or it ends.
 func (h *Hub) read(ctx context.Context, rd *wsmsg.Reader, room *Room, m *member) error {
 	for {
-		var in In
+		var in protocol.In
 		if _, err := rd.NextInto(ctx, &in); err != nil {
 			return err
 		}

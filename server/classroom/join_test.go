@@ -2,6 +2,7 @@ package classroom
 
 import (
 	"encoding/json"
+	"github.com/gregor-kafka/gregor/server/classroom/protocol"
 	"io"
 	"net/http"
 	"strconv"
@@ -44,17 +45,17 @@ func TestPageMessages(t *testing.T) {
 	p := s.Position("zh")
 	teacher := play.NewClass("ABCDE", true)
 	teacher.Opened()
-	var in In
-	if err := json.Unmarshal(teacher.Sync(p), &in); err != nil || in.Type != TypePosition || in.Position == nil {
+	var in protocol.In
+	if err := json.Unmarshal(teacher.Sync(p), &in); err != nil || in.Type != protocol.TypePosition || in.Position == nil {
 		t.Fatalf("position message: %+v, %v", in, err)
 	}
 	if err := in.Position.Validate(); err != nil {
 		t.Errorf("the page's position is refused: %v", err)
 	}
-	if want := (Position{Lesson: "segments", Seed: 7, Actions: "3:advance+1s", Step: 5, Lang: "zh"}); *in.Position != want {
+	if want := (protocol.Position{Lesson: "segments", Seed: 7, Actions: "3:advance+1s", Step: 5, Lang: "zh"}); *in.Position != want {
 		t.Errorf("position %+v, want %+v", *in.Position, want)
 	}
-	back := play.Parse(p.Query())
+	back := play.Parse(play.PositionQuery(p))
 	if back.Query(back.Pos) != s.Query(s.Pos) {
 		t.Errorf("the position replays as %q, want %q", back.Query(back.Pos), s.Query(s.Pos))
 	}
@@ -65,15 +66,15 @@ func TestPageMessages(t *testing.T) {
 	if !ok {
 		t.Fatal("no step of segments has a question")
 	}
-	in = In{}
+	in = protocol.In{}
 	if err := json.Unmarshal(teacher.AskQuestion(q, correct), &in); err != nil || in.Question == nil {
 		t.Fatalf("ask message: %+v, %v", in, err)
 	}
 	if err := in.Question.Validate(); err != nil {
 		t.Errorf("the page's question is refused: %v", err)
 	}
-	in = In{}
-	if err := json.Unmarshal(teacher.Reveal(), &in); err != nil || in.Type != TypeReveal || in.ID != q.ID || in.Correct == nil || *in.Correct != correct {
+	in = protocol.In{}
+	if err := json.Unmarshal(teacher.Reveal(), &in); err != nil || in.Type != protocol.TypeReveal || in.ID != q.ID || in.Correct == nil || *in.Correct != correct {
 		t.Errorf("reveal message: %+v, %v (want id %s, correct %d)", in, err, q.ID, correct)
 	}
 }

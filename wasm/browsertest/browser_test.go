@@ -172,9 +172,15 @@ func openOn(t *testing.T, static bool, path string) *page {
 	t.Helper()
 	exe := chromium(t)
 	base := serve(t, static)
-	actx := browser(t, exe)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	return tab(t, browser(t, exe), base, path, 90*time.Second)
+}
+
+// tab opens path in a new tab of parent (a browser, or a browser context
+// given with opts), for at most timeout.
+func tab(t *testing.T, parent context.Context, base, path string, timeout time.Duration, opts ...chromedp.ContextOption) *page {
+	t.Helper()
+	ctx, cancelTab := chromedp.NewContext(parent, opts...)
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
 	t.Cleanup(func() {
 		cancelTimeout()
 		cancelTab()

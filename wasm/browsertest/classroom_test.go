@@ -42,15 +42,7 @@ func gregorServe(t *testing.T) string {
 // as on its own laptop.
 func person(t *testing.T, browserCtx context.Context, base, path string) *page {
 	t.Helper()
-	ctx, cancelTab := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancelTab()
-	})
-	p := &page{t: t, ctx: ctx, base: base}
-	p.load(path)
-	return p
+	return tab(t, browserCtx, base, path, 3*time.Minute, chromedp.WithNewBrowserContext())
 }
 
 // setStep moves the page to step n with its step slider, as a learner
