@@ -18,7 +18,7 @@ import (
 // gregorServe runs the real `gregor serve` in-process, with the browser
 // build: the page, the rooms and their sockets behind the same routes and
 // access rules as the binary's.
-func gregorServe(t *testing.T) string {
+func gregorServe(t *testing.T) (string, *server.Server) {
 	t.Helper()
 	serve(t, false) // builds the bundles once
 	srv, err := server.Start(server.Config{KafkaAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(),
@@ -35,7 +35,7 @@ func gregorServe(t *testing.T) string {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return "http://" + srv.HTTPAddr().String()
+	return "http://" + srv.HTTPAddr().String(), srv
 }
 
 // person is one page in a browser context of its own: its own cookies,
@@ -72,7 +72,7 @@ func (p *page) shows(code string, n int) {
 // projector mode folds the side panels.
 func TestClassroom(t *testing.T) {
 	exe := chromium(t)
-	base := gregorServe(t)
+	base, _ := gregorServe(t)
 	bctx, cancel := chromedp.NewContext(browser(t, exe))
 	t.Cleanup(cancel)
 	if err := chromedp.Do(bctx); err != nil { // starts the browser
