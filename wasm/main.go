@@ -130,6 +130,12 @@ func route() {
 		handOver()
 		return
 	}
+	if play.IsTrace(q) {
+		session = nil
+		stop()
+		showTrace()
+		return
+	}
 	if play.IsIndex(q) || play.NotFound(q) {
 		session = nil
 		stop()
@@ -322,6 +328,9 @@ func onSubmit(e js.Value) {
 
 func onChange(e js.Value) {
 	t := e.Get("target")
+	if traceChange(t) {
+		return
+	}
 	if t.Get("id").String() == "speed" {
 		if ms, err := strconv.Atoi(t.Get("value").String()); err == nil {
 			stepMs = ms
@@ -352,6 +361,9 @@ func goTo(n int) {
 }
 
 func onKey(e js.Value) {
+	if session == nil && !e.Get("altKey").Bool() && !e.Get("ctrlKey").Bool() && !e.Get("metaKey").Bool() && traceArrow(e.Get("key").String()) {
+		return
+	}
 	if session == nil || e.Get("altKey").Bool() || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() {
 		return
 	}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"html"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/gregor-kafka/gregor/core/view"
+	"github.com/gregor-kafka/gregor/lessons/play"
 	"github.com/gregor-kafka/gregor/ui"
 )
 
@@ -26,19 +28,19 @@ const BrokerName = "broker"
 //     correlation id (Kafka answers on the same connection with the
 //     request's id); a response whose request was not seen (skipped, or
 //     before the watcher came) stands alone.
-//   - At most Max exchanges are kept, the newest; the actors are the
-//     clients of those exchanges, in the order they first appear, and the
-//     broker.
+//   - The view draws the newest Max exchanges; a saved trace holds the
+//     newest Keep (TraceKeep when 0). The actors are the clients of those
+//     exchanges, in the order they first appear, and the broker.
 //   - A client is its client.id at its host: the connections a client
 //     opens (bootstrap, its partitions' leader, its coordinator) are one
 //     node, whose detail line is the host. Its name is unique: the
 //     client.id, with "@host" when another host uses the same client.id.
 type Recent struct {
-	Max     int
-	xs      []*liveExchange
-	pending map[connCorr]*liveExchange
-	start   int64 // ms of the first event: the views' clock starts there
-	changed bool
+	Max, Keep int
+	xs        []*liveExchange // the newest Keep
+	pending   map[connCorr]*liveExchange
+	start     int64 // ms of the first event: the views' clock starts there
+	changed   bool
 }
 
 type connCorr struct {
@@ -93,9 +95,17 @@ func nameTopic(m *ui.MsgView, topics []string) {
 	}
 }
 
+// TraceKeep is how many exchanges a saved trace holds by default: a few
+// minutes of a client's requests, a megabyte or two of JSON.
+const TraceKeep = 2000
+
 func (r *Recent) push(x *liveExchange) {
 	r.xs = append(r.xs, x)
-	if n := len(r.xs) - max(r.Max, 1); n > 0 {
+	keep := r.Keep
+	if keep == 0 {
+		keep = TraceKeep
+	}
+	if n := len(r.xs) - max(keep, r.Max, 1); n > 0 {
 		for _, old := range r.xs[:n] {
 			if r.pending[old.key] == old {
 				delete(r.pending, old.key)
@@ -113,14 +123,37 @@ func (r *Recent) Changed() bool {
 	return c
 }
 
-// View is the world and the exchanges, ready for ui.LiveView: the clients
-// named, the messages routed between them and the broker.
+// View is the world and the newest Max exchanges, ready for ui.LiveView:
+// the clients named, the messages routed between them and the broker.
 func (r *Recent) View() (view.World, []ui.Exchange) {
-	var w view.World
-	names := map[string]string{} // client.id + address -> node name
+	var xs []ui.Exchange
+	w := walk(r.xs[max(len(r.xs)-max(r.Max, 1), 0):], func(_ func() view.World, x ui.Exchange) { xs = append(xs, x) })
+	return w, xs
+}
+
+// Trace is every exchange kept, as the playground steps through it, each
+// with the world it happened in.
+func (r *Recent) Trace(title string) play.Trace {
+	t := play.Trace{Format: play.TraceFormat, Title: title}
+	walk(r.xs, func(w func() view.World, x ui.Exchange) {
+		t.Steps = append(t.Steps, play.TraceStep{World: w(), Exchange: x})
+	})
+	return t
+}
+
+// walk names the clients of lxs and calls step with each exchange, routed
+// between its client and the broker, and the world so far; it returns
+// the world after the last.
+func walk(lxs []*liveExchange, step func(world func() view.World, x ui.Exchange)) view.World {
+	var clients []view.Actor
+	names := map[string]string{} // client.id + host -> node name
 	taken := map[string]bool{BrokerName: true}
-	xs := make([]ui.Exchange, 0, len(r.xs))
-	for _, lx := range r.xs {
+	var clock int64
+	world := func() view.World {
+		return view.World{Clock: clock, Brokers: []view.Broker{{Name: BrokerName, Up: true}},
+			Actors: append(slices.Clone(clients), view.Actor{Name: BrokerName, Kind: view.KindBroker, Up: true})}
+	}
+	for _, lx := range lxs {
 		host := lx.remote
 		if h, _, err := net.SplitHostPort(lx.remote); err == nil {
 			host = h
@@ -136,32 +169,22 @@ func (r *Recent) View() (view.World, []ui.Exchange) {
 				name += " @" + host
 			}
 			names[key], taken[name] = name, true
-			w.Actors = append(w.Actors, view.Actor{Name: name, Kind: view.KindClient, Up: true, Detail: host})
+			clients = append(clients, view.Actor{Name: name, Kind: view.KindClient, Up: true, Detail: host})
 		}
 		x := lx.x
 		if x.Req != nil {
 			req := *x.Req
-			req.From, req.To = name, BrokerName
+			req.From, req.To, clock = name, BrokerName, req.Time
 			x.Req = &req
 		}
 		if x.Resp != nil {
 			resp := *x.Resp
-			resp.From, resp.To = BrokerName, name
+			resp.From, resp.To, clock = BrokerName, name, resp.Time
 			x.Resp = &resp
 		}
-		xs = append(xs, x)
+		step(world, x)
 	}
-	w.Actors = append(w.Actors, view.Actor{Name: BrokerName, Kind: view.KindBroker, Up: true})
-	w.Brokers = []view.Broker{{Name: BrokerName, Up: true}}
-	if n := len(r.xs); n > 0 {
-		last := r.xs[n-1].x
-		if last.Resp != nil {
-			w.Clock = last.Resp.Time
-		} else if last.Req != nil {
-			w.Clock = last.Req.Time
-		}
-	}
-	return w, xs
+	return world()
 }
 
 // Render draws the view as HTML: the diagram and the message cards.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/lessons/play"
 )
 
 // exchange is a client's request and the broker's response on conn.
@@ -91,7 +93,8 @@ func TestRecent(t *testing.T) {
 }
 
 // TestViewSocket: after {"type":"diagram"} the socket sends views of the
-// latest exchanges as events come; before it, none.
+// latest exchanges as events come, before it none; {"type":"save"} is
+// answered with the trace of those exchanges.
 func TestViewSocket(t *testing.T) {
 	var h Hub
 	srv := httptest.NewServer(httpHandler(&h))
@@ -142,5 +145,21 @@ func TestViewSocket(t *testing.T) {
 	}
 	if events != 3 {
 		t.Errorf("%d events before the view, want 3", events)
+	}
+
+	// Save: the exchanges since the diagram was asked for, as the
+	// playground reads a trace.
+	c.Write(ctx, websocket.MessageText, []byte(`{"type":"save"}`))
+	m := read("trace")
+	data, _ := json.Marshal(m["trace"])
+	tr, err := play.ParseTrace(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Steps) != 2 || tr.Steps[0].Exchange.Req != nil || tr.Steps[0].Exchange.Resp == nil || tr.Steps[1].Exchange.Req.From != "kcat" {
+		t.Fatalf("saved trace: %+v", tr.Steps)
+	}
+	if got := tr.Page(2); got.Step == nil || got.Total != 2 || got.PrevHref != play.TraceHref(1) || len(got.State.Actors) != 2 {
+		t.Errorf("the trace's step 2: %+v", got)
 	}
 }

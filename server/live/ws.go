@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/gregor-kafka/gregor/lessons/play"
 	"github.com/gregor-kafka/gregor/server/wsmsg"
 )
 
@@ -24,6 +25,7 @@ var Limits = wsmsg.Limits{MaxBytes: 8 << 10, PerSecond: 10, Burst: 20}
 //	{"type":"filter","filter":{"clients":["kgo"],"apis":["Produce"],"topics":["orders"]}}
 //	{"type":"pause"}   {"type":"resume"}   {"type":"status"}
 //	{"type":"diagram"} (from now on, also a "view" of the latest exchanges)
+//	{"type":"save"}    (a "trace" of the exchanges since "diagram")
 //
 // Each is answered with a Status once every event published before it has
 // been sent.
@@ -36,7 +38,9 @@ type Control struct {
 // "status" (after each Control and first of all), "skipped" (the
 // skipped counter, whenever it grew), and, once asked for with
 // "diagram", "view": the HTML of the latest exchanges drawn as a
-// lesson's step (Recent), at most every ViewEvery while events come.
+// lesson's step (Recent), at most every ViewEvery while events come;
+// "trace" answers "save" with the exchanges kept since (play.Trace), for
+// the playground to step through.
 type (
 	eventMsg struct {
 		Type string `json:"type"`
@@ -57,6 +61,10 @@ type (
 	viewMsg struct {
 		Type string `json:"type"`
 		HTML string `json:"html"`
+	}
+	traceMsg struct {
+		Type  string     `json:"type"`
+		Trace play.Trace `json:"trace"`
 	}
 )
 
@@ -83,13 +91,14 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 	status <- struct{}{} // the first message says where the watcher stands
 	readErr := make(chan error, 1)
 	var diagram atomic.Bool
-	go func() { readErr <- readControls(ctx, rd, wt, status, &diagram) }()
-	wsmsg.Close(c, writeLoop(ctx, c, wt, status, readErr, &diagram))
+	save := make(chan struct{}, 1)
+	go func() { readErr <- readControls(ctx, rd, wt, status, &diagram, save) }()
+	wsmsg.Close(c, writeLoop(ctx, c, wt, status, readErr, &diagram, save))
 }
 
 // readControls applies the watcher's controls and asks the writer for a
 // Status after each.
-func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status chan<- struct{}, diagram *atomic.Bool) error {
+func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status chan<- struct{}, diagram *atomic.Bool, save chan<- struct{}) error {
 	for {
 		var ctl Control
 		typ, err := rd.NextInto(ctx, &ctl)
@@ -110,8 +119,14 @@ func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status cha
 		case "status":
 		case "diagram":
 			diagram.Store(true)
+		case "save":
+			select {
+			case save <- struct{}{}:
+			default: // one is pending already
+			}
+			continue // the trace is the answer
 		default:
-			return wsmsg.Refuse("unknown message type %q (want filter, pause, resume, status or diagram)", typ)
+			return wsmsg.Refuse("unknown message type %q (want filter, pause, resume, status, diagram or save)", typ)
 		}
 		select {
 		case status <- struct{}{}:
@@ -123,7 +138,7 @@ func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status cha
 // writeLoop sends events, statuses and the skipped counter in order, until
 // the reader fails or the request ends; once the watcher asked for the
 // diagram, it also keeps the latest exchanges and sends their view.
-func writeLoop(ctx context.Context, c *websocket.Conn, wt *Watcher, status <-chan struct{}, readErr <-chan error, diagram *atomic.Bool) error {
+func writeLoop(ctx context.Context, c *websocket.Conn, wt *Watcher, status <-chan struct{}, readErr <-chan error, diagram *atomic.Bool, save <-chan struct{}) error {
 	var reported uint64
 	var recent *Recent
 	var redraw <-chan time.Time // nil until the diagram is asked for
@@ -146,6 +161,15 @@ func writeLoop(ctx context.Context, c *websocket.Conn, wt *Watcher, status <-cha
 	}
 	for {
 		select {
+		case <-save:
+			var t play.Trace
+			if recent != nil {
+				t = recent.Trace("Live trace, saved " + time.Now().Format("2006-01-02 15:04:05"))
+			}
+			t.Format = play.TraceFormat
+			if err := wsmsg.Write(ctx, c, traceMsg{Type: "trace", Trace: t}); err != nil {
+				return err
+			}
 		case <-redraw:
 			if recent.Changed() {
 				if err := wsmsg.Write(ctx, c, viewMsg{Type: "view", HTML: string(recent.Render())}); err != nil {

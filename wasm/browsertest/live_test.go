@@ -3,18 +3,23 @@ package browsertest
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/gregor-kafka/gregor/lessons/play"
 )
 
 // TestLiveDiagram: /live draws a real client's exchanges with the
 // lessons' views (the client a node named by its client.id and address,
 // the request and response cards) while it keeps up: its skipped counter
-// stays 0.
+// stays 0. Saved, the trace opens in the playground, one exchange a
+// step, drawn the same way.
 func TestLiveDiagram(t *testing.T) {
 	exe := chromium(t)
 	base, srv := gregorServe(t)
@@ -55,4 +60,44 @@ func TestLiveDiagram(t *testing.T) {
 		t.Errorf("the page skipped %s events", s)
 	}
 	p.shot("live")
+
+	// Save the trace, and step through it in the playground.
+	p.click("#save")
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](`!!window.gregorLastTrace`, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		t.Fatalf("no trace saved: %v", err)
+	}
+	saved := p.eval(`window.gregorLastTrace`)
+	tr, err := play.ParseTrace([]byte(saved))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "trace.json")
+	if err := os.WriteFile(file, []byte(saved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.load("/?trace=1")
+	p.waitText("main", "No trace open")
+	p.do(chromedp.SetUploadFiles(chromedp.CSS("#tracefile"), []string{file}))
+	total := len(tr.Steps)
+	if total < 8 {
+		t.Fatalf("the trace holds %d exchanges, want the 8 or more the client had", total)
+	}
+	for n := 1; n <= total; n++ {
+		if n > 1 {
+			p.click("#next")
+		}
+		p.waitText("#pos", fmt.Sprintf("Step %d of %d", n, total))
+		want := tr.Steps[n-1].Exchange
+		if got := p.text(".step .exchanges td.req .api"); want.Req != nil && got != want.Req.Msg.API {
+			t.Errorf("trace step %d shows %q, want %s", n, got, want.Req.Msg.API)
+		}
+		if got := p.count("figure.diagram svg.dg.wide .node.client"); got != 1 {
+			t.Errorf("trace step %d: %d client nodes", n, got)
+		}
+		if want.Req != nil && want.Req.Msg.API == "Produce" {
+			p.waitText(".step .exchanges", "live-orders-0")
+			p.shot("trace")
+			break
+		}
+	}
 }
