@@ -1,9 +1,7 @@
 package live
 
 import (
-	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -97,15 +95,7 @@ func TestRecent(t *testing.T) {
 // answered with the trace of those exchanges.
 func TestViewSocket(t *testing.T) {
 	var h Hub
-	srv := httptest.NewServer(httpHandler(&h))
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/live/ws", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
+	ctx, c := watch(t, &h)
 	var views, events int
 	read := func(want string) map[string]any {
 		t.Helper()
