@@ -68,8 +68,8 @@ func (p *page) shows(code string, n int) {
 // steps; one explores on its own and comes back with one click; the
 // teacher asks the room the lesson's question, both answer, the teacher
 // sees the distribution and reveals it; a late student lands on the
-// teacher's step; the class moves on to a lesson of the cluster bundle;
-// projector mode folds the side panels.
+// teacher's step; the class moves on to a lesson of the cluster bundle,
+// then to the playground; projector mode folds the side panels.
 func TestClassroom(t *testing.T) {
 	exe := chromium(t)
 	base, _ := gregorServe(t)
@@ -187,6 +187,19 @@ func TestClassroom(t *testing.T) {
 	}
 	teacher.click("#next")
 	s2.shows(code, 3)
+
+	// The playground: the teacher's commands replay on the students' pages.
+	teacher.load("/?playground=1")
+	teacher.do(chromedp.SendKeys(chromedp.CSS("#cmd"), "broker\n"))
+	teacher.waitText("#pos", "Step 1 of 1")
+	for _, s := range []*page{s1, late} {
+		s.waitText("#pos", "Step 1 of 1")
+		s.waitText(".step pre.command", "broker")
+		s.checkStep()
+	}
+	if got := s1.eval(`location.search`); !strings.Contains(got, "playground=1") || !strings.Contains(got, "cmds=broker") {
+		t.Errorf("a student's page follows the playground at %s", got)
+	}
 
 	// Projector mode: large type, the side panels folded.
 	teacher.click("[data-room-act=projector]")
