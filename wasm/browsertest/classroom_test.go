@@ -166,6 +166,11 @@ func TestClassroom(t *testing.T) {
 		t.Errorf("the students' own answers are not marked right and wrong as they answered")
 	}
 	s1.shot("student-revealed")
+	s2.do(chromedp.EmulateViewport(390, 844)) // a phone
+	if over := s2.eval(`String(document.documentElement.scrollWidth - document.documentElement.clientWidth)`); over != "0" {
+		t.Errorf("at 390 px a student's page scrolls %s px sideways", over)
+	}
+	s2.shot("student-phone")
 
 	// A late student lands on the teacher's step.
 	late := person(t, bctx, base, "/join/"+code)
