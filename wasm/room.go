@@ -32,7 +32,12 @@ var (
 	projector bool
 )
 
-const teachKey = "gregor-teach"
+// teachKey keeps the code of the room this tab teaches; detachedKey the
+// code of the room whose teacher this tab's student has left.
+const (
+	teachKey    = "gregor-teach"
+	detachedKey = "gregor-detached"
+)
 
 // startRoom joins the room the page is marked with, or rejoins the one
 // this tab teaches; it reads projector=1 from the URL.
@@ -40,6 +45,9 @@ func startRoom() {
 	setProjector(strings.Contains("&"+query()+"&", "&projector=1&"))
 	if code := doc.Get("documentElement").Get("dataset").Get("room"); code.Type() == js.TypeString {
 		class = play.NewClass(code.String(), false)
+		if d := win.Get("sessionStorage").Call("getItem", detachedKey); d.Type() == js.TypeString && d.String() == class.Code {
+			class.Detached()
+		}
 		connect()
 		return
 	}
@@ -77,8 +85,9 @@ func roomClick(e js.Value) bool {
 		n, _ := strconv.Atoi(b.Get("dataset").Get("choice").String())
 		send(class.Answer(n))
 	case "detach":
-		send(class.Detach())
+		detach()
 	case "follow":
+		win.Get("sessionStorage").Call("removeItem", detachedKey)
 		msg, p := class.Follow()
 		send(msg)
 		if p != nil {
@@ -148,7 +157,7 @@ func connect() {
 	sockFns = []listener{
 		sockOn("open", func(js.Value) {
 			retries = 0
-			class.Opened()
+			send(class.Opened())
 			syncRoom()
 		}),
 		sockOn("message", func(e js.Value) {
@@ -248,8 +257,16 @@ func syncRoom() {
 // student leaves the teacher by doing so.
 func roomMoved() {
 	if class != nil && !class.Teacher {
-		send(class.Detach())
+		detach()
 		drawRoom()
+	}
+}
+
+// detach leaves the teacher, also for the page's next load.
+func detach() {
+	if msg := class.Detach(); msg != nil {
+		win.Get("sessionStorage").Call("setItem", detachedKey, class.Code)
+		send(msg)
 	}
 }
 

@@ -20,7 +20,9 @@ import (
 //
 //   - A following student applies every position it receives, in the
 //     order received; a detached one only keeps the newest, and applies it
-//     when it follows again (Follow), so one click brings it back.
+//     when it follows again (Follow), so one click brings it back. A
+//     detached student stays detached across reconnects (Opened tells the
+//     server again).
 //   - The teacher sends a position only when it differs from the last one
 //     the server acknowledged on this socket (a reconnect sends it again).
 //   - A student's answer is its own until the teacher reveals; the reveal
@@ -119,9 +121,24 @@ func NewClass(code string, teacher bool) *Class {
 func (c *Class) Following() bool { return c.following }
 
 // Opened resets what the socket knew: a reconnecting teacher sends its
-// position again, and the server sends a student the current one.
-func (c *Class) Opened() {
+// position again, and the server sends a student the current one. It
+// returns the message a detached student sends first (the server takes a
+// new socket for a follower), or nil.
+func (c *Class) Opened() []byte {
 	c.Status, c.Closed, c.sent = "connected", false, nil
+	if c.Teacher || c.following {
+		return nil
+	}
+	f := false
+	return encodeMsg(protocol.In{Type: protocol.TypeFollow, Following: &f})
+}
+
+// Detached makes a new student's class start detached: the page's
+// student had left the teacher before the page was loaded again.
+func (c *Class) Detached() {
+	if !c.Teacher {
+		c.following = false
+	}
 }
 
 // Lost records why the socket closed.

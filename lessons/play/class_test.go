@@ -111,12 +111,23 @@ func TestStudentFollows(t *testing.T) {
 			t.Errorf("a detached student is moved to step %d", p.Step)
 		}
 	}
+	if m := decodeMsg(t, c.Opened()); m.Type != "follow" || *m.Following {
+		t.Errorf("a detached student reconnecting tells the server %+v", m)
+	}
 	msg, p := c.Follow()
 	if m := decodeMsg(t, msg); m.Type != "follow" || !*m.Following || p == nil || p.Step != 6 {
 		t.Errorf("follow: %+v, back to %+v (want step 6)", m, p)
 	}
 	if c.Sync(Position{Step: 1}) != nil {
 		t.Errorf("a student sent a position")
+	}
+	if c.Opened() != nil {
+		t.Errorf("a following student reconnecting sends something first")
+	}
+	d := NewClass("ABCDE", false)
+	d.Detached()
+	if p, _ := d.Receive(pos(7, 3)); p != nil || d.Opened() == nil {
+		t.Errorf("a student that starts detached follows")
 	}
 }
 

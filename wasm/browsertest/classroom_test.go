@@ -121,6 +121,10 @@ func TestClassroom(t *testing.T) {
 		t.Errorf("the student exploring on its own was moved: it shows %q", got)
 	}
 	s2.shot("student-away")
+	s2.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("html[data-ready] #app > *")))
+	s2.waitText("#room-follow", "Exploring on your own") // a reload does not bring it back
+	s2.shows(code, 2)
+	teacher.waitText("#room-counts", "2 connected · 1 following")
 	s2.click("[data-room-act=follow]")
 	s2.shows(code, 4)
 	teacher.waitText("#room-counts", "2 connected · 2 following")
