@@ -39,7 +39,9 @@ type Recent struct {
 	Max, Keep int
 	xs        []*liveExchange // the newest Keep
 	pending   map[connCorr]*liveExchange
-	start     int64 // ms of the first event: the views' clock starts there
+	state     []view.Partition // the broker's newest (a State event)
+	node      int32            // the broker's node.id, from a State event
+	start     int64            // ms of the first event: the views' clock starts there
 	changed   bool
 }
 
@@ -52,6 +54,7 @@ type liveExchange struct {
 	client, remote string
 	key            connCorr
 	x              ui.Exchange
+	state          []view.Partition // the broker's after it, as far as known
 }
 
 // Add records one event.
@@ -61,6 +64,13 @@ func (r *Recent) Add(ev *Event) {
 		r.start = ev.Time.UnixMilli()
 	}
 	r.changed = true
+	if ev.Dir == State {
+		r.state, r.node = ev.State, ev.Node
+		if n := len(r.xs); n > 0 {
+			r.xs[n-1].state = r.state // the state after the newest exchange
+		}
+		return
+	}
 	k := connCorr{ev.Conn, ev.Corr}
 	side := &ui.Side{Time: ev.Time.UnixMilli() - r.start, Msg: ui.Message(ev.Msg)}
 	if side.Msg.API == "" {
@@ -70,13 +80,13 @@ func (r *Recent) Add(ev *Event) {
 	if ev.Dir == Response {
 		if x := r.pending[k]; x != nil {
 			delete(r.pending, k)
-			x.x.Resp = side
+			x.x.Resp, x.state = side, r.state
 			return
 		}
-		r.push(&liveExchange{client: ev.Client, remote: ev.Remote, key: k, x: ui.Exchange{Resp: side}})
+		r.push(&liveExchange{client: ev.Client, remote: ev.Remote, key: k, x: ui.Exchange{Resp: side}, state: r.state})
 		return
 	}
-	x := &liveExchange{client: ev.Client, remote: ev.Remote, key: k, x: ui.Exchange{Req: side}}
+	x := &liveExchange{client: ev.Client, remote: ev.Remote, key: k, x: ui.Exchange{Req: side}, state: r.state}
 	r.pending[k] = x
 	r.push(x)
 }
@@ -127,7 +137,7 @@ func (r *Recent) Changed() bool {
 // the clients named, the messages routed between them and the broker.
 func (r *Recent) View() (view.World, []ui.Exchange) {
 	var xs []ui.Exchange
-	w := walk(r.xs[max(len(r.xs)-max(r.Max, 1), 0):], func(_ func() view.World, x ui.Exchange) { xs = append(xs, x) })
+	w := walk(r.xs[max(len(r.xs)-max(r.Max, 1), 0):], r.node, func(_ func() view.World, x ui.Exchange) { xs = append(xs, x) })
 	return w, xs
 }
 
@@ -135,22 +145,24 @@ func (r *Recent) View() (view.World, []ui.Exchange) {
 // with the world it happened in.
 func (r *Recent) Trace(title string) play.Trace {
 	t := play.Trace{Format: play.TraceFormat, Title: title}
-	walk(r.xs, func(w func() view.World, x ui.Exchange) {
+	walk(r.xs, r.node, func(w func() view.World, x ui.Exchange) {
 		t.Steps = append(t.Steps, play.TraceStep{World: w(), Exchange: x})
 	})
 	return t
 }
 
 // walk names the clients of lxs and calls step with each exchange, routed
-// between its client and the broker, and the world so far; it returns
-// the world after the last.
-func walk(lxs []*liveExchange, step func(world func() view.World, x ui.Exchange)) view.World {
+// between its client and the broker, and the world so far (the clients
+// seen, the broker with its partitions as they were after it); it
+// returns the world after the last.
+func walk(lxs []*liveExchange, node int32, step func(world func() view.World, x ui.Exchange)) view.World {
 	var clients []view.Actor
 	names := map[string]string{} // client.id + host -> node name
 	taken := map[string]bool{BrokerName: true}
 	var clock int64
+	var state []view.Partition
 	world := func() view.World {
-		return view.World{Clock: clock, Brokers: []view.Broker{{Name: BrokerName, Up: true}},
+		return view.World{Clock: clock, Brokers: []view.Broker{{ID: node, Name: BrokerName, Up: true, Partitions: state}},
 			Actors: append(slices.Clone(clients), view.Actor{Name: BrokerName, Kind: view.KindBroker, Up: true})}
 	}
 	for _, lx := range lxs {
@@ -172,6 +184,7 @@ func walk(lxs []*liveExchange, step func(world func() view.World, x ui.Exchange)
 			clients = append(clients, view.Actor{Name: name, Kind: view.KindClient, Up: true, Detail: host})
 		}
 		x := lx.x
+		state = lx.state
 		if x.Req != nil {
 			req := *x.Req
 			req.From, req.To, clock = name, BrokerName, req.Time

@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/lessons/play"
 )
 
@@ -87,6 +88,25 @@ func TestRecent(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the view lacks %s", want)
 		}
+	}
+	// The broker's state comes after responses; each exchange keeps the
+	// newest known after it.
+	e1, e1r := exchange(5, 1, "kgo", "10.0.0.5:4000", t0)
+	r.Add(e1)
+	r.Add(e1r)
+	r.Add(&Event{Dir: State, Node: 3, State: []view.Partition{{Name: "orders-0", LEO: 5, HW: 5, Leader: 3}}})
+	if w, _ := r.View(); len(w.Brokers) != 1 || w.Brokers[0].ID != 3 || len(w.Brokers[0].Partitions) != 1 || w.Brokers[0].Partitions[0].LEO != 5 {
+		t.Errorf("the view's broker: %+v", w.Brokers)
+	}
+	tr := r.Trace("t")
+	if n := len(tr.Steps); tr.Steps[n-1].World.Brokers[0].Partitions == nil || tr.Steps[n-2].World.Brokers[0].Partitions != nil {
+		t.Errorf("the trace's steps do not keep the state as it was after each")
+	}
+	if !(&Filter{Clients: []string{"x"}, APIs: []string{"Fetch"}}).Match(&Event{Dir: State}) {
+		t.Errorf("a filter drops the state the view draws")
+	}
+	if html := string(r.Render()); !strings.Contains(html, `data-partition="orders-0"`) {
+		t.Errorf("the view does not draw the broker's partition")
 	}
 }
 

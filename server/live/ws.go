@@ -93,7 +93,7 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 	var diagram atomic.Bool
 	save := make(chan struct{}, 1)
 	go func() { readErr <- readControls(ctx, rd, wt, status, &diagram, save) }()
-	wsmsg.Close(c, writeLoop(ctx, c, wt, status, readErr, &diagram, save))
+	wsmsg.Close(c, writeLoop(ctx, c, h, wt, status, readErr, &diagram, save))
 }
 
 // readControls applies the watcher's controls and asks the writer for a
@@ -138,7 +138,7 @@ func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status cha
 // writeLoop sends events, statuses and the skipped counter in order, until
 // the reader fails or the request ends; once the watcher asked for the
 // diagram, it also keeps the latest exchanges and sends their view.
-func writeLoop(ctx context.Context, c *websocket.Conn, wt *Watcher, status <-chan struct{}, readErr <-chan error, diagram *atomic.Bool, save <-chan struct{}) error {
+func writeLoop(ctx context.Context, c *websocket.Conn, h *Hub, wt *Watcher, status <-chan struct{}, readErr <-chan error, diagram *atomic.Bool, save <-chan struct{}) error {
 	var reported uint64
 	var recent *Recent
 	var redraw <-chan time.Time // nil until the diagram is asked for
@@ -146,6 +146,7 @@ func writeLoop(ctx context.Context, c *websocket.Conn, wt *Watcher, status <-cha
 	defer func() {
 		if ticker != nil {
 			ticker.Stop()
+			h.DrawState(false)
 		}
 	}()
 	send := func(ev *Event) error {
@@ -153,9 +154,13 @@ func writeLoop(ctx context.Context, c *websocket.Conn, wt *Watcher, status <-cha
 			recent = &Recent{Max: ViewExchanges}
 			ticker = time.NewTicker(ViewEvery)
 			redraw = ticker.C
+			h.DrawState(true)
 		}
 		if recent != nil {
 			recent.Add(ev)
+		}
+		if ev.Dir == State {
+			return nil // only for the view
 		}
 		return wsmsg.Write(ctx, c, eventMsg{Type: "event", Event: ev})
 	}

@@ -18,8 +18,9 @@ import (
 // TestLiveDiagram: /live draws a real client's exchanges with the
 // lessons' views (the client a node named by its client.id and address,
 // the request and response cards) while it keeps up: its skipped counter
-// stays 0. Saved, the trace opens in the playground, one exchange a
-// step, drawn the same way.
+// stays 0; beside them the broker's partitions as the state panel draws
+// them. Saved, the trace opens in the playground, one exchange a step,
+// drawn the same way.
 func TestLiveDiagram(t *testing.T) {
 	exe := chromium(t)
 	base, srv := gregorServe(t)
@@ -55,6 +56,13 @@ func TestLiveDiagram(t *testing.T) {
 	}
 	if got := p.text("#view svg.dg.wide"); !strings.Contains(got, "teach-live 127.0.0.1") || !strings.Contains(got, "broker") {
 		t.Errorf("the diagram does not name the client's address and the broker: %q", got)
+	}
+	// The broker's partition, as the lessons' state panel draws it: five
+	// records, all below the high watermark.
+	p.waitText(`#view .state section[data-partition="live-orders-0"] .leo dd`, "5")
+	p.waitText("#view svg.dg.wide", "leader live-orders-0")
+	if hw := p.text(`#view .state section[data-partition="live-orders-0"] .hw dd`); hw != "5" {
+		t.Errorf("live-orders-0's high watermark shows %q, want 5", hw)
 	}
 	if s := p.text("#skipped"); s != "0" {
 		t.Errorf("the page skipped %s events", s)
@@ -96,6 +104,9 @@ func TestLiveDiagram(t *testing.T) {
 		}
 		if want.Req != nil && want.Req.Msg.API == "Produce" {
 			p.waitText(".step .exchanges", "live-orders-0")
+			if st := tr.Steps[n-1].World.Brokers[0].Partitions; len(st) > 0 {
+				p.waitText(`.state section[data-partition="live-orders-0"]`, "live-orders-0")
+			}
 			p.shot("trace")
 			break
 		}
