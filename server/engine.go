@@ -49,6 +49,11 @@ type engine struct {
 	stopping <-chan struct{}
 	logf     func(string, ...any)
 	trace    *live.Hub // the live trace of real clients' requests
+	// stateAt is when the trace last carried the partitions' state;
+	// stateStale says a response was traced since (traceState).
+	stateAt    time.Time
+	stateStale bool
+	node       int32 // the broker's node.id
 
 	cl    *clusterDriver // nil for a single broker
 	later []func()       // work queued by broker callbacks (cluster.go)
@@ -116,6 +121,7 @@ func (e *engine) run(ctx context.Context) {
 		if err := e.b.Commit(); err != nil {
 			e.logf("commit: %v", err)
 		}
+		e.traceState()
 		wait := tickEvery
 		if at, ok := e.b.NextDeadline(); ok {
 			wait = min(wait, time.Duration(at-now)*time.Millisecond)

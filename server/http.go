@@ -36,6 +36,7 @@ func (s *Server) routes() http.Handler {
 	op := access.Guard{Token: s.cfg.OperatorToken}
 	mux.HandleFunc("/login", op.ServeLogin)
 	mux.Handle("GET /live", op.Only(http.HandlerFunc(live.ServePage)))
+	mux.Handle("GET /live/style.css", live.StyleFrom(s.cfg.IndexHTML))
 	mux.Handle("GET /live/ws", op.Only(http.HandlerFunc(s.e.trace.ServeWS)))
 	rooms := classroom.NewHub(classroom.Config{Page: func(q string) []byte { return prerender(s.cfg.IndexHTML, q) }})
 	mux.Handle("POST /rooms", op.Only(http.HandlerFunc(rooms.ServeOpen)))

@@ -117,6 +117,7 @@ func Start(cfg Config) (*Server, error) {
 			return fail(err)
 		}
 	}
+	s.e.node = bcfg.NodeID
 	s.e.b, err = broker.New(bcfg, fs, s.e.deliver, now.UnixMilli())
 	if err != nil {
 		if s.e.cl != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/describe"
+	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/server/live"
 )
 
@@ -33,11 +34,26 @@ func (e *engine) traceResponse(c *conn, r broker.Response) {
 	if !e.trace.Watched() {
 		return
 	}
-	e.trace.Publish(&live.Event{
+	ev := &live.Event{
 		Time: time.Now(), Conn: c.id, Client: c.clientID, Remote: c.nc.RemoteAddr().String(),
 		Dir: live.Response, Key: r.Msg.Key(), API: kmsg.NameForKey(r.Msg.Key()), Version: r.Msg.GetVersion(),
 		Corr: r.CorrelationID, Text: describe.Message(r.Msg), Topics: live.Topics(r.Msg, e.topicName), Msg: r.Msg,
-	})
+	}
+	e.trace.Publish(ev)
+	e.stateStale = e.trace.WantsState()
+}
+
+// traceState publishes the partitions' state (from memory: view.Summary)
+// for a watcher that draws it, once responses changed it, at most every
+// live.ViewEvery. The engine calls it after each round of requests and on
+// its ticks, so the state after a burst of requests follows it within a
+// tick.
+func (e *engine) traceState() {
+	if !e.stateStale || time.Since(e.stateAt) < live.ViewEvery || !e.trace.WantsState() {
+		return
+	}
+	e.stateStale, e.stateAt = false, time.Now()
+	e.trace.Publish(&live.Event{Time: e.stateAt, Dir: live.State, State: view.Summary(e.b), Node: e.node})
 }
 
 // topicName names a topic by its id (KIP-516), or "" if the broker has no

@@ -74,7 +74,9 @@ func main() {
 	setStepMs()
 	on(win, "popstate", func(js.Value) { route() })
 	route()
+	startRoom()
 	<-handover
+	leaveRoom()
 	for _, l := range listeners {
 		l.target.Call("removeEventListener", l.event, l.fn)
 		l.fn.Release()
@@ -143,6 +145,12 @@ func route() {
 		handOver()
 		return
 	}
+	if play.IsTrace(q) {
+		session = nil
+		stop()
+		showTrace()
+		return
+	}
 	if play.IsIndex(q) || play.NotFound(q) {
 		session = nil
 		stop()
@@ -202,6 +210,7 @@ func show(c templ.Component, title string) {
 	app.Set("innerHTML", sb.String())
 	refocus(focused)
 	doc.Set("title", title)
+	syncRoom()
 	if !rendered {
 		rendered = true
 		t := win.Get("performance").Call("now").Float()
@@ -221,6 +230,7 @@ func showError(msg string) {
 // replaceURL records the session in the address bar without a new
 // history entry, so a copied link replays exactly this.
 func replaceURL() {
+	roomMoved()
 	win.Get("history").Call("replaceState", nil, "", session.Href(session.Pos))
 }
 
@@ -236,8 +246,12 @@ func onClick(e js.Value) {
 	if e.Get("button").Int() != 0 || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() || e.Get("shiftKey").Bool() {
 		return // let the browser open links in a new tab
 	}
+	if roomClick(e) {
+		return
+	}
 	if a := closest(e, "a[data-nav]"); !a.IsNull() {
 		e.Call("preventDefault")
+		roomMoved()
 		navigate(a.Call("getAttribute", "href").String())
 		return
 	}
@@ -343,6 +357,9 @@ func onSubmit(e js.Value) {
 
 func onChange(e js.Value) {
 	t := e.Get("target")
+	if traceChange(t) {
+		return
+	}
 	if t.Get("id").String() == "speed" {
 		if ms, err := strconv.Atoi(t.Get("value").String()); err == nil {
 			stepMs = ms
@@ -373,6 +390,9 @@ func goTo(n int) {
 }
 
 func onKey(e js.Value) {
+	if session == nil && !e.Get("altKey").Bool() && !e.Get("ctrlKey").Bool() && !e.Get("metaKey").Bool() && traceArrow(e.Get("key").String()) {
+		return
+	}
 	if session == nil || e.Get("altKey").Bool() || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() {
 		return
 	}

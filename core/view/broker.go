@@ -12,7 +12,14 @@ import (
 // Partitions reads what a running broker holds: every partition's log,
 // segments, sparse indexes and producers, in the broker's topic order.
 // The simulator and the native server build their views with it alike.
-func Partitions(b *broker.Broker) []Partition {
+func Partitions(b *broker.Broker) []Partition { return partitions(b, true) }
+
+// Summary is Partitions without the record batches, whose reading scans
+// each log from its start: what the native broker can afford to show
+// while real clients write (server/live), from memory only.
+func Summary(b *broker.Broker) []Partition { return partitions(b, false) }
+
+func partitions(b *broker.Broker, batches bool) []Partition {
 	var out []Partition
 	for _, t := range b.Topics() {
 		for _, p := range t.Partitions {
@@ -33,7 +40,9 @@ func Partitions(b *broker.Broker) []Partition {
 				}
 				pv.Segments = append(pv.Segments, sv)
 			}
-			pv.Earlier = readBatches(p, pv.Segments, segs) // log.go
+			if batches {
+				pv.Earlier = readBatches(p, pv.Segments, segs) // log.go
+			}
 			if ps := p.Producers(); ps != nil {
 				for _, e := range ps.Entries() {
 					pv.Producers = append(pv.Producers, Producer{ID: e.ProducerID, Epoch: e.Epoch, LastSeq: e.LastSeq(), Batches: len(e.Batches)})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"github.com/gregor-kafka/gregor/server/classroom/protocol"
 	"math/big"
 	"net/http"
 	"strings"
@@ -158,8 +159,12 @@ func (h *Hub) ServeOpen(w http.ResponseWriter, r *http.Request) {
 // wasm reads to connect to the room.
 func joinMark(code string) string { return `data-room="` + code + `"` }
 
-// ServeJoin is GET /join/{code}: the playground page, marked with the
-// room, or 404 for a code that names no open room.
+// ServeJoin is GET /join/{code}: the playground page for the URL's query
+// (a student's page records the teacher's position there, so a reload
+// shows it at once), marked with the room, or 404 for a code that names
+// no open room. The page's relative asset paths (assets/…, right for a
+// static copy of the page) are made absolute: from /join/ they would name
+// /join/assets/.
 func (h *Hub) ServeJoin(w http.ResponseWriter, r *http.Request) {
 	room := h.Room(r.PathValue("code"))
 	if room == nil {
@@ -168,9 +173,10 @@ func (h *Hub) ServeJoin(w http.ResponseWriter, r *http.Request) {
 	}
 	var page []byte
 	if h.cfg.Page != nil {
-		page = h.cfg.Page("")
+		page = h.cfg.Page(r.URL.RawQuery)
 	}
 	page = bytes.Replace(page, []byte("<html "), []byte("<html "+joinMark(room.Code)+" "), 1)
+	page = bytes.ReplaceAll(page, []byte(`"assets/`), []byte(`"/assets/`))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Write(page)
@@ -213,7 +219,7 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 // read applies the socket's messages until one is bad or it ends.
 func (h *Hub) read(ctx context.Context, rd *wsmsg.Reader, room *Room, m *member) error {
 	for {
-		var in In
+		var in protocol.In
 		if _, err := rd.NextInto(ctx, &in); err != nil {
 			return err
 		}

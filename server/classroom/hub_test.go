@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gregor-kafka/gregor/server/classroom/protocol"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -95,16 +96,16 @@ func (s *sock) send(ctx context.Context, v any) error {
 
 // msg is any server message, decoded loosely.
 type msg struct {
-	Type      string    `json:"type"`
-	Role      string    `json:"role"`
-	Seq       uint64    `json:"seq"`
-	Position  *Position `json:"position"`
-	Question  *Question `json:"question"`
-	ID        string    `json:"id"`
-	Counts    []int     `json:"counts"`
-	Answered  int       `json:"answered"`
-	Connected int       `json:"connected"`
-	Following int       `json:"following"`
+	Type      string             `json:"type"`
+	Role      string             `json:"role"`
+	Seq       uint64             `json:"seq"`
+	Position  *protocol.Position `json:"position"`
+	Question  *protocol.Question `json:"question"`
+	ID        string             `json:"id"`
+	Counts    []int              `json:"counts"`
+	Answered  int                `json:"answered"`
+	Connected int                `json:"connected"`
+	Following int                `json:"following"`
 }
 
 func (s *sock) next(ctx context.Context) (msg, error) {
@@ -162,13 +163,13 @@ func TestFiftyStudents(t *testing.T) {
 	ctx := testCtx(t)
 	code, cookie := c.open()
 	teacher := c.dial(ctx, code, cookie)
-	teacher.expect(ctx, TypeWelcome, func(m msg) bool { return m.Role == "teacher" })
+	teacher.expect(ctx, protocol.TypeWelcome, func(m msg) bool { return m.Role == "teacher" })
 	socks := make([]*sock, students)
 	for i := range socks {
 		socks[i] = c.dial(ctx, code, nil)
-		socks[i].expect(ctx, TypeWelcome, func(m msg) bool { return m.Role == "student" })
+		socks[i].expect(ctx, protocol.TypeWelcome, func(m msg) bool { return m.Role == "student" })
 	}
-	teacher.expect(ctx, TypeRoster, func(m msg) bool { return m.Connected == students && m.Following == students })
+	teacher.expect(ctx, protocol.TypeRoster, func(m msg) bool { return m.Connected == students && m.Following == students })
 
 	// The teacher steps once every student has the previous step (a class
 	// steps far slower than this), so each delay is one step's trip, not
@@ -188,7 +189,7 @@ func TestFiftyStudents(t *testing.T) {
 					return
 				}
 				got := time.Now()
-				if m.Type != TypePosition || m.Seq != want || m.Position.Step != int(want) || m.Position.Lesson != "segments" {
+				if m.Type != protocol.TypePosition || m.Seq != want || m.Position.Step != int(want) || m.Position.Lesson != "segments" {
 					t.Errorf("student %d: got %+v, want position %d", i, m, want)
 					return
 				}
@@ -199,7 +200,7 @@ func TestFiftyStudents(t *testing.T) {
 	}
 	for step := 1; step <= steps; step++ {
 		sent[step].Store(time.Now().UnixNano())
-		if err := teacher.send(ctx, In{Type: TypePosition, Position: &Position{Lesson: "segments", Seed: 7, Step: step, Lang: "en"}}); err != nil {
+		if err := teacher.send(ctx, protocol.In{Type: protocol.TypePosition, Position: &protocol.Position{Lesson: "segments", Seed: 7, Step: step, Lang: "en"}}); err != nil {
 			t.Fatal(err)
 		}
 		for range students {
@@ -223,8 +224,8 @@ func TestFiftyStudents(t *testing.T) {
 		students, steps, all[len(all)/2], all[len(all)*99/100], all[len(all)-1])
 
 	late := c.dial(ctx, code, nil)
-	late.expect(ctx, TypeWelcome, nil)
-	if m, err := late.next(ctx); err != nil || m.Type != TypePosition || m.Seq != steps || m.Position.Step != steps {
+	late.expect(ctx, protocol.TypeWelcome, nil)
+	if m, err := late.next(ctx); err != nil || m.Type != protocol.TypePosition || m.Seq != steps || m.Position.Step != steps {
 		t.Errorf("a latecomer's first message after welcome: %+v, %v; want position %d", m, err, steps)
 	}
 }
@@ -237,15 +238,15 @@ func TestRefusals(t *testing.T) {
 	code, cookie := c.open()
 	teacher := c.dial(ctx, code, cookie)
 	bystander := c.dial(ctx, code, nil)
-	bystander.expect(ctx, TypeWelcome, nil)
+	bystander.expect(ctx, protocol.TypeWelcome, nil)
 	step := 0
 	stillWorks := func(after string) {
 		t.Helper()
 		step++
-		if err := teacher.send(ctx, In{Type: TypePosition, Position: &Position{Lesson: "segments", Step: step}}); err != nil {
+		if err := teacher.send(ctx, protocol.In{Type: protocol.TypePosition, Position: &protocol.Position{Lesson: "segments", Step: step}}); err != nil {
 			t.Fatalf("after %s, the teacher cannot send: %v", after, err)
 		}
-		bystander.expect(ctx, TypePosition, func(m msg) bool { return m.Position.Step == step })
+		bystander.expect(ctx, protocol.TypePosition, func(m msg) bool { return m.Position.Step == step })
 	}
 
 	for _, tc := range []struct {
@@ -256,15 +257,15 @@ func TestRefusals(t *testing.T) {
 		reason string
 	}{
 		{"unknown room", "ZZZZZ", nil, websocket.StatusPolicyViolation, "no class with this code"},
-		{"student drives", code, []any{In{Type: TypePosition, Position: &Position{Step: 99}}}, websocket.StatusPolicyViolation, "only the teacher drives this room"},
-		{"student asks", code, []any{In{Type: TypeAsk, Question: &Question{ID: "q", Choices: []string{"a", "b"}}}}, websocket.StatusPolicyViolation, "only the teacher"},
+		{"student drives", code, []any{protocol.In{Type: protocol.TypePosition, Position: &protocol.Position{Step: 99}}}, websocket.StatusPolicyViolation, "only the teacher drives this room"},
+		{"student asks", code, []any{protocol.In{Type: protocol.TypeAsk, Question: &protocol.Question{ID: "q", Choices: []string{"a", "b"}}}}, websocket.StatusPolicyViolation, "only the teacher"},
 		{"malformed", code, []any{`{"type":"follow",`}, websocket.StatusPolicyViolation, "not a JSON object"},
 		{"no type", code, []any{`{"following":true}`}, websocket.StatusPolicyViolation, `needs a "type"`},
 		{"unknown type", code, []any{`{"type":"dance"}`}, websocket.StatusPolicyViolation, `unknown message type "dance"`},
 		{"unknown field", code, []any{`{"type":"follow","following":true,"admin":1}`}, websocket.StatusPolicyViolation, `unknown field "admin"`},
 		{"binary", code, []any{[]byte{1, 2, 3}}, websocket.StatusUnsupportedData, "binary frames"},
 		{"oversized", code, []any{`{"type":"follow","x":"` + strings.Repeat("x", 2000) + `"}`}, websocket.StatusMessageTooBig, "read limited at"},
-		{"flood", code, slices.Repeat([]any{In{Type: TypeFollow, Following: new(bool)}}, 200), websocket.StatusPolicyViolation, "too many messages"},
+		{"flood", code, slices.Repeat([]any{protocol.In{Type: protocol.TypeFollow, Following: new(bool)}}, 200), websocket.StatusPolicyViolation, "too many messages"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := c.dial(ctx, tc.code, nil)
@@ -302,40 +303,40 @@ func TestQuestions(t *testing.T) {
 	var students []*sock
 	for range 3 {
 		s := c.dial(ctx, code, nil)
-		s.expect(ctx, TypeWelcome, nil)
+		s.expect(ctx, protocol.TypeWelcome, nil)
 		students = append(students, s)
 	}
-	teacher.expect(ctx, TypeRoster, func(m msg) bool { return m.Connected == 3 })
-	q := &Question{ID: "q1", Prompt: "Which offset does the retry get?", Choices: []string{"0", "1", "2"}}
-	if err := teacher.send(ctx, In{Type: TypeAsk, Question: q}); err != nil {
+	teacher.expect(ctx, protocol.TypeRoster, func(m msg) bool { return m.Connected == 3 })
+	q := &protocol.Question{ID: "q1", Prompt: "Which offset does the retry get?", Choices: []string{"0", "1", "2"}}
+	if err := teacher.send(ctx, protocol.In{Type: protocol.TypeAsk, Question: q}); err != nil {
 		t.Fatal(err)
 	}
-	teacher.expect(ctx, TypeTally, func(m msg) bool { return m.Answered == 0 })
+	teacher.expect(ctx, protocol.TypeTally, func(m msg) bool { return m.Answered == 0 })
 	for i, s := range students {
-		s.expect(ctx, TypeAsk, func(m msg) bool { return m.Question.ID == "q1" && len(m.Question.Choices) == 3 })
+		s.expect(ctx, protocol.TypeAsk, func(m msg) bool { return m.Question.ID == "q1" && len(m.Question.Choices) == 3 })
 		choice := 1
 		if i == 2 {
 			choice = 2
 		}
-		s.send(ctx, In{Type: TypeAnswer, ID: "q1", Choice: &choice})
+		s.send(ctx, protocol.In{Type: protocol.TypeAnswer, ID: "q1", Choice: &choice})
 	}
 	// Student 2 changes its mind: its answer counts once.
 	zero := 0
-	students[2].send(ctx, In{Type: TypeAnswer, ID: "q1", Choice: &zero})
-	teacher.expect(ctx, TypeTally, func(m msg) bool { return fmt.Sprint(m.Counts) == "[1 2 0]" && m.Answered == 3 })
+	students[2].send(ctx, protocol.In{Type: protocol.TypeAnswer, ID: "q1", Choice: &zero})
+	teacher.expect(ctx, protocol.TypeTally, func(m msg) bool { return fmt.Sprint(m.Counts) == "[1 2 0]" && m.Answered == 3 })
 
 	late := c.dial(ctx, code, nil)
-	late.expect(ctx, TypeWelcome, nil)
-	late.expect(ctx, TypeAsk, func(m msg) bool { return m.Question.ID == "q1" })
+	late.expect(ctx, protocol.TypeWelcome, nil)
+	late.expect(ctx, protocol.TypeAsk, func(m msg) bool { return m.Question.ID == "q1" })
 
 	correct := 1
-	teacher.send(ctx, In{Type: TypeReveal, ID: "q1", Correct: &correct})
+	teacher.send(ctx, protocol.In{Type: protocol.TypeReveal, ID: "q1", Correct: &correct})
 	for _, s := range append(students, late, teacher) {
-		s.expect(ctx, TypeReveal, func(m msg) bool { return fmt.Sprint(m.Counts) == "[1 2 0]" })
+		s.expect(ctx, protocol.TypeReveal, func(m msg) bool { return fmt.Sprint(m.Counts) == "[1 2 0]" })
 	}
 	// Following: one student detaches to explore.
-	students[0].send(ctx, In{Type: TypeFollow, Following: new(bool)})
-	teacher.expect(ctx, TypeRoster, func(m msg) bool { return m.Connected == 4 && m.Following == 3 })
+	students[0].send(ctx, protocol.In{Type: protocol.TypeFollow, Following: new(bool)})
+	teacher.expect(ctx, protocol.TypeRoster, func(m msg) bool { return m.Connected == 4 && m.Following == 3 })
 }
 
 // TestTeacherReconnects: a new teacher socket takes over; the old one is
@@ -345,15 +346,15 @@ func TestTeacherReconnects(t *testing.T) {
 	ctx := testCtx(t)
 	code, cookie := c.open()
 	first := c.dial(ctx, code, cookie)
-	first.expect(ctx, TypeWelcome, func(m msg) bool { return m.Role == "teacher" })
+	first.expect(ctx, protocol.TypeWelcome, func(m msg) bool { return m.Role == "teacher" })
 	second := c.dial(ctx, code, cookie)
-	second.expect(ctx, TypeWelcome, func(m msg) bool { return m.Role == "teacher" })
+	second.expect(ctx, protocol.TypeWelcome, func(m msg) bool { return m.Role == "teacher" })
 	if ce := first.closed(ctx); !strings.Contains(ce.Reason, "connected again") {
 		t.Errorf("the replaced teacher socket closed with %q", ce.Reason)
 	}
 	forged := &http.Cookie{Name: TeacherCookie, Value: "guess"}
 	s := c.dial(ctx, code, forged)
-	s.expect(ctx, TypeWelcome, func(m msg) bool { return m.Role == "student" })
+	s.expect(ctx, protocol.TypeWelcome, func(m msg) bool { return m.Role == "student" })
 }
 
 // TestBounds: rooms are bounded, full rooms refuse students, and idle
@@ -370,7 +371,7 @@ func TestBounds(t *testing.T) {
 		t.Errorf("a third room with MaxRooms 2: %v %v", resp.Status, err)
 	}
 	s := c.dial(ctx, code, nil)
-	s.expect(ctx, TypeWelcome, nil)
+	s.expect(ctx, protocol.TypeWelcome, nil)
 	if ce := c.dial(ctx, code, nil).closed(ctx); !strings.Contains(ce.Reason, "is full") {
 		t.Errorf("a second student with MaxStudents 1 closed with %q", ce.Reason)
 	}

@@ -2,6 +2,7 @@ package classroom
 
 import (
 	"encoding/json"
+	"github.com/gregor-kafka/gregor/server/classroom/protocol"
 	"sync"
 	"time"
 
@@ -51,8 +52,8 @@ type Room struct {
 	teacher    *member
 	students   map[*member]bool
 	seq        uint64
-	position   []byte // the last PositionOut, encoded; nil before the first
-	question   *Question
+	position   []byte // the last protocol.PositionOut, encoded; nil before the first
+	question   *protocol.Question
 	answers    map[*member]int // choice per student, for the open question
 	lastActive time.Time
 	closed     bool
@@ -83,7 +84,7 @@ func (r *Room) join(m *member, maxStudents int, now time.Time) error {
 		return wsmsg.Refuse("room %s is full (%d students)", r.Code, maxStudents)
 	}
 	r.lastActive = now
-	m.send(encode(Welcome{Type: TypeWelcome, Room: r.Code, Role: role}))
+	m.send(encode(protocol.Welcome{Type: protocol.TypeWelcome, Room: r.Code, Role: role}))
 	if m.teacher {
 		if r.teacher != nil {
 			r.teacher.kick(wsmsg.Refuse("the teacher connected again elsewhere"))
@@ -100,7 +101,7 @@ func (r *Room) join(m *member, maxStudents int, now time.Time) error {
 		m.send(r.position)
 	}
 	if r.question != nil {
-		m.send(encode(AskOut{Type: TypeAsk, Question: r.question}))
+		m.send(encode(protocol.AskOut{Type: protocol.TypeAsk, Question: r.question}))
 	}
 	r.toTeacherLocked(r.rosterLocked())
 	return nil
@@ -142,18 +143,18 @@ func (r *Room) idleSince() time.Time {
 }
 
 // handle applies one message of m (already decoded and typed).
-func (r *Room) handle(m *member, in *In, now time.Time) error {
+func (r *Room) handle(m *member, in *protocol.In, now time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch in.Type {
-	case TypePosition, TypeAsk, TypeReveal:
+	case protocol.TypePosition, protocol.TypeAsk, protocol.TypeReveal:
 		if m != r.teacher {
 			return wsmsg.Refuse("only the teacher drives this room")
 		}
 		r.lastActive = now
 	}
 	switch in.Type {
-	case TypePosition:
+	case protocol.TypePosition:
 		if in.Position == nil {
 			return wsmsg.Refuse(`a "position" message needs a position`)
 		}
@@ -161,9 +162,9 @@ func (r *Room) handle(m *member, in *In, now time.Time) error {
 			return wsmsg.Refuse("bad position: %v", err)
 		}
 		r.seq++
-		r.position = encode(PositionOut{Type: TypePosition, Seq: r.seq, Position: in.Position})
+		r.position = encode(protocol.PositionOut{Type: protocol.TypePosition, Seq: r.seq, Position: in.Position})
 		r.toStudentsLocked(r.position)
-	case TypeAsk:
+	case protocol.TypeAsk:
 		if in.Question == nil {
 			return wsmsg.Refuse(`an "ask" message needs a question`)
 		}
@@ -171,20 +172,20 @@ func (r *Room) handle(m *member, in *In, now time.Time) error {
 			return wsmsg.Refuse("bad question: %v", err)
 		}
 		r.question, r.answers = in.Question, map[*member]int{}
-		r.toStudentsLocked(encode(AskOut{Type: TypeAsk, Question: in.Question}))
+		r.toStudentsLocked(encode(protocol.AskOut{Type: protocol.TypeAsk, Question: in.Question}))
 		m.send(r.tallyLocked())
-	case TypeReveal:
+	case protocol.TypeReveal:
 		if r.question == nil || in.ID != r.question.ID {
 			return wsmsg.Refuse("reveal %q: no such open question", in.ID)
 		}
 		if in.Correct != nil && (*in.Correct < 0 || *in.Correct >= len(r.question.Choices)) {
 			return wsmsg.Refuse("reveal: correct choice %d is out of range", *in.Correct)
 		}
-		msg := encode(RevealOut{Type: TypeReveal, ID: in.ID, Counts: r.countsLocked(), Correct: in.Correct})
+		msg := encode(protocol.RevealOut{Type: protocol.TypeReveal, ID: in.ID, Counts: r.countsLocked(), Correct: in.Correct})
 		r.question, r.answers = nil, nil
 		r.toStudentsLocked(msg)
 		m.send(msg)
-	case TypeFollow:
+	case protocol.TypeFollow:
 		if m.teacher || in.Following == nil {
 			return wsmsg.Refuse(`"follow" is a student's, with "following": true or false`)
 		}
@@ -192,7 +193,7 @@ func (r *Room) handle(m *member, in *In, now time.Time) error {
 			m.following = *in.Following
 			r.toTeacherLocked(r.rosterLocked())
 		}
-	case TypeAnswer:
+	case protocol.TypeAnswer:
 		if m.teacher || in.Choice == nil {
 			return wsmsg.Refuse(`"answer" is a student's, with an "id" and a "choice"`)
 		}
@@ -229,7 +230,7 @@ func (r *Room) rosterLocked() []byte {
 			following++
 		}
 	}
-	return encode(Roster{Type: TypeRoster, Connected: len(r.students), Following: following})
+	return encode(protocol.Roster{Type: protocol.TypeRoster, Connected: len(r.students), Following: following})
 }
 
 func (r *Room) countsLocked() []int {
@@ -241,5 +242,5 @@ func (r *Room) countsLocked() []int {
 }
 
 func (r *Room) tallyLocked() []byte {
-	return encode(Tally{Type: TypeTally, ID: r.question.ID, Counts: r.countsLocked(), Answered: len(r.answers)})
+	return encode(protocol.Tally{Type: protocol.TypeTally, ID: r.question.ID, Counts: r.countsLocked(), Answered: len(r.answers)})
 }

@@ -3,6 +3,8 @@ package live
 import (
 	"reflect"
 	"time"
+
+	"github.com/gregor-kafka/gregor/core/view"
 )
 
 // Direction says whether an Event is a client's request or the broker's
@@ -12,6 +14,10 @@ type Direction string
 const (
 	Request  Direction = "request"
 	Response Direction = "response"
+	// State is no message: the broker's partitions (Event.State) for the
+	// watchers that draw them (Hub.WantsState). Every filter selects it;
+	// the socket does not send it as an event, it feeds the view.
+	State Direction = "state"
 )
 
 // Event is one request or response the broker handled for a real client.
@@ -35,6 +41,10 @@ type Event struct {
 	// Msg is the message itself, for views that draw it; it is not sent
 	// to watchers, and nobody may modify it.
 	Msg any `json:"-"` // a kmsg.Request or kmsg.Response
+	// State is the broker's partitions (view.Summary) in a State event,
+	// and Node the broker's node.id; nobody may modify State.
+	State []view.Partition `json:"-"`
+	Node  int32            `json:"-"`
 }
 
 // topicField and idField are the kmsg field names that name a topic.

@@ -16,6 +16,20 @@ type Hub struct {
 	mu       sync.Mutex // serialises Watch and Unwatch
 	watchers atomic.Pointer[[]*Watcher]
 	count    atomic.Int32
+	drawing  atomic.Int32 // watchers that draw the broker's state (DrawState)
+}
+
+// WantsState reports whether a watcher draws the broker's state: then a
+// response's Event may carry it (Event.State).
+func (h *Hub) WantsState() bool { return h.drawing.Load() > 0 }
+
+// DrawState counts a watcher that draws the broker's state in or out.
+func (h *Hub) DrawState(on bool) {
+	if on {
+		h.drawing.Add(1)
+	} else {
+		h.drawing.Add(-1)
+	}
 }
 
 // Watched reports whether anyone watches: the one atomic load a hook
@@ -139,6 +153,9 @@ func (f *Filter) Validate() error {
 
 // Match reports whether ev is selected.
 func (f *Filter) Match(ev *Event) bool {
+	if ev.Dir == State {
+		return true // not a message: the state the view draws
+	}
 	if len(f.Clients) > 0 && !slices.Contains(f.Clients, ev.Client) {
 		return false
 	}

@@ -3,10 +3,12 @@ package live
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/gregor-kafka/gregor/lessons/play"
 	"github.com/gregor-kafka/gregor/server/wsmsg"
 )
 
@@ -22,6 +24,8 @@ var Limits = wsmsg.Limits{MaxBytes: 8 << 10, PerSecond: 10, Burst: 20}
 //
 //	{"type":"filter","filter":{"clients":["kgo"],"apis":["Produce"],"topics":["orders"]}}
 //	{"type":"pause"}   {"type":"resume"}   {"type":"status"}
+//	{"type":"diagram"} (from now on, also a "view" of the latest exchanges)
+//	{"type":"save"}    (a "trace" of the exchanges since "diagram")
 //
 // Each is answered with a Status once every event published before it has
 // been sent.
@@ -31,8 +35,12 @@ type Control struct {
 }
 
 // Messages to a watcher. Each has a "type": "event" (an Event's fields),
-// "status" (after each Control and first of all), and "skipped" (the
-// skipped counter, whenever it grew).
+// "status" (after each Control and first of all), "skipped" (the
+// skipped counter, whenever it grew), and, once asked for with
+// "diagram", "view": the HTML of the latest exchanges drawn as a
+// lesson's step (Recent), at most every ViewEvery while events come;
+// "trace" answers "save" with the exchanges kept since (play.Trace), for
+// the playground to step through.
 type (
 	eventMsg struct {
 		Type string `json:"type"`
@@ -50,6 +58,21 @@ type (
 		Type    string `json:"type"`
 		Skipped uint64 `json:"skipped"`
 	}
+	viewMsg struct {
+		Type string `json:"type"`
+		HTML string `json:"html"`
+	}
+	traceMsg struct {
+		Type  string     `json:"type"`
+		Trace play.Trace `json:"trace"`
+	}
+)
+
+// ViewEvery is how often a watcher's view is drawn again while events
+// come, and ViewExchanges how many of the latest exchanges it draws.
+const (
+	ViewEvery     = 400 * time.Millisecond
+	ViewExchanges = 6
 )
 
 // ServeWS is GET /live/ws: it streams the trace to one watcher until
@@ -67,13 +90,15 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 	status := make(chan struct{}, 1)
 	status <- struct{}{} // the first message says where the watcher stands
 	readErr := make(chan error, 1)
-	go func() { readErr <- readControls(ctx, rd, wt, status) }()
-	wsmsg.Close(c, writeLoop(ctx, c, wt, status, readErr))
+	var diagram atomic.Bool
+	save := make(chan struct{}, 1)
+	go func() { readErr <- readControls(ctx, rd, wt, status, &diagram, save) }()
+	wsmsg.Close(c, writeLoop(ctx, c, h, wt, status, readErr, &diagram, save))
 }
 
 // readControls applies the watcher's controls and asks the writer for a
 // Status after each.
-func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status chan<- struct{}) error {
+func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status chan<- struct{}, diagram *atomic.Bool, save chan<- struct{}) error {
 	for {
 		var ctl Control
 		typ, err := rd.NextInto(ctx, &ctl)
@@ -92,8 +117,16 @@ func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status cha
 		case "pause", "resume":
 			wt.SetPaused(typ == "pause")
 		case "status":
+		case "diagram":
+			diagram.Store(true)
+		case "save":
+			select {
+			case save <- struct{}{}:
+			default: // one is pending already
+			}
+			continue // the trace is the answer
 		default:
-			return wsmsg.Refuse("unknown message type %q (want filter, pause, resume or status)", typ)
+			return wsmsg.Refuse("unknown message type %q (want filter, pause, resume, status, diagram or save)", typ)
 		}
 		select {
 		case status <- struct{}{}:
@@ -103,12 +136,51 @@ func readControls(ctx context.Context, rd *wsmsg.Reader, wt *Watcher, status cha
 }
 
 // writeLoop sends events, statuses and the skipped counter in order, until
-// the reader fails or the request ends.
-func writeLoop(ctx context.Context, c *websocket.Conn, wt *Watcher, status <-chan struct{}, readErr <-chan error) error {
+// the reader fails or the request ends; once the watcher asked for the
+// diagram, it also keeps the latest exchanges and sends their view.
+func writeLoop(ctx context.Context, c *websocket.Conn, h *Hub, wt *Watcher, status <-chan struct{}, readErr <-chan error, diagram *atomic.Bool, save <-chan struct{}) error {
 	var reported uint64
-	send := func(ev *Event) error { return wsmsg.Write(ctx, c, eventMsg{Type: "event", Event: ev}) }
+	var recent *Recent
+	var redraw <-chan time.Time // nil until the diagram is asked for
+	var ticker *time.Ticker
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+			h.DrawState(false)
+		}
+	}()
+	send := func(ev *Event) error {
+		if recent == nil && diagram.Load() {
+			recent = &Recent{Max: ViewExchanges}
+			ticker = time.NewTicker(ViewEvery)
+			redraw = ticker.C
+			h.DrawState(true)
+		}
+		if recent != nil {
+			recent.Add(ev)
+		}
+		if ev.Dir == State {
+			return nil // only for the view
+		}
+		return wsmsg.Write(ctx, c, eventMsg{Type: "event", Event: ev})
+	}
 	for {
 		select {
+		case <-save:
+			var t play.Trace
+			if recent != nil {
+				t = recent.Trace("Live trace, saved " + time.Now().Format("2006-01-02 15:04:05"))
+			}
+			t.Format = play.TraceFormat
+			if err := wsmsg.Write(ctx, c, traceMsg{Type: "trace", Trace: t}); err != nil {
+				return err
+			}
+		case <-redraw:
+			if recent.Changed() {
+				if err := wsmsg.Write(ctx, c, viewMsg{Type: "view", HTML: string(recent.Render())}); err != nil {
+					return err
+				}
+			}
 		case ev := <-wt.Events():
 			if err := send(ev); err != nil {
 				return err

@@ -1,13 +1,10 @@
 package live
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 )
@@ -25,15 +22,7 @@ type wsMsg struct {
 // answers each control with a status sent after the events before it.
 func TestWatchSocket(t *testing.T) {
 	var h Hub
-	srv := httptest.NewServer(httpHandler(&h))
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/live/ws", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
+	ctx, c := watch(t, &h)
 	read := func() wsMsg {
 		t.Helper()
 		_, data, err := c.Read(ctx)
@@ -85,7 +74,7 @@ func TestWatchSocket(t *testing.T) {
 		t.Errorf("after resume: %+v, want corr 4 (3 came while paused)", m)
 	}
 	control(`{"type":"filter","filter":{"apis":["Frobnicate"]}}`)
-	_, _, err = c.Read(ctx)
+	_, _, err := c.Read(ctx)
 	var ce websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.StatusPolicyViolation || !strings.Contains(ce.Reason, `unknown API "Frobnicate"`) {
 		t.Errorf("a bad filter: %v", err)

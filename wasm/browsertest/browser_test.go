@@ -43,6 +43,7 @@ var (
 	buildOnce  sync.Once
 	site       *httptest.Server // as `gregor serve` serves the page
 	staticSite *httptest.Server // index.html as it is, as a static host would
+	assets     fstest.MapFS     // the browser build, as `make wasm` writes it
 	buildErr   error
 )
 
@@ -61,8 +62,8 @@ var bundles = []struct {
 func serve(t *testing.T, static bool) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		assets, err := build()
-		if err != nil {
+		var err error
+		if assets, err = build(); err != nil {
 			buildErr = err
 			return
 		}
@@ -171,6 +172,27 @@ func openOn(t *testing.T, static bool, path string) *page {
 	t.Helper()
 	exe := chromium(t)
 	base := serve(t, static)
+	return tab(t, browser(t, exe), base, path, 90*time.Second)
+}
+
+// tab opens path in a new tab of parent (a browser, or a browser context
+// given with opts), for at most timeout.
+func tab(t *testing.T, parent context.Context, base, path string, timeout time.Duration, opts ...chromedp.ContextOption) *page {
+	t.Helper()
+	ctx, cancelTab := chromedp.NewContext(parent, opts...)
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelTab()
+	})
+	p := &page{t: t, ctx: ctx, base: base}
+	p.load(path)
+	return p
+}
+
+// browser starts a headless chromium for the test; it ends with the test.
+func browser(t *testing.T, exe string) context.Context {
+	t.Helper()
 	profile, err := os.MkdirTemp("", "gregor-chromium-")
 	if err != nil {
 		t.Fatal(err)
@@ -189,17 +211,11 @@ func openOn(t *testing.T, static bool, path string) *page {
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1440, 1000),
 	)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(func() {
-		cancelTimeout()
-		cancelTab()
 		cancelAlloc()
 		os.RemoveAll(profile)
 	})
-	p := &page{t: t, ctx: ctx, base: base}
-	p.load(path)
-	return p
+	return actx
 }
 
 // load navigates and waits for the wasm's first render.

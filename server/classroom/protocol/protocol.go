@@ -1,4 +1,9 @@
-package classroom
+// Package protocol is the classroom's messages (package classroom): what
+// the teacher's and the students' pages send and what the server answers,
+// as JSON over the room's websocket. It is pure (fmt and regexp), so the
+// page's side (lessons/play.Class, run by the wasm) speaks the very same
+// types as the server.
+package protocol
 
 import (
 	"fmt"
@@ -35,7 +40,7 @@ type Position struct {
 // Bounds of a position's fields: those of a lesson link the server
 // replays itself.
 const (
-	maxURLPart = 2048
+	MaxURLPart = 2048
 	maxStep    = 100000
 )
 
@@ -53,8 +58,8 @@ func (p *Position) Validate() error {
 		return fmt.Errorf("lang %q is not a language tag", p.Lang)
 	case p.Step < 0 || p.Step > maxStep:
 		return fmt.Errorf("step %d is out of range", p.Step)
-	case len(p.Actions) > maxURLPart || len(p.Cmds) > maxURLPart:
-		return fmt.Errorf("actions and cmds are at most %d bytes", maxURLPart)
+	case len(p.Actions) > MaxURLPart || len(p.Cmds) > MaxURLPart:
+		return fmt.Errorf("actions and cmds are at most %d bytes", MaxURLPart)
 	}
 	return nil
 }
