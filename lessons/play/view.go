@@ -4,24 +4,16 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
-
-	"github.com/gregor-kafka/gregor/ui"
 )
 
 // View is what a URL query shows: the lesson list, or a lesson or the
 // playground at a step, with the page title. The wasm renders it in the
 // browser; the native server renders the very same component into the page
-// it serves, so the first step is on screen before the wasm has loaded.
+// it serves, so the first step is on screen before the wasm has loaded
+// (Render, within the server's budget).
 func View(rawQuery string) (templ.Component, string) {
-	if IsIndex(rawQuery) {
-		return ui.Index(Index()), "Gregor — lessons"
-	}
-	s := Parse(rawQuery)
-	if s.missing() {
-		return ui.NotFound(s.Err, Index()), "No such lesson — Gregor"
-	}
-	p := s.Page()
-	return ui.Lesson(p), p.Title + " — Gregor"
+	comp, title, _ := Render(rawQuery, Budget{})
+	return comp, title
 }
 
 // NotFound reports whether a URL names a lesson that does not exist (or
