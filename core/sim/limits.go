@@ -14,8 +14,8 @@ import (
 type Limits struct {
 	// Work bounds the world's work units (Work): one per timer event
 	// fired by advancing the clock, and per message delivered one plus
-	// the partitions it carries (a replica's Fetch of 50 partitions costs
-	// the engine about 50 times one of one).
+	// the partitions a Fetch carries (a replica's Fetch of 50 partitions
+	// costs the engine about 50 times one of one).
 	Work int64
 	// Time bounds the virtual clock, in ms since StartTime.
 	Time int64
@@ -48,7 +48,8 @@ func (w *World) overWork() error {
 }
 
 // weight is what delivering a message costs beyond the message itself:
-// the partitions it carries, for the messages that carry many.
+// the partitions a Fetch carries (replicas fetch every partition they
+// follow, every few hundred ms of clock).
 func weight(msg any) int64 {
 	n := 0
 	switch m := msg.(type) {
@@ -57,14 +58,6 @@ func weight(msg any) int64 {
 			n += len(t.Partitions)
 		}
 	case *kmsg.FetchResponse:
-		for _, t := range m.Topics {
-			n += len(t.Partitions)
-		}
-	case *kmsg.ProduceRequest:
-		for _, t := range m.Topics {
-			n += len(t.Partitions)
-		}
-	case *kmsg.ProduceResponse:
 		for _, t := range m.Topics {
 			n += len(t.Partitions)
 		}
