@@ -2,18 +2,15 @@ package e2e
 
 import (
 	crand "crypto/rand"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -56,13 +53,9 @@ func TestENOSPCOnTmpfs(t *testing.T) {
 		kgo.RecordRetries(3),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }),
 	)
-	var (
-		mu     sync.Mutex
-		acked  []int
-		failed = map[string]int{}
-	)
+	al := newAckLog(t)
 	ctx := testCtx(t, 120*time.Second)
-	for next := 0; len(failed) == 0 && next < 20_000; {
+	for next := 0; len(al.failed) == 0 && next < 20_000; {
 		var wg sync.WaitGroup
 		for range 50 {
 			i := next
@@ -71,29 +64,15 @@ func TestENOSPCOnTmpfs(t *testing.T) {
 			value := make([]byte, 1000)
 			crand.Read(value[6:]) // incompressible: the disk must fill with it
 			copy(value, fmt.Sprintf("%06d", i))
-			cl.Produce(ctx, &kgo.Record{Value: value}, func(_ *kgo.Record, err error) {
-				defer wg.Done()
-				mu.Lock()
-				defer mu.Unlock()
-				if err == nil {
-					acked = append(acked, i)
-					return
-				}
-				failed[err.Error()]++
-				if !errors.Is(err, kerr.KafkaStorageError) && !errors.Is(err, kerr.LeaderNotAvailable) {
-					t.Errorf("record %d failed with %v, want KAFKA_STORAGE_ERROR or LEADER_NOT_AVAILABLE", i, err)
-				}
-			})
+			cl.Produce(ctx, &kgo.Record{Value: value}, al.promise(i, &wg))
 		}
 		waitGroupOrFail(t, &wg, 60*time.Second, "produce promises")
 	}
-	mu.Lock()
-	slices.Sort(acked)
-	t.Logf("%d acknowledged before the disk was full; failures: %v", len(acked), failed)
-	if len(failed) == 0 || len(acked) < 1000 {
-		t.Fatalf("%d acknowledged, failures %v: the disk should have filled after a few thousand", len(acked), failed)
+	acked := al.sorted()
+	t.Logf("%d acknowledged before the disk was full; failures: %v", len(acked), al.errs)
+	if len(al.failed) == 0 || len(acked) < 1000 {
+		t.Fatalf("%d acknowledged, failures %v: the disk should have filled after a few thousand", len(acked), al.errs)
 	}
-	mu.Unlock()
 	cl.Close()
 	if out := b.Output(); !strings.Contains(out, "no space left on device") {
 		t.Errorf("the broker log does not mention ENOSPC")
