@@ -27,7 +27,8 @@
 // tailing consumers work while other connections send garbage, stall in
 // the middle of a 50 MiB request and flood the HTTP replay; it reports the
 // broker's peak RSS and the longest ack wait, and fails if an acknowledged
-// record is missing afterwards.
+// record is missing afterwards (GREGOR_SOAK_ABUSE=off: the same clients
+// without the abusers, for comparison).
 //
 // micro_test.go measures the per-byte steps of the hot path (CRC check,
 // request decoding, response encoding). inprocess_test.go (build tag

@@ -36,7 +36,11 @@ func BenchmarkSoak(b *testing.B) {
 			b.Fatalf("GREGOR_SOAK_DURATION=%q: %v", v, err)
 		}
 	}
-	const producers, consumers, garbage, stallers, flooders = 100, 100, 10, 50, 4
+	const producers, consumers = 100, 100
+	garbage, stallers, flooders := 10, 50, 4
+	if os.Getenv("GREGOR_SOAK_ABUSE") == "off" { // the baseline to compare with
+		garbage, stallers, flooders = 0, 0, 0
+	}
 	t := startGregor(b, "--max.connections", "2000")
 	defer func() {
 		if err := t.stop(); err != nil {
