@@ -162,6 +162,7 @@ func (e *engine) handle(in inbound) {
 		e.handleCluster(in)
 	}
 	e.runLater()
+	e.cur = inbound{} // hold no request's memory past its handling
 }
 
 // runLater runs the work broker callbacks queued, until none is left.
