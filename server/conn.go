@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,13 +22,14 @@ import (
 // encoding (measured by make bench).
 const maxKeptBuffer = 64 << 20
 
-// maxInFlight bounds the requests a connection may have outstanding; the
-// reader stops reading until the writer catches up.
-const maxInFlight = 128
-
-// slot is one place in a connection's response order.
+// slot is one place in a connection's response order. The engine knows
+// the request by seq, a number the connection gives each request it
+// reads: clients may reuse correlation ids (Kafka does not forbid it),
+// and the answer must still go to its own request's place.
 type slot struct {
-	corr  int32
+	seq   int32 // the correlation id the engine sees
+	corr  int32 // the client's correlation id, written in the answer
+	size  int64 // request bytes held (inflight)
 	resp  kmsg.Response
 	raw   []byte // a pre-encoded frame, for answers kmsg cannot encode
 	ready bool
@@ -46,20 +48,22 @@ type conn struct {
 	// after a throttled answer (KIP-219); set by the engine.
 	mutedUntil atomic.Int64
 
-	mu     sync.Mutex
-	queue  []*slot
-	wake   chan struct{}
-	tokens chan struct{}
-	done   chan struct{}
-	once   sync.Once
+	seq int32 // the last request number given (read goroutine only)
+
+	mu    sync.Mutex
+	queue []*slot
+	wake  chan struct{}
+	held  *inflight
+	done  chan struct{}
+	once  sync.Once
 }
 
 func newConn(id uint64, nc net.Conn, e *engine, maxFrame int32, logf func(string, ...any)) *conn {
 	return &conn{
 		id: id, nc: nc, e: e, maxFrame: maxFrame, logf: logf, host: clientHost(nc.RemoteAddr()),
-		wake:   make(chan struct{}, 1),
-		tokens: make(chan struct{}, maxInFlight),
-		done:   make(chan struct{}),
+		wake: make(chan struct{}, 1),
+		held: newInflight(),
+		done: make(chan struct{}),
 	}
 }
 
@@ -111,14 +115,17 @@ func (c *conn) read() error {
 		if n < 0 || n > c.maxFrame {
 			return fmt.Errorf("frame of %d bytes exceeds socket.request.max.bytes (%d)", n, c.maxFrame)
 		}
-		frame := make([]byte, n)
-		if _, err := io.ReadFull(c.nc, frame); err != nil {
+		if !c.held.acquire(int64(n), c.done) {
+			return nil
+		}
+		frame, err := readFrame(c.nc, int(n))
+		if err != nil {
 			return fmt.Errorf("truncated frame (%d bytes announced): %w", n, err)
 		}
 		if !c.waitUnmuted() {
 			return nil
 		}
-		h, req, err := wire.ParseRequest(frame)
+		h, req, err := decode(frame)
 		var verr *wire.VersionError
 		switch {
 		case errors.As(err, &verr) || err == nil && !broker.Serves(h.Key, h.Version):
@@ -126,25 +133,23 @@ func (c *conn) read() error {
 				return unserved(h)
 			}
 			if err != nil {
-				if !c.enqueue(&slot{corr: h.CorrelationID, raw: versionErrorFrame(h), ready: true}) {
-					return nil
-				}
+				c.enqueue(&slot{corr: h.CorrelationID, size: int64(n), raw: versionErrorFrame(h), ready: true})
 				c.signal()
 				continue
 			}
 		case err != nil:
 			return err
 		}
+		c.seq++
+		s := &slot{seq: c.seq, corr: h.CorrelationID, size: int64(n)}
+		h.CorrelationID = c.seq
+		in := inbound{conn: c, corr: s.corr, size: s.size, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host}}
 		if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
-			if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host}}) {
-				return nil
-			}
-			continue
+			in.noReply = true // the engine releases it once handled
+		} else {
+			c.enqueue(s)
 		}
-		if !c.enqueue(&slot{corr: h.CorrelationID}) {
-			return nil
-		}
-		if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host}}) {
+		if !c.send(in) {
 			return nil
 		}
 	}
@@ -166,38 +171,34 @@ func versionErrorFrame(h wire.Header) []byte {
 	return wire.AppendResponse(nil, h.CorrelationID, broker.ApiVersionsFallback())
 }
 
-// enqueue takes a place in the response order, waiting while too many
-// requests are outstanding.
-func (c *conn) enqueue(s *slot) bool {
-	select {
-	case c.tokens <- struct{}{}:
-	case <-c.done:
-		return false
-	}
+// enqueue takes a place in the response order; the reader acquired its
+// bytes already.
+func (c *conn) enqueue(s *slot) {
 	c.mu.Lock()
 	c.queue = append(c.queue, s)
 	c.mu.Unlock()
-	return true
 }
 
-// complete fills the oldest open place for corr. It runs on the engine.
-// A throttled answer (a quota, KIP-219) mutes the connection: no request
-// read after it is handled before the throttle time has passed.
-func (c *conn) complete(corr int32, resp kmsg.Response) {
+// complete fills the open place of request seq and returns the client's
+// correlation id for it. It runs on the engine. A throttled answer (a
+// quota, KIP-219) mutes the connection: no request read after it is
+// handled before the throttle time has passed.
+func (c *conn) complete(seq int32, resp kmsg.Response) (corr int32, ok bool) {
 	if t, ok := resp.(kmsg.ThrottleResponse); ok {
 		if ms, _ := t.Throttle(); ms > 0 {
 			c.mutedUntil.Store(time.Now().Add(time.Duration(ms) * time.Millisecond).UnixNano())
 		}
 	}
 	c.mu.Lock()
-	for _, s := range c.queue {
-		if !s.ready && s.corr == corr {
-			s.resp, s.ready = resp, true
-			break
-		}
+	if i := slices.IndexFunc(c.queue, func(s *slot) bool { return !s.ready && s.raw == nil && s.seq == seq }); i >= 0 {
+		c.queue[i].resp, c.queue[i].ready = resp, true
+		corr, ok = c.queue[i].corr, true
 	}
 	c.mu.Unlock()
-	c.signal()
+	if ok {
+		c.signal()
+	}
+	return corr, ok
 }
 
 // waitUnmuted waits until the connection is no longer muted; false when
@@ -245,9 +246,12 @@ func (c *conn) write() {
 		ready := append([]*slot(nil), c.queue[:n]...)
 		c.queue = c.queue[n:]
 		c.mu.Unlock()
-		buf, inserts = buf[:0], inserts[:0]
-		for _, s := range ready {
-			buf, inserts = encode(buf, inserts, s)
+		var err error
+		buf, inserts, err = encodeAll(buf[:0], inserts[:0], ready)
+		if err != nil {
+			c.logf("closing connection from %s: %v", c.nc.RemoteAddr(), err)
+			c.close()
+			return
 		}
 		if len(buf) == 0 {
 			continue
@@ -260,13 +264,23 @@ func (c *conn) write() {
 			return
 		}
 		clear(inserts) // drop references to the batches
-		for range ready {
-			<-c.tokens
+		for _, s := range ready {
+			c.held.release(s.size)
 		}
 		if cap(buf) > maxKeptBuffer {
 			buf = nil
 		}
 	}
+}
+
+// encodeAll appends the frames of slots to buf; a panic in an encoder is
+// returned as an error, which closes only this connection (panic.go).
+func encodeAll(buf []byte, inserts []wire.Insert, slots []*slot) (_ []byte, _ []wire.Insert, err error) {
+	defer recoverAs(&err, "encoding a response")
+	for _, s := range slots {
+		buf, inserts = encode(buf, inserts, s)
+	}
+	return buf, inserts, nil
 }
 
 // encode appends one response frame to buf. A Fetch response's record

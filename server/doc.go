@@ -8,12 +8,39 @@
 // before reading the next request (Kafka's clients keep up to
 // max.in.flight.requests.per.connection outstanding).
 //
+// # Bounds
+//
+// What a stranger can make the server hold or spend is bounded: a frame's
+// buffer grows as its bytes arrive, up to socket.request.max.bytes; a
+// connection's outstanding requests, acks=0 produces included, are at most
+// 128 and 16 MiB (one larger request passes alone); max.connections and
+// max.connections.per.ip close the connections over them; a URL the HTTP
+// side prerenders is replayed within play.ServerBudget (422 beyond it),
+// a few at a time.
+//
+// # Panics
+//
+// A panic where no broker state is touched — decoding a request, encoding
+// a response, on the connection's own goroutines — is a bug met on one
+// connection: it is logged with its stack and closes that connection
+// (Kafka closes a connection whose request it cannot parse). A panic on
+// the engine goroutine (Handle, Tick, Commit, the cluster's events) may
+// have left a partition half-updated: a record appended without its
+// producer state, a high watermark moved without the ack. The engine does
+// not carry on with that state: it logs what it was doing and panics
+// again, which ends the process, and the restart recovers from the data
+// directory as after kill -9 (unacknowledged writes may or may not be
+// there; acknowledged ones are).
+//
 // # Invariants
 //
 //   - Only the engine goroutine touches the Broker.
 //   - Responses on a connection are written in the order its requests were
-//     read; a request that gets no response (acks=0) holds no place.
+//     read, whatever their correlation ids: the engine sees each request
+//     under a number of the connection's own. A request that gets no
+//     response (acks=0) holds no place.
 //   - A bad frame closes only its own connection, with a logged reason.
 //   - The engine calls Broker.Commit after each batch of requests it drained,
 //     so produce requests that need an fsync share one (group commit).
+//   - No recover() runs on the engine goroutine.
 package server

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"runtime/debug"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -18,6 +17,11 @@ type inbound struct {
 	conn *conn
 	kind eventKind
 	req  broker.Request
+	corr int32 // the client's correlation id (req's is the connection's seq)
+	// size is the request's bytes, held in conn's inflight; noReply
+	// (acks=0) means the engine releases them once it handled it.
+	size    int64
+	noReply bool
 
 	// cluster events (cluster.go)
 	peer int32 // the node it came from
@@ -57,6 +61,9 @@ type engine struct {
 
 	cl    *clusterDriver // nil for a single broker
 	later []func()       // work queued by broker callbacks (cluster.go)
+
+	phase string  // what the engine is doing, for crashOnPanic
+	cur   inbound // the event it is handling
 }
 
 func newEngine(logf func(string, ...any)) *engine {
@@ -76,8 +83,9 @@ func (e *engine) deliver(r broker.Response) {
 		return
 	}
 	if c := e.conns[r.Conn]; c != nil {
-		e.traceResponse(c, r)
-		c.complete(r.CorrelationID, r.Msg)
+		if corr, ok := c.complete(r.CorrelationID, r.Msg); ok {
+			e.traceResponse(c, corr, r)
+		}
 	}
 }
 
@@ -86,8 +94,10 @@ func (e *engine) deliver(r broker.Response) {
 const tickEvery = 200 * time.Millisecond
 
 // run processes requests until ctx ends. It drains every queued request
-// before committing, so concurrent producers share one fsync per log.
+// before committing, so concurrent producers share one fsync per log. A
+// panic ends the process (crashOnPanic).
 func (e *engine) run(ctx context.Context) {
+	defer e.crashOnPanic()
 	timer := time.NewTimer(tickEvery)
 	defer timer.Stop()
 	var raftTick <-chan time.Time
@@ -115,6 +125,7 @@ func (e *engine) run(ctx context.Context) {
 			}
 		case <-timer.C:
 		}
+		e.phase = phaseTick
 		now := time.Now().UnixMilli()
 		e.b.Tick(now)
 		e.runLater()
@@ -137,6 +148,7 @@ func (e *engine) run(ctx context.Context) {
 }
 
 func (e *engine) handle(in inbound) {
+	e.phase, e.cur = phaseEvent, in
 	switch in.kind {
 	case evOpen:
 		e.conns[in.conn.id] = in.conn
@@ -145,13 +157,18 @@ func (e *engine) handle(in inbound) {
 		e.b.DropConnection(in.conn.id)
 	case evRequest:
 		if e.conns[in.conn.id] != nil {
+			e.phase = phaseRequest
 			e.traceRequest(in)
-			e.safely(in)
+			e.b.Handle(time.Now().UnixMilli(), in.req)
+		}
+		if in.noReply {
+			in.conn.held.release(in.size)
 		}
 	default:
 		e.handleCluster(in)
 	}
 	e.runLater()
+	e.cur = inbound{} // hold no request's memory past its handling
 }
 
 // runLater runs the work broker callbacks queued, until none is left.
@@ -161,18 +178,4 @@ func (e *engine) runLater() {
 		e.later = e.later[1:]
 		f()
 	}
-}
-
-// safely handles one request. A panic is a bug in Gregor, not the client's
-// fault, but it must not take the broker down: it is logged with its
-// stack, and only the connection that sent the request is closed.
-func (e *engine) safely(in inbound) {
-	defer func() {
-		if r := recover(); r != nil {
-			e.logf("BUG: panic handling %s v%d from %s: %v\n%s", kmsg.NameForKey(in.req.Header.Key),
-				in.req.Header.Version, in.conn.nc.RemoteAddr(), r, debug.Stack())
-			in.conn.close()
-		}
-	}()
-	e.b.Handle(time.Now().UnixMilli(), in.req)
 }

@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +39,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /live", op.Only(http.HandlerFunc(live.ServePage)))
 	mux.Handle("GET /live/style.css", live.StyleFrom(s.cfg.IndexHTML))
 	mux.Handle("GET /live/ws", op.Only(http.HandlerFunc(s.e.trace.ServeWS)))
-	rooms := classroom.NewHub(classroom.Config{Page: func(q string) []byte { return prerender(s.cfg.IndexHTML, q) }})
+	rooms := classroom.NewHub(classroom.Config{Page: func(q string) []byte { page, _ := prerender(s.cfg.IndexHTML, q); return page }})
 	mux.Handle("POST /rooms", op.Only(http.HandlerFunc(rooms.ServeOpen)))
 	mux.HandleFunc("GET /join/{code}", rooms.ServeJoin)
 	mux.HandleFunc("GET /rooms/{code}/ws", rooms.ServeWS)
@@ -59,14 +60,11 @@ func WebHandler(index []byte, assets fs.FS) http.Handler {
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Cache-Control", "no-cache")
 		h.Set("Vary", "Accept-Encoding, Accept-Language")
-		status := http.StatusOK
-		if play.NotFound(r.URL.RawQuery) {
-			status = http.StatusNotFound // the page lists the lessons there are
-		}
 		// A URL without a lang is shown in the browser's (the wasm
 		// picks the same from navigator.language).
 		q := play.WithLang(r.URL.RawQuery, ui.PickLang(r.Header.Get("Accept-Language")))
-		writeHTML(w, r, status, prerender(index, q))
+		page, status := prerender(index, q)
+		writeHTML(w, r, status, page)
 	})
 	a := &assetServer{fs: assets}
 	mux.HandleFunc("GET /assets/{name}", a.serve)
@@ -99,6 +97,9 @@ const loadingMark = `<p class="loading">Loading the engine…</p>`
 // link with a few of the learner's steps, not an arbitrary script.
 const maxPrerenderQuery = 2048
 
+// prerenderSlots bounds the replays running at once, server-wide.
+var prerenderSlots = make(chan struct{}, max(1, runtime.NumCPU()/2))
+
 // bundleMark is the attribute in index.html that names the wasm bundle the
 // page's loader fetches.
 func bundleMark(bundle string) []byte { return []byte(`data-bundle="` + bundle + `"`) }
@@ -107,18 +108,30 @@ func bundleMark(bundle string) []byte { return []byte(`data-bundle="` + bundle +
 // natively by the same ui components the wasm uses, so the first step
 // shows as soon as the HTML arrives; the wasm then takes over the same
 // markup. A page that runs a multi-broker world is marked for the cluster
-// bundle, so the loader fetches that one straight away. A query too long
-// to replay here, or one that fails to render, gets the plain page, which
-// the wasm renders on its own (handing over to the cluster bundle itself
-// if the page needs it).
-func prerender(index []byte, query string) []byte {
+// bundle, so the loader fetches that one straight away. It returns the
+// status to answer with: 404 for a lesson that does not exist (the page
+// lists those that do), 422 for a query over play.ServerBudget (the page
+// says which limit). A query too long to replay here, or one that fails
+// to render, gets the plain page, which the wasm renders on its own
+// (handing over to the cluster bundle itself if the page needs it).
+//
+// At most prerenderSlots queries replay at once; a query that finds them
+// all taken gets the plain page too, so a flood of URLs costs the server
+// a bounded share of its CPU (each replay is bounded by the budget).
+func prerender(index []byte, query string) ([]byte, int) {
 	if len(query) > maxPrerenderQuery || !bytes.Contains(index, []byte(loadingMark)) {
-		return index
+		return index, http.StatusOK
 	}
-	comp, title := play.View(query)
+	select {
+	case prerenderSlots <- struct{}{}:
+		defer func() { <-prerenderSlots }()
+	default:
+		return index, http.StatusOK
+	}
+	comp, title, status := play.Render(query, play.ServerBudget)
 	var body bytes.Buffer
 	if err := comp.Render(context.Background(), &body); err != nil {
-		return index
+		return index, http.StatusOK
 	}
 	out := bytes.Replace(index, []byte(loadingMark), body.Bytes(), 1)
 	if lang := ui.HTMLLang(play.Parse(query).Lang); lang != "en" {
@@ -127,7 +140,7 @@ func prerender(index []byte, query string) []byte {
 	if b := play.BundleFor(query); b != play.Bundle {
 		out = bytes.Replace(out, bundleMark(play.Bundle), bundleMark(b), 1)
 	}
-	return replaceTitle(out, title)
+	return replaceTitle(out, title), status
 }
 
 // replaceTitle sets the page's <title>.

@@ -212,3 +212,35 @@ func TestPrerenderLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestPrerenderBudget: the URL (a cluster advanced by hours) is
+// refused with 422 and a page that says which limit it hit, quickly,
+// instead of seconds of CPU per advance.
+func TestPrerenderBudget(t *testing.T) {
+	srv := httptest.NewServer(WebHandler(gregor.IndexHTML, nil))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/?playground=1&cmds=cluster+3" + strings.Repeat(",advance+2h", 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), "the clock may not pass 1h of simulated time") {
+		t.Fatalf("status %d, body:\n%.2000s", resp.StatusCode, body)
+	}
+
+	// With every replay slot taken, a page is served unrendered, at once.
+	for range cap(prerenderSlots) {
+		prerenderSlots <- struct{}{}
+	}
+	page, status := prerender(gregor.IndexHTML, "lesson=segments&step=4")
+	for range cap(prerenderSlots) {
+		<-prerenderSlots
+	}
+	if status != http.StatusOK || !bytes.Contains(page, []byte(loadingMark)) {
+		t.Errorf("with no slot free: status %d, rendered anyway", status)
+	}
+	if page, _ := prerender(gregor.IndexHTML, "lesson=segments&step=4"); bytes.Contains(page, []byte(loadingMark)) {
+		t.Errorf("with slots free again, the page is not rendered")
+	}
+}

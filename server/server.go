@@ -169,6 +169,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	conns := map[*conn]bool{}
 	var mu sync.Mutex
+	adm := newAdmission(s.cfg.Settings.Int64("max.connections"), s.cfg.Settings.Int64("max.connections.per.ip"))
 	go func() {
 		<-ctx.Done()
 		s.kafka.Close()
@@ -187,6 +188,14 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 			break
 		}
+		ip := remoteIP(nc)
+		if refused, line := adm.admit(ip, time.Now()); refused {
+			if line != "" {
+				s.cfg.Logf("%s", line)
+			}
+			nc.Close()
+			continue
+		}
 		c := newConn(s.nextID.Add(1), nc, s.e, int32(s.cfg.Settings.Int64("socket.request.max.bytes")), s.cfg.Logf)
 		mu.Lock()
 		conns[c] = true
@@ -198,6 +207,7 @@ func (s *Server) Run(ctx context.Context) error {
 			mu.Lock()
 			delete(conns, c)
 			mu.Unlock()
+			adm.leave(ip)
 		}()
 	}
 	<-engineDone

@@ -23,21 +23,21 @@ func (e *engine) traceRequest(in inbound) {
 	in.conn.clientID = h.ClientID // for the responses (Kafka's carry none)
 	e.trace.Publish(&live.Event{
 		Time: time.Now(), Conn: in.conn.id, Client: h.ClientID, Remote: in.conn.nc.RemoteAddr().String(),
-		Dir: live.Request, Key: h.Key, API: kmsg.NameForKey(h.Key), Version: h.Version, Corr: h.CorrelationID,
+		Dir: live.Request, Key: h.Key, API: kmsg.NameForKey(h.Key), Version: h.Version, Corr: in.corr,
 		Text: describe.Message(in.req.Msg), Topics: live.Topics(in.req.Msg, e.topicName), Msg: in.req.Msg,
 	})
 }
 
-// traceResponse publishes the broker's response on c, before it goes to
-// the connection's writer.
-func (e *engine) traceResponse(c *conn, r broker.Response) {
+// traceResponse publishes the broker's response on c to the request the
+// client numbered corr.
+func (e *engine) traceResponse(c *conn, corr int32, r broker.Response) {
 	if !e.trace.Watched() {
 		return
 	}
 	ev := &live.Event{
 		Time: time.Now(), Conn: c.id, Client: c.clientID, Remote: c.nc.RemoteAddr().String(),
 		Dir: live.Response, Key: r.Msg.Key(), API: kmsg.NameForKey(r.Msg.Key()), Version: r.Msg.GetVersion(),
-		Corr: r.CorrelationID, Text: describe.Message(r.Msg), Topics: live.Topics(r.Msg, e.topicName), Msg: r.Msg,
+		Corr: corr, Text: describe.Message(r.Msg), Topics: live.Topics(r.Msg, e.topicName), Msg: r.Msg,
 	}
 	e.trace.Publish(ev)
 	e.stateStale = e.trace.WantsState()

@@ -16,6 +16,8 @@ var zhCatalog = map[string]string{
 	": a free world where you type the commands.":       "：一个自由的世界，命令由你来输入。",
 	"No such lesson":                                    "没有这节课",
 	"No such lesson — Gregor":                           "没有这节课 — Gregor",
+	"Too much to replay":                                "要重放的内容太多",
+	"Too much to replay — Gregor":                       "要重放的内容太多 — Gregor",
 	"These are the lessons:":                            "现有的课程：",
 	"All lessons":                                       "全部课程",
 	"That was the last lesson: back to the lesson list": "这是最后一节课：回到课程列表",

@@ -17,12 +17,18 @@ import (
 const metadataFile = "gregor-metadata.json"
 
 type metadata struct {
+	// Format is metadataFormat for files written since cluster ids are
+	// the quorum's; older files have none (cluster_id.go migrates them).
+	Format        int                        `json:"format,omitempty"`
 	ClusterID     string                     `json:"cluster_id"`
 	NextProducer  int64                      `json:"next_producer_id_block"`
 	BrokerConfigs map[string]string          `json:"broker_configs,omitempty"`
 	Topics        map[string]*topicRecord    `json:"topics"`
 	StartOffsets  map[string]map[int32]int64 `json:"log_start_offsets,omitempty"`
 	Quotas        quota.Quotas               `json:"client_quotas,omitempty"`
+	// drawnID is the id an earlier Gregor's clustered broker drew for
+	// itself, until the broker adopts the quorum's (cluster_id.go).
+	drawnID string
 }
 
 type topicRecord struct {
@@ -90,7 +96,7 @@ func (b *Broker) loadMetadata() error {
 	raw, err := b.st.ReadFile(metadataFile)
 	switch {
 	case errors.Is(err, store.ErrNotExist):
-		b.meta = metadata{ClusterID: b.cfg.ClusterID, Topics: map[string]*topicRecord{}}
+		b.meta = metadata{Format: metadataFormat, ClusterID: b.cfg.ClusterID, Topics: map[string]*topicRecord{}}
 		if b.meta.ClusterID == "" && b.cfg.Cluster == nil {
 			// A clustered broker adopts the quorum's id instead
 			// (cluster_id.go).
@@ -109,7 +115,7 @@ func (b *Broker) loadMetadata() error {
 	for k, v := range b.meta.BrokerConfigs {
 		b.cfg.Settings.Dynamic[k] = v
 	}
-	return nil
+	return b.migrateMetadata()
 }
 
 func (b *Broker) saveMetadata() error {

@@ -69,6 +69,8 @@ var brokerDefs = []Def{
 	{Name: "num.partitions", Type: Int, Default: "1", Doc: "Partitions of an auto-created topic, or of one created with -1.", Min: 1, Max: math.MaxInt32},
 	{Name: "default.replication.factor", Type: Short, Default: "1", Doc: "Replication factor of an auto-created topic.", Min: 1, Max: math.MaxInt16},
 	{Name: "socket.request.max.bytes", Type: Int, Default: "104857600", Doc: "Largest request frame; a larger one closes the connection.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "max.connections", Type: Int, Default: "2147483647", Doc: "Client connections the broker keeps open at once; one more is closed at once, with a log line.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "max.connections.per.ip", Type: Int, Default: "2147483647", Doc: "Client connections one IP address may keep open at once; one more is closed at once, with a log line.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "log.retention.check.interval.ms", Type: Long, Default: "300000", Doc: "How often retention is enforced.", Min: 1, Max: math.MaxInt64},
 	{Name: "offsets.topic.num.partitions", Type: Int, Default: "50", Doc: "Partitions of __consumer_offsets.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "offsets.topic.replication.factor", Type: Short, Default: "3", Doc: "Replication factor of __consumer_offsets in a cluster; it is not created until that many brokers are alive.", Min: 1, Max: math.MaxInt16, ReadOnly: true},

@@ -144,6 +144,9 @@ func (w *World) settle() {
 		if i < 0 {
 			return
 		}
+		if w.spend(1+weight(w.net.queue[i].body())) != nil {
+			return // Exec reports it
+		}
 		w.deliverAt(i)
 	}
 }

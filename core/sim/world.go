@@ -52,6 +52,8 @@ type World struct {
 	// (group_views.go), for views that count moved partitions.
 	groupHistory map[string]map[int32]*generationRecord
 	lookup       *lookupRecord // the last lookup, for the view (view_lookup.go)
+	limits       Limits        // limits.go
+	work         int64
 }
 
 // New returns an empty world; the seed drives every random choice.
@@ -89,11 +91,14 @@ func (w *World) Exec(line string) (string, error) {
 	if !ok {
 		return "", unknownCommand(cmd.name)
 	}
+	if err := w.overWork(); err != nil {
+		return "", err
+	}
 	if err := h(w, cmd); err != nil {
 		return sb.String(), err
 	}
 	w.settle()
-	return sb.String(), nil
+	return sb.String(), w.overWork()
 }
 
 // emit records an event and prints its line.
@@ -166,7 +171,13 @@ const maxAdvanceSteps = 100000
 // and delayed messages in time order.
 func (w *World) advance(ms int64) error {
 	end := w.now + ms
+	if err := w.checkTime(end); err != nil {
+		return err
+	}
 	for steps := 0; w.now < end; steps++ {
+		if err := w.spend(1); err != nil {
+			return err
+		}
 		if steps == maxAdvanceSteps {
 			return fmt.Errorf("advance: stopped at %dms, %d timer events in (advance in smaller steps, or make timers less frequent)", w.now-StartTime, maxAdvanceSteps)
 		}

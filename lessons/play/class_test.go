@@ -35,7 +35,7 @@ func TestPositionReplays(t *testing.T) {
 			continue
 		}
 		for _, q := range []string{"lesson=" + m.Slug + "&step=2", "lesson=" + m.Slug + "&step=3&seed=9&actions=1:advance+1s,2:fault+drop+response"} {
-			s := Parse(q)
+			s := Parse(q + "&lang=en") // a position carries the page's language
 			back := Parse(PositionQuery(s.Position("en")))
 			if got, want := back.Query(back.Pos), s.Query(s.Pos); got != want {
 				t.Errorf("%s: replays as %q, want %q", q, got, want)

@@ -1,6 +1,8 @@
 package play
 
 import (
+	"errors"
+	"slices"
 	"strings"
 
 	"github.com/gregor-kafka/gregor/core/sim"
@@ -31,13 +33,18 @@ import (
 //   - A Step is never changed once kept; its State is not shared with the
 //     world or with any other step.
 type Timeline struct {
+	// Limits bound each world the timeline runs (zero: unlimited); a
+	// command over them fails with sim.ErrLimit, and Over reports it.
+	Limits sim.Limits
+
 	seed  uint64
 	cmds  []string
 	steps []Step
 	start view.World // the empty world, before the first step
 
-	w   *sim.World
-	ran int
+	w    *sim.World
+	ran  int
+	over error // the first sim.ErrLimit a kept step hit
 }
 
 // Step is what one command did: what it printed, the messages it caused
@@ -51,6 +58,8 @@ type Step struct {
 	State view.World
 	// Failed reports that the command was rejected (Out ends in its error).
 	Failed bool
+	// Over reports that it failed on the timeline's Limits (sim.ErrLimit).
+	Over bool
 }
 
 // Run returns what the first n of cmds did in a world of seed, running
@@ -58,13 +67,16 @@ type Step struct {
 func (t *Timeline) Run(seed uint64, cmds []string, n int) []Step {
 	n = min(n, len(cmds))
 	if t.seed != seed || (t.w == nil && len(t.steps) == 0) {
-		*t = Timeline{seed: seed, start: sim.New(seed).View()}
+		*t = Timeline{Limits: t.Limits, seed: seed, start: sim.New(seed).View()}
 	}
 	keep := 0
 	for keep < len(t.cmds) && keep < len(cmds) && t.cmds[keep] == cmds[keep] {
 		keep++
 	}
 	t.cmds, t.steps = t.cmds[:keep:keep], t.steps[:keep:keep]
+	if t.over != nil && !slices.ContainsFunc(t.steps, func(s Step) bool { return s.Over }) {
+		t.over = nil
+	}
 	if t.ran > keep {
 		t.w, t.ran = nil, 0
 	}
@@ -73,6 +85,7 @@ func (t *Timeline) Run(seed uint64, cmds []string, n int) []Step {
 	}
 	if t.w == nil {
 		t.w, t.ran = sim.New(seed), 0
+		t.w.SetLimits(t.Limits)
 	}
 	for ; t.ran < len(t.steps); t.ran++ {
 		lessons.Exec(t.w, t.cmds[t.ran])
@@ -84,6 +97,10 @@ func (t *Timeline) Run(seed uint64, cmds []string, n int) []Step {
 	}
 	return t.steps[:n]
 }
+
+// Over is the error of the first kept step that went over the
+// timeline's Limits, or nil.
+func (t *Timeline) Over() error { return t.over }
 
 // Start is the view of the world before its first step.
 func (t *Timeline) Start() view.World { return t.start }
@@ -97,7 +114,7 @@ func (t *Timeline) exec(i int, cmd string) Step {
 	from := len(t.w.Events())
 	out, err := t.w.Exec(cmd)
 	events := t.w.Events()[from:]
-	st := Step{Out: lessons.Output(out, err), Failed: err != nil, Lines: ui.Lines(events, i), Exchanges: ui.Exchanges(events, i), State: t.w.View()}
+	st := Step{Out: lessons.Output(out, err), Failed: err != nil, Over: errors.Is(err, sim.ErrLimit), Lines: ui.Lines(events, i), Exchanges: ui.Exchanges(events, i), State: t.w.View()}
 	// An error is printed by lessons.Output, not by an event.
 	if outLines := strings.Split(st.Out, "\n"); st.Out != "" && len(outLines) > len(st.Lines) {
 		for _, l := range outLines[len(st.Lines):] {
@@ -105,5 +122,8 @@ func (t *Timeline) exec(i int, cmd string) Step {
 		}
 	}
 	view.MarkChanges(&before, &st.State)
+	if st.Over && t.over == nil {
+		t.over = err
+	}
 	return st
 }

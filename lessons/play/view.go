@@ -4,26 +4,18 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
-
 	"github.com/gregor-kafka/gregor/ui"
 )
 
 // View is what a URL query shows: the lesson list, or a lesson or the
 // playground at a step, with the page title. The wasm renders it in the
 // browser; the native server renders the very same component into the page
-// it serves, so the first step is on screen before the wasm has loaded.
-// It speaks the URL's lang (English without one: see WithLang).
+// it serves, so the first step is on screen before the wasm has loaded
+// (Render, within the server's budget). It speaks the URL's lang (English
+// without one: see WithLang).
 func View(rawQuery string) (templ.Component, string) {
-	lang := parseQuery(rawQuery).get("lang")
-	if IsIndex(rawQuery) {
-		return ui.InLang(lang, ui.Index(Index(lang))), ui.Tr(ui.Lang(lang), "Gregor — lessons")
-	}
-	s := Parse(rawQuery)
-	if s.missing() {
-		return ui.InLang(lang, ui.NotFound(s.Err, Index(lang))), ui.Tr(ui.Lang(lang), "No such lesson — Gregor")
-	}
-	p := s.Page()
-	return LessonView(p)
+	comp, title, _ := Render(rawQuery, Budget{})
+	return comp, title
 }
 
 // LessonView is a lesson's page in its language, with its title.

@@ -22,6 +22,14 @@
 //	                       (default "gregor,kfake")
 //	GREGOR_BENCH_BIN       a prebuilt gregor binary to use instead of building one
 //
+// BenchmarkSoak (soak_test.go) is not a speed test: for
+// GREGOR_SOAK_DURATION (default 60s) 100 idempotent producers and 100
+// tailing consumers work while other connections send garbage, stall in
+// the middle of a 50 MiB request and flood the HTTP replay; it reports the
+// broker's peak RSS and the longest ack wait, and fails if an acknowledged
+// record is missing afterwards (GREGOR_SOAK_ABUSE=off: the same clients
+// without the abusers, for comparison).
+//
 // micro_test.go measures the per-byte steps of the hot path (CRC check,
 // request decoding, response encoding). inprocess_test.go (build tag
 // gregorprofile) starts Gregor inside the test process so that a CPU profile

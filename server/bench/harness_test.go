@@ -128,8 +128,8 @@ type target struct {
 }
 
 // startGregor builds (or takes from GREGOR_BENCH_BIN) the gregor binary and
-// runs it file-backed in a temporary directory.
-func startGregor(tb testing.TB) *target {
+// runs it file-backed in a temporary directory, with extra flags if any.
+func startGregor(tb testing.TB, flags ...string) *target {
 	dir := tb.TempDir()
 	bin := os.Getenv(envBin)
 	if bin == "" {
@@ -146,8 +146,8 @@ func startGregor(tb testing.TB) *target {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "--kafka-addr", kafkaAddr, "--http-addr", httpAddr,
-		"--data-dir", filepath.Join(dir, "data"))
+	cmd := exec.Command(bin, append([]string{"serve", "--kafka-addr", kafkaAddr, "--http-addr", httpAddr,
+		"--data-dir", filepath.Join(dir, "data")}, flags...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {

@@ -41,7 +41,7 @@ func TestJoinPage(t *testing.T) {
 // TestPageMessages: what the page sends (lessons/play.Class) is what the
 // server reads, and valid; and a position replays as the page's URL.
 func TestPageMessages(t *testing.T) {
-	s := play.Parse("lesson=segments&step=5&seed=7&actions=3:advance+1s")
+	s := play.Parse("lesson=segments&step=5&seed=7&actions=3:advance+1s&lang=zh")
 	p := s.Position("zh")
 	teacher := play.NewClass("ABCDE", true)
 	teacher.Opened()

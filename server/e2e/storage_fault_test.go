@@ -48,57 +48,33 @@ func TestStorageFaultFailedSync(t *testing.T) {
 		kgo.MetadataMinAge(50*time.Millisecond),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }),
 	)
-	var (
-		mu     sync.Mutex
-		acked  []int
-		errs   = map[string]int{}
-		failed []int
-	)
+	al := newDiskAcks(t)
 	ctx := testCtx(t, 60*time.Second)
 	// Waves of records, each awaited, so that every wave needs its own
 	// syncs; one more wave after the first failure.
-	for wave, next := 0, 0; wave < total/perWave && (len(failed) == 0 || wave < failWave+2); wave++ {
+	for wave, next := 0, 0; wave < total/perWave && (len(al.failed) == 0 || wave < failWave+2); wave++ {
 		var wg sync.WaitGroup
 		for range perWave {
 			i := next
 			next++
 			wg.Add(1)
-			cl.Produce(ctx, &kgo.Record{Partition: 0, Value: fmt.Appendf(nil, "%06d", i)}, func(r *kgo.Record, err error) {
-				defer wg.Done()
-				mu.Lock()
-				defer mu.Unlock()
-				if err == nil {
-					acked = append(acked, i)
-					return
-				}
-				failed = append(failed, i)
-				errs[err.Error()]++
-				// The broker answers KAFKA_STORAGE_ERROR to the produce;
-				// franz-go retries, and Metadata then shows the partition
-				// without a leader: the record fails with whichever it
-				// saw last once its retries are spent.
-				if !errors.Is(err, kerr.KafkaStorageError) && !errors.Is(err, kerr.LeaderNotAvailable) {
-					t.Errorf("record %d failed with %v, want KAFKA_STORAGE_ERROR or LEADER_NOT_AVAILABLE", i, err)
-				}
-			})
+			cl.Produce(ctx, &kgo.Record{Partition: 0, Value: fmt.Appendf(nil, "%06d", i)}, al.promise(i, &wg))
 		}
 		waitGroupOrFail(t, &wg, 60*time.Second, "produce promises")
-		if len(failed) > 0 && failWave < 0 {
+		if len(al.failed) > 0 && failWave < 0 {
 			failWave = wave
 		}
 	}
-	mu.Lock()
-	slices.Sort(acked)
-	t.Logf("%d acknowledged, %d failed: %v", len(acked), len(failed), errs)
-	if len(acked) == 0 || len(failed) == 0 {
-		t.Fatalf("%d records acknowledged, %d failed; the fault should have struck mid-stream", len(acked), len(failed))
+	acked := al.sorted()
+	t.Logf("%d acknowledged, %d failed: %v", len(acked), len(al.failed), al.errs)
+	if len(acked) == 0 || len(al.failed) == 0 {
+		t.Fatalf("%d records acknowledged, %d failed; the fault should have struck mid-stream", len(acked), len(al.failed))
 	}
 	for i, s := range acked {
 		if s != i {
 			t.Fatalf("acknowledged records are not a prefix: %v", acked)
 		}
 	}
-	mu.Unlock()
 	if out := b.Output(); !strings.Contains(out, "KAFKA_STORAGE_ERROR") || !strings.Contains(out, "offline") {
 		t.Errorf("the broker log does not say that %s-0 went offline", topic)
 	}
@@ -153,6 +129,48 @@ func TestStorageFaultFailedSync(t *testing.T) {
 			t.Fatalf("partition 0 offset %d: offset %d %q, want %q", o, r.Offset, r.Value, want)
 		}
 	}
+}
+
+// diskAcks collects what an idempotent acks=all producer is told about each
+// record while a disk fails: acknowledged, or failed with
+// KAFKA_STORAGE_ERROR or LEADER_NOT_AVAILABLE (the broker answers the
+// first; franz-go retries, and Metadata then shows the partition without
+// a leader: the record fails with whichever it saw last).
+type diskAcks struct {
+	t      testing.TB
+	mu     sync.Mutex
+	acked  []int
+	failed []int
+	errs   map[string]int
+}
+
+func newDiskAcks(t testing.TB) *diskAcks { return &diskAcks{t: t, errs: map[string]int{}} }
+
+// promise is the produce callback of record i; it marks wg done.
+func (a *diskAcks) promise(i int, wg *sync.WaitGroup) func(*kgo.Record, error) {
+	return func(_ *kgo.Record, err error) {
+		defer wg.Done()
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if err == nil {
+			a.acked = append(a.acked, i)
+			return
+		}
+		a.failed = append(a.failed, i)
+		a.errs[err.Error()]++
+		if !errors.Is(err, kerr.KafkaStorageError) && !errors.Is(err, kerr.LeaderNotAvailable) {
+			a.t.Errorf("record %d failed with %v, want KAFKA_STORAGE_ERROR or LEADER_NOT_AVAILABLE", i, err)
+		}
+	}
+}
+
+// sorted is the acknowledged records, in order; call it once every
+// promise is done.
+func (a *diskAcks) sorted() []int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	slices.Sort(a.acked)
+	return a.acked
 }
 
 // TestStorageFaultTxnPrepare: the fsync of the PrepareCommit record in
