@@ -19,6 +19,21 @@ type Config struct {
 	RetentionBytes     int64 // retention.bytes, default -1 = unlimited
 	FlushMessages      int64 // flush.messages, default math.MaxInt64
 	FlushMs            int64 // flush.ms, default math.MaxInt64
+
+	// cleanup.policy (default delete): Delete applies retention.ms and
+	// retention.bytes, Compact runs the cleaner (compact.go); a topic
+	// may have both (compact,delete).
+	Delete, Compact bool
+	// delete.retention.ms, default 86400000: how long a tombstone, or a
+	// marker of a transaction with no data left, stays after the cleaner
+	// first saw it (KIP-534's delete horizon).
+	DeleteRetentionMs int64
+	// min.cleanable.dirty.ratio, default 0.5: the share of the cleanable
+	// bytes that must be dirty (written since the last clean) for a pass.
+	MinCleanableDirtyRatio float64
+	// min.compaction.lag.ms, default 0: a segment whose largest timestamp
+	// is younger than this is not cleaned yet (KIP-58).
+	MinCompactionLagMs int64
 }
 
 // DefaultConfig returns Kafka's defaults.
@@ -32,6 +47,10 @@ func DefaultConfig() Config {
 		RetentionBytes:     -1,
 		FlushMessages:      math.MaxInt64,
 		FlushMs:            math.MaxInt64,
+
+		Delete:                 true,
+		DeleteRetentionMs:      24 * 60 * 60 * 1000,
+		MinCleanableDirtyRatio: 0.5,
 	}
 }
 

@@ -314,7 +314,7 @@ func (sc *scanner) next() (record.Batch, int64, bool) {
 		return nil, sc.pos, false
 	}
 	if sc.verify {
-		if err := record.Validate(p); err != nil {
+		if err := record.ValidateStored(p); err != nil {
 			sc.torn = err.Error()
 			return nil, sc.pos, false
 		}

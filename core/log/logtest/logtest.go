@@ -48,6 +48,12 @@ func Run(t *testing.T, newStorage func(t *testing.T) store.Storage) {
 		{"Delete", testDelete},
 		{"TxnIndex", testTxnIndex},
 		{"Snapshots", testSnapshots},
+		{"CompactLatestPerKey", testCompactLatestPerKey},
+		{"CompactBoundedSteps", testCompactBoundedSteps},
+		{"CompactRespectsBounds", testCompactRespectsBounds},
+		{"CompactTransactions", testCompactTransactions},
+		{"CompactCrashMidClean", testCompactCrashMidClean},
+		{"FollowerAppendWithGaps", testFollowerAppendWithGaps},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newStorage(t)) })
