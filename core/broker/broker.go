@@ -68,6 +68,7 @@ type Broker struct {
 	awaitFlush []heldAnswer   // answers waiting for the next Commit's syncs (storage_failure.go)
 	dirty      []*Partition   // logs to sync at the next Commit
 	lastRetain int64
+	cleaner    cleanerState // the log cleaner (compaction.go)
 
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks                  // producer_state.go
@@ -161,6 +162,7 @@ func (b *Broker) Tick(now int64) {
 		b.lastRetain = now
 		b.enforceRetention()
 	}
+	b.tickCleaner()
 	for _, p := range b.partitions() {
 		if !p.offline && p.log.NeedsFlush(now) {
 			b.markDirty(p)
@@ -194,6 +196,9 @@ func (b *Broker) NextDeadline() (at int64, ok bool) {
 	}
 	if t, tok := b.txn.NextDeadline(); tok && (!ok || t < at) {
 		at, ok = t, true
+	}
+	if b.cleaner.current != nil && (!ok || b.now < at) {
+		at, ok = b.now, true // a cleaning pass goes on at the next tick
 	}
 	if b.cl != nil {
 		if t, tok := b.nextClusterDeadline(); tok && (!ok || t < at) {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/producer"
@@ -133,6 +135,11 @@ func (b *Broker) saveMetadata() error {
 // logConfig resolves a topic's log settings.
 func (b *Broker) logConfig(overrides map[string]string) log.Config {
 	s := b.cfg.Settings
+	v, _, _ := s.Topic(overrides, "cleanup.policy")
+	var policy []string
+	for _, p := range strings.Split(v, ",") {
+		policy = append(policy, strings.TrimSpace(p))
+	}
 	return log.Config{
 		SegmentBytes:       s.TopicInt64(overrides, "segment.bytes"),
 		SegmentMs:          s.TopicInt64(overrides, "segment.ms"),
@@ -142,6 +149,12 @@ func (b *Broker) logConfig(overrides map[string]string) log.Config {
 		RetentionBytes:     s.TopicInt64(overrides, "retention.bytes"),
 		FlushMessages:      s.TopicInt64(overrides, "flush.messages"),
 		FlushMs:            s.TopicInt64(overrides, "flush.ms"),
+
+		Delete:                 slices.Contains(policy, "delete"),
+		Compact:                slices.Contains(policy, "compact"),
+		DeleteRetentionMs:      s.TopicInt64(overrides, "delete.retention.ms"),
+		MinCleanableDirtyRatio: s.TopicFloat64(overrides, "min.cleanable.dirty.ratio"),
+		MinCompactionLagMs:     s.TopicInt64(overrides, "min.compaction.lag.ms"),
 	}
 }
 

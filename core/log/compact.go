@@ -45,7 +45,8 @@ import (
 //     over the .log, rebuilds the indexes, and has the owner rebuild the
 //     .txnindex) and deletes a .cleaned. Segments are cleaned one at a
 //     time and not merged (Kafka groups small segments); a segment left
-//     empty is deleted.
+//     empty is deleted, except the first, so that compaction never moves
+//     the log start offset.
 //
 // The first dirty offset and the earliest pending delete horizon are kept
 // in <dir>/cleaner-offset-checkpoint (Kafka keeps one such file per log

@@ -222,11 +222,13 @@ func (l *Log) copyBatch(ctx CleanContext, b record.Batch) error {
 // swapIn replaces segment i with its cleaned copy out: the .cleaned file
 // is synced and renamed to .swap (from here a crash completes the swap at
 // Open), then the old files give way. A cleaned segment with no batch
-// left is deleted instead.
+// left is deleted instead, unless it is the first: compaction never moves
+// the log start offset (in Kafka the first segment absorbs its emptied
+// neighbours), so the first segment stays, empty if need be.
 func (l *Log) swapIn(i int, out *segment) error {
 	old := l.segs[i]
 	cleaned, swap := out.names[0]+cleanedSuffix, out.names[0]+swapSuffix
-	if out.size == 0 {
+	if out.size == 0 && i > 0 {
 		_ = out.log.Close()
 		if err := l.st.Remove(cleaned); err != nil {
 			return err
@@ -322,8 +324,8 @@ func (l *Log) replaceSegmentFiles(out *segment, swap string) error {
 	return nil
 }
 
-// dropSegment deletes segment i, which is not the active one and holds
-// nothing a reader needs; the log start moves up if it was the first.
+// dropSegment deletes segment i, neither the first nor the active one,
+// which holds nothing a reader needs.
 func (l *Log) dropSegment(i int) error {
 	s := l.segs[i]
 	_ = s.close()
@@ -331,11 +333,6 @@ func (l *Log) dropSegment(i int) error {
 		return err
 	}
 	l.segs = append(l.segs[:i], l.segs[i+1:]...)
-	if i == 0 {
-		l.start = max(l.start, l.segs[0].base)
-		base := l.segs[0].base
-		return l.deleteSnapshots(func(o int64) bool { return o < base })
-	}
 	return nil
 }
 

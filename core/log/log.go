@@ -48,7 +48,14 @@ func (l *Log) Config() Config { return l.cfg }
 
 // SetConfig changes the settings; they apply from the next append, roll or
 // retention pass, as a dynamic topic config change does in Kafka.
-func (l *Log) SetConfig(c Config) { l.cfg = c }
+// A pass of the cleaner in progress ends if the log is no longer
+// compacted.
+func (l *Log) SetConfig(c Config) {
+	if !c.Compact {
+		l.abortClean()
+	}
+	l.cfg = c
+}
 
 // Size is the total size of the segment files, in bytes.
 func (l *Log) Size() int64 {
