@@ -48,11 +48,12 @@ func isInternalTopic(name string) bool {
 	return name == OffsetsTopic || name == TransactionStateTopic
 }
 
-// internalTopicConfigs are the internal topics' overrides. Kafka compacts
-// them (cleanup.policy=compact); Gregor cannot compact yet, so it keeps
-// them whole instead of letting retention delete live offsets.
+// internalTopicConfigs are the internal topics' overrides, Kafka's:
+// compacted (the latest offset commit, group or transaction record of
+// each key stays; a coordinator's load reads no more than that), with
+// 100 MiB segments.
 func (b *Broker) internalTopicConfigs(name string) map[string]string {
-	c := map[string]string{"retention.ms": "-1", "segment.bytes": "104857600"}
+	c := map[string]string{"cleanup.policy": "compact", "segment.bytes": "104857600"}
 	if name == TransactionStateTopic {
 		c["min.insync.replicas"] = strconv.FormatInt(b.cfg.Settings.Int64("transaction.state.log.min.isr"), 10)
 	}

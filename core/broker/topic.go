@@ -164,6 +164,11 @@ func (b *Broker) openTopic(rec *topicRecord, now int64) error {
 	if t.Configs == nil {
 		t.Configs = map[string]string{}
 	}
+	if _, set := t.Configs["cleanup.policy"]; isInternalTopic(t.Name) && !set {
+		// Created by a Gregor that could not compact (kept whole with
+		// retention.ms=-1): compact it now, as Kafka always has.
+		t.Configs["cleanup.policy"] = "compact"
+	}
 	b.topics[t.Name] = t
 	b.byID[t.ID] = t
 	return b.addPartitions(t, rec.Replicas, now)

@@ -252,10 +252,13 @@ func (l *Log) swapIn(i int, out *segment) error {
 	if err := l.st.Rename(cleaned, swap); err != nil {
 		return err
 	}
-	_ = old.close()
+	// The old segment's open files keep serving reads until the new ones
+	// are in place (a file renamed over or removed stays readable through
+	// an open handle), so a failure here leaves it usable.
 	if err := l.replaceSegmentFiles(out, swap); err != nil {
 		return err
 	}
+	_ = old.close()
 	out.created, out.rollStart = old.created, old.rollStart
 	l.segs[i] = out
 	return nil
