@@ -241,44 +241,54 @@ func (l *Log) segAt(base int64) (int, bool) {
 	return i, i < len(l.segs) && l.segs[i].base == base
 }
 
-// mapStep adds the keys of up to budget bytes of dirty batches to the map.
-func (l *Log) mapStep(ctx CleanContext, budget int64) (int64, error) {
+// stepSegment reads the batches of the segment at the pass's cursor, up
+// to budget bytes, calling fn for each, and moves the cursor on; done
+// reports that the segment was read to its end.
+func (l *Log) stepSegment(budget int64, fn func(*segment, record.Batch) error) (i int, used int64, done bool, err error) {
 	p := l.clean.pass
 	i, ok := l.segAt(p.segBase)
 	if !ok {
-		return 0, fmt.Errorf("%w: %s: segment %d went away during cleaning", ErrCorrupt, l.name, p.segBase)
+		return 0, 0, false, fmt.Errorf("%w: %s: segment %d went away during cleaning", ErrCorrupt, l.name, p.segBase)
 	}
 	s := l.segs[i]
 	sc := newScanner(s.log, p.pos, s.size, int(min(budget, 1<<20)), false)
-	var used int64
 	for used < budget {
 		b, _, more := sc.next()
 		if !more {
 			break
 		}
 		used += int64(b.Size())
+		if err := fn(s, b); err != nil {
+			return i, used, false, err
+		}
+	}
+	if err := sc.failure(s); err != nil {
+		return i, used, false, err
+	}
+	p.pos = sc.pos
+	return i, used, p.pos >= s.size, nil
+}
+
+// mapStep adds the keys of up to budget bytes of dirty batches to the map.
+func (l *Log) mapStep(ctx CleanContext, budget int64) (int64, error) {
+	p := l.clean.pass
+	i, used, done, err := l.stepSegment(budget, func(s *segment, b record.Batch) error {
 		if b.IsControl() || isAbortedData(p.aborted, b) {
-			continue
+			return nil
 		}
 		recs, err := b.Records()
 		if err != nil {
-			return used, fmt.Errorf("%w: %s: batch at offset %d: %w", ErrCorrupt, s.name(), b.BaseOffset(), err)
+			return fmt.Errorf("%w: %s: batch at offset %d: %w", ErrCorrupt, s.name(), b.BaseOffset(), err)
 		}
 		for _, r := range recs {
 			if r.Key != nil {
 				p.keys[keyHash(r.Key)] = b.BaseOffset() + int64(r.OffsetDelta)
 			}
 		}
-	}
-	if sc.err != nil {
-		return used, sc.err
-	}
-	if sc.torn != "" {
-		return used, fmt.Errorf("%w: %s at position %d: %s", ErrCorrupt, s.name(), sc.pos, sc.torn)
-	}
-	p.pos = sc.pos
-	if p.pos < s.size {
-		return used, nil
+		return nil
+	})
+	if err != nil || !done {
+		return used, err
 	}
 	// Segment mapped: go on with the next dirty one unless the map is
 	// full (then this pass cleans up to here) or the range ends.

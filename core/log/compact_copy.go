@@ -92,49 +92,31 @@ func (l *Log) copyStep(ctx CleanContext, budget int64) (int64, string, error) {
 	if p.segBase >= p.end {
 		return 0, l.finishPass(), nil
 	}
-	i, ok := l.segAt(p.segBase)
-	if !ok {
-		return 0, "", fmt.Errorf("%w: %s: segment %d went away during cleaning", ErrCorrupt, l.name, p.segBase)
-	}
-	s := l.segs[i]
-	if p.out == nil {
-		out := newSegmentState(l.dir, s.base, s.created)
-		f, err := createFresh(l.st, out.names[0]+cleanedSuffix)
-		if err != nil {
-			return 0, "", err
+	i, used, done, err := l.stepSegment(budget, func(s *segment, b record.Batch) error {
+		if p.out == nil {
+			out := newSegmentState(l.dir, s.base, s.created)
+			f, err := createFresh(l.st, out.names[0]+cleanedSuffix)
+			if err != nil {
+				return err
+			}
+			out.log = f
+			p.out = out
+			p.stats.segments++
 		}
-		out.log = f
-		p.out = out
-		p.stats.segments++
-	}
-	sc := newScanner(s.log, p.pos, s.size, int(min(budget, 1<<20)), false)
-	var used int64
-	for used < budget {
-		b, _, more := sc.next()
-		if !more {
-			break
-		}
-		used += int64(b.Size())
-		if err := l.copyBatch(ctx, b); err != nil {
-			return used, "", err
-		}
-	}
-	if sc.err != nil {
-		return used, "", sc.err
-	}
-	if sc.torn != "" {
-		return used, "", fmt.Errorf("%w: %s at position %d: %s", ErrCorrupt, s.name(), sc.pos, sc.torn)
-	}
-	p.pos = sc.pos
-	if p.pos < s.size {
-		return used, "", nil
+		return l.copyBatch(ctx, b)
+	})
+	if err != nil || !done {
+		return used, "", err
 	}
 	next := p.end
 	if i+1 < len(l.segs) {
 		next = l.segs[i+1].base
 	}
-	if err := l.swapIn(i, p.out); err != nil {
-		return used, "", err
+	// An empty segment (the first, emptied by an earlier pass) stays as it is.
+	if p.out != nil {
+		if err := l.swapIn(i, p.out); err != nil {
+			return used, "", err
+		}
 	}
 	p.out, p.pos, p.segBase = nil, 0, next
 	if next >= p.end {
@@ -344,8 +326,12 @@ func (l *Log) finishPass() string {
 	p := l.clean.pass
 	l.clean.pass = nil
 	l.clean.firstDirty, l.clean.horizon = p.end, p.horizon
-	note := fmt.Sprintf("cleaned %d segments below offset %d: %d of %d bytes kept, %d records removed",
-		p.stats.segments, p.end, p.stats.written, p.stats.read, p.stats.dropped)
+	segs := "segments"
+	if p.stats.segments == 1 {
+		segs = "segment"
+	}
+	note := fmt.Sprintf("cleaned %d %s below offset %d: %d of %d bytes kept, %d records removed",
+		p.stats.segments, segs, p.end, p.stats.written, p.stats.read, p.stats.dropped)
 	if err := l.saveCleanerCheckpoint(); err != nil {
 		note += fmt.Sprintf(" (checkpoint not saved: %v)", err)
 	}

@@ -324,6 +324,18 @@ func (sc *scanner) next() (record.Batch, int64, bool) {
 	return record.Batch(p), pos, true
 }
 
+// failure is why a scan of s stopped before its end: an I/O error, or a
+// torn batch as ErrCorrupt; nil when it reached the end.
+func (sc *scanner) failure(s *segment) error {
+	if sc.err != nil {
+		return sc.err
+	}
+	if sc.torn != "" {
+		return fmt.Errorf("%w: %s at position %d: %s", ErrCorrupt, s.name(), sc.pos, sc.torn)
+	}
+	return nil
+}
+
 // fitsRelative reports whether a batch ending at last can live in a
 // segment based at base: index entries store offsets as uint32 deltas.
 func fitsRelative(base, last int64) bool { return last-base >= 0 && last-base <= math.MaxUint32 }

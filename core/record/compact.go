@@ -32,16 +32,9 @@ func (b Batch) DeleteHorizon() (int64, bool) {
 // CRC-32C, and a record count that fits the offset span (a compacted batch
 // may hold fewer records than offsets, or none).
 func ValidateStored(p []byte) error {
-	n, err := Peek(p)
+	b, err := checkFrame(p)
 	if err != nil {
 		return err
-	}
-	if n != len(p) {
-		return fmt.Errorf("%w: header says %d bytes, have %d", ErrLength, n, len(p))
-	}
-	b := Batch(p)
-	if got := crc32.Checksum(p[offAttributes:], castagnoli); got != b.CRC() {
-		return fmt.Errorf("%w: stored %08x, computed %08x", ErrCRC, b.CRC(), got)
 	}
 	if c := b.RecordCount(); c < 0 || b.LastOffsetDelta() < 0 || int64(c) > int64(b.LastOffsetDelta())+1 {
 		return fmt.Errorf("%w: count %d, last offset delta %d", ErrRecordCount, c, b.LastOffsetDelta())

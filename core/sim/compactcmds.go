@@ -18,24 +18,17 @@ func cmdCompact(w *World, c command) error {
 	if err != nil {
 		return err
 	}
-	if !n.Up {
-		return fmt.Errorf("compact: %s is down", n.Name)
-	}
 	tp, err := c.arg(1, "topic-partition")
 	if err != nil {
 		return err
 	}
-	topic, idx, err := splitTP(tp)
+	p, err := partitionOn(c, n, tp)
 	if err != nil {
 		return err
 	}
-	before := n.Broker.Topic(topic)
-	if before == nil || int(idx) >= len(before.Partitions) {
-		return fmt.Errorf("compact: %s has no partition %s", n.Name, tp)
-	}
-	l := before.Partitions[idx].Log()
+	l := p.Log()
 	dirty := l.FirstDirtyOffset()
-	ran, err := n.Broker.CompactNow(topic, idx)
+	ran, err := n.Broker.CompactNow(p.Topic.Name, p.Index)
 	if err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}

@@ -31,41 +31,21 @@ type KV struct {
 func (kv KV) String() string { return fmt.Sprintf("%d:%s=%s", kv.Offset, kv.Key, kv.Value) }
 
 // ReadRecords reads the log from its start as a consumer does, following
-// gaps (each fetch continues after the last batch it got), checks every
-// batch as a log holds it, and decodes the records.
+// gaps, and decodes the records.
 func ReadRecords(t *testing.T, l *log.Log) []KV {
 	t.Helper()
 	var out []KV
-	for off := l.StartOffset(); off < l.EndOffset(); {
-		p, err := l.Read(off, 1<<20, l.EndOffset(), true)
+	for _, b := range readBatches(t, l, true) {
+		recs, err := b.Records()
 		if err != nil {
-			t.Fatalf("Read(%d): %v", off, err)
+			t.Fatal(err)
 		}
-		it := record.NewIter(p)
-		n := 0
-		for b, ok := it.Next(); ok; b, ok = it.Next() {
-			if err := record.ValidateStored(b); err != nil {
-				t.Fatalf("Read(%d): batch at %d: %v", off, b.BaseOffset(), err)
+		for _, r := range recs {
+			v := "<nil>"
+			if r.Value != nil {
+				v = string(r.Value)
 			}
-			if b.LastOffset() < off {
-				t.Fatalf("Read(%d) returned batch %d..%d", off, b.BaseOffset(), b.LastOffset())
-			}
-			recs, err := b.Records()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range recs {
-				v := "<nil>"
-				if r.Value != nil {
-					v = string(r.Value)
-				}
-				out = append(out, KV{b.BaseOffset() + int64(r.OffsetDelta), string(r.Key), v})
-			}
-			off = b.LastOffset() + 1
-			n++
-		}
-		if n == 0 {
-			t.Fatalf("Read(%d) returned nothing before the log end %d", off, l.EndOffset())
+			out = append(out, KV{b.BaseOffset() + int64(r.OffsetDelta), string(r.Key), v})
 		}
 	}
 	return out
@@ -338,15 +318,9 @@ func testCompactTransactions(t *testing.T, st store.Storage) {
 	ctx.Force = true
 	cleanAll(t, l, ctx, 1<<20)
 	var markers []int64
-	for off := l.StartOffset(); off < l.EndOffset(); {
-		p, err := l.Read(off, 1<<20, l.EndOffset(), true)
-		must(t, err)
-		it := record.NewIter(p)
-		for b, ok := it.Next(); ok; b, ok = it.Next() {
-			if b.IsControl() {
-				markers = append(markers, b.LastOffset())
-			}
-			off = b.LastOffset() + 1
+	for _, b := range readBatches(t, l, true) {
+		if b.IsControl() {
+			markers = append(markers, b.LastOffset())
 		}
 	}
 	// Producer 7's commit marker follows data that is still there (a
