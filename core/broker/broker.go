@@ -70,6 +70,8 @@ type Broker struct {
 	lastRetain int64
 	cleaner    cleanerState // the log cleaner (compaction.go)
 
+	lastOffsetExpiry int64 // offsets.retention.check.interval.ms (group_coordinator.go)
+
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks                  // producer_state.go
 
@@ -89,7 +91,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 	b := &Broker{
 		cfg: cfg, st: st, deliver: deliver, now: now,
 		topics: map[string]*Topic{}, byID: map[[16]byte]*Topic{},
-		lastRetain: now,
+		lastRetain: now, lastOffsetExpiry: now,
 	}
 	if err := b.loadMetadata(); err != nil {
 		return nil, err
