@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gregor-kafka/gregor/core/log"
+	"github.com/gregor-kafka/gregor/core/record"
 )
 
 // The log cleaner (Kafka's LogCleaner) compacts the partitions of topics
@@ -101,6 +102,25 @@ func (b *Broker) cleanStep(p *Partition, force bool, budget int64) (int, bool) {
 	}
 	b.failPartition(p, fmt.Errorf("cleaning: %w", err))
 	return len(notes), false
+}
+
+// keylessInCompacted is why a batch cannot go to a compacted partition: a
+// record without a key, which the cleaner could never place (Kafka's
+// LogValidator refuses it too). Only compacted topics decode records here.
+func keylessInCompacted(p *Partition, b record.Batch) string {
+	if !p.log.Config().Compact {
+		return ""
+	}
+	recs, err := b.Records()
+	if err != nil {
+		return fmt.Sprintf("records do not decode: %v", err)
+	}
+	for _, r := range recs {
+		if r.Key == nil {
+			return fmt.Sprintf("Compacted topic cannot accept message without key in topic partition %s.", p)
+		}
+	}
+	return ""
 }
 
 // CompactNow runs a whole cleaning pass over one partition at once,

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -163,6 +165,11 @@ func TestCompaction(t *testing.T) {
 	})
 	if !outputMentions(b, "cleaner", "records removed") {
 		t.Errorf("the broker did not report a cleaning pass:\n%s", b.Output())
+	}
+	// A record without a key has no place in a compacted topic.
+	keyless := b.Client(t, kgo.DefaultProduceTopic(topic), kgo.RecordRetries(0))
+	if err := keyless.ProduceSync(testCtx(t, opTimeout), &kgo.Record{Value: []byte("no key")}).FirstErr(); !errors.Is(err, kerr.InvalidRecord) {
+		t.Errorf("a keyless record: %v, want INVALID_RECORD", err)
 	}
 
 	// Transactions: committed data stays, aborted data goes, and the
