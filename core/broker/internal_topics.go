@@ -60,6 +60,16 @@ func (b *Broker) internalTopicConfigs(name string) map[string]string {
 	return c
 }
 
+// internalCompacted compacts an internal topic created by a Gregor that
+// could not (kept whole with retention.ms=-1 and no cleanup.policy), as
+// Kafka always has; configs is returned, changed in place.
+func internalCompacted(name string, configs map[string]string) map[string]string {
+	if _, set := configs["cleanup.policy"]; isInternalTopic(name) && !set {
+		configs["cleanup.policy"] = "compact"
+	}
+	return configs
+}
+
 // internalShape is an internal topic's partition count and replication
 // factor as the settings give them.
 func (b *Broker) internalShape(name string) (partitions int32, rf int16, err error) {

@@ -87,7 +87,7 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 				t = &Topic{Name: name, ID: it.ID, Configs: map[string]string{}}
 				b.topics[name], b.byID[it.ID] = t, t
 			}
-			t.Configs = copyMap(it.Configs)
+			t.Configs = internalCompacted(name, copyMap(it.Configs))
 			for int(int32(len(t.Partitions))) <= i {
 				if err := b.openReplica(t, int32(len(t.Partitions)), now); err != nil {
 					return err

@@ -164,11 +164,7 @@ func (b *Broker) openTopic(rec *topicRecord, now int64) error {
 	if t.Configs == nil {
 		t.Configs = map[string]string{}
 	}
-	if _, set := t.Configs["cleanup.policy"]; isInternalTopic(t.Name) && !set {
-		// Created by a Gregor that could not compact (kept whole with
-		// retention.ms=-1): compact it now, as Kafka always has.
-		t.Configs["cleanup.policy"] = "compact"
-	}
+	t.Configs = internalCompacted(t.Name, t.Configs)
 	b.topics[t.Name] = t
 	b.byID[t.ID] = t
 	return b.addPartitions(t, rec.Replicas, now)
