@@ -32,7 +32,9 @@ type cleanerState struct {
 func (b *Broker) cleanContext(p *Partition, force bool) log.CleanContext {
 	return log.CleanContext{
 		Now: b.now, UpTo: p.lastStableOffset(), Force: force,
-		MaxKeys: int(b.cfg.Settings.Int64("log.cleaner.dedupe.buffer.size") / 24),
+		// Kafka's offset map takes 24 bytes a key; an entry of Go's map
+		// about 64.
+		MaxKeys: int(b.cfg.Settings.Int64("log.cleaner.dedupe.buffer.size") / 64),
 		ProducerLast: func(pid int64) (int64, bool) {
 			e, ok := p.producers.Get(pid)
 			if !ok || len(e.Batches) == 0 {

@@ -100,7 +100,7 @@ var brokerDefs = []Def{
 	{Name: "log.cleaner.min.compaction.lag.ms", Type: Long, Default: "0", Doc: "Default min.compaction.lag.ms.", Min: 0, Max: math.MaxInt64},
 	{Name: "log.cleaner.enable", Type: Bool, Default: "true", Doc: "Run the log cleaner, which compacts topics with cleanup.policy=compact.", ReadOnly: true},
 	{Name: "log.cleaner.io.buffer.size", Type: Int, Default: "524288", Doc: "Bytes of log the cleaner reads per engine tick: it shares the engine's one goroutine with requests, so a pass over a big log is spread over many ticks.", Min: 1024, Max: math.MaxInt32, ReadOnly: true},
-	{Name: "log.cleaner.dedupe.buffer.size", Type: Long, Default: "134217728", Doc: "Memory for the cleaner's offset map (24 bytes a key); a pass cleans as many dirty segments as their keys fit.", Min: 1 << 20, Max: math.MaxInt64, ReadOnly: true},
+	{Name: "log.cleaner.dedupe.buffer.size", Type: Long, Default: "134217728", Doc: "Memory for the cleaner's offset map (about 64 bytes a key); a pass cleans as many dirty segments as their keys fit.", Min: 1 << 20, Max: math.MaxInt64, ReadOnly: true},
 	{Name: "log.cleaner.backoff.ms", Type: Long, Default: "15000", Doc: "How long the cleaner waits between checks when no log needs cleaning.", Min: 0, Max: math.MaxInt64, ReadOnly: true},
 	{Name: "compression.type", Type: String, Default: "producer", Doc: "Default compression.type.", Enum: []string{"producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"}},
 	{Name: "log.segment.delete.delay.ms", Type: Long, Default: "60000", Doc: "Default file.delete.delay.ms.", Min: 0, Max: math.MaxInt64},

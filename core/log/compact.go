@@ -71,8 +71,8 @@ type CleanContext struct {
 	ProducerLast func(producerID int64) (int64, bool)
 	// Force starts a pass whatever the dirty ratio (a lesson's `compact`).
 	Force bool
-	// MaxKeys bounds the offset map (log.cleaner.dedupe.buffer.size / 24);
-	// a pass maps whole dirty segments until it is full.
+	// MaxKeys bounds the offset map (from log.cleaner.dedupe.buffer.size);
+	// a pass maps whole dirty segments until it holds that many keys.
 	MaxKeys int
 }
 

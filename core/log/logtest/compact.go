@@ -424,3 +424,32 @@ func testFollowerAppendWithGaps(t *testing.T, st store.Storage) {
 		t.Fatalf("after reopen: %v", got)
 	}
 }
+
+// testCompactMapBound: a pass maps dirty segments until the offset map
+// holds MaxKeys keys, then cleans up to the end of the last one mapped.
+func testCompactMapBound(t *testing.T, st store.Storage) {
+	l, _ := Open(t, st, CompactConfig(), -1)
+	defer func() { _ = l.Close() }()
+	for i := range 60 {
+		if _, err := l.Append(keyed(100, fmt.Sprintf("key-%02d=v", i)), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, l.Roll(0))
+	segs := l.Segments()
+	if len(segs) < 4 {
+		t.Fatalf("%d segments, want several", len(segs))
+	}
+	ctx := log.CleanContext{Now: 5000, UpTo: l.EndOffset(), Force: true, MaxKeys: 1}
+	cleanAll(t, l, ctx, 1<<20)
+	if got := l.FirstDirtyOffset(); got != segs[1].BaseOffset {
+		t.Fatalf("first dirty %d after a pass with a one-key map, want %d", got, segs[1].BaseOffset)
+	}
+	cleanAll(t, l, ctx, 1<<20)
+	if got := l.FirstDirtyOffset(); got != segs[2].BaseOffset {
+		t.Fatalf("first dirty %d after two passes, want %d", got, segs[2].BaseOffset)
+	}
+	if n := len(ReadRecords(t, l)); n != 60 {
+		t.Fatalf("%d records, want all 60 distinct keys", n)
+	}
+}

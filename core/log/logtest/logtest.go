@@ -53,6 +53,7 @@ func Run(t *testing.T, newStorage func(t *testing.T) store.Storage) {
 		{"CompactRespectsBounds", testCompactRespectsBounds},
 		{"CompactTransactions", testCompactTransactions},
 		{"CompactCrashMidClean", testCompactCrashMidClean},
+		{"CompactMapBound", testCompactMapBound},
 		{"FollowerAppendWithGaps", testFollowerAppendWithGaps},
 	}
 	for _, c := range cases {
