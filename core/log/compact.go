@@ -91,7 +91,7 @@ type cleanPass struct {
 	// cursor: the segment being read (by base) and the position in it
 	segBase int64
 	pos     int64
-	aborted []AbortedTxn // of the cleanable range, by first offset
+	aborted []AbortedTxn // of the cleanable range, in marker order
 	txn     txnTracker
 	out     *segment // the .cleaned segment being written
 	horizon int64    // earliest horizon among the batches written so far
@@ -99,7 +99,7 @@ type cleanPass struct {
 }
 
 type cleanStats struct {
-	segments, read, written, records, dropped int64
+	segments, read, written, dropped int64
 }
 
 func isNotExist(err error) bool { return errors.Is(err, store.ErrNotExist) }
