@@ -130,6 +130,7 @@ func (l *Log) TruncateTo(offset int64) error {
 	if offset < l.segs[0].base {
 		return l.truncateFullyAndStartAt(offset, l.active().created)
 	}
+	removed := false
 	for len(l.segs) > 1 && l.active().base > offset {
 		s := l.active()
 		_ = s.close()
@@ -137,9 +138,24 @@ func (l *Log) TruncateTo(offset int64) error {
 			return err
 		}
 		l.segs = l.segs[:len(l.segs)-1]
+		removed = true
 	}
 	if err := l.active().truncateTo(l.hdr[:], offset); err != nil {
 		return err
+	}
+	if old := l.active(); removed && l.cfg.Compact && old.size > 0 {
+		// The segment left at the end may have been cleaned, with gaps,
+		// and recovery wants the active segment contiguous: seal it and
+		// start an empty one (no producer snapshot: the owner's state is
+		// about to be reloaded).
+		if err := old.seal(); err != nil {
+			return err
+		}
+		seg, err := createSegment(l.st, l.dir, old.next, old.created)
+		if err != nil {
+			return err
+		}
+		l.segs = append(l.segs, seg)
 	}
 	// Snapshots past the new end describe batches that are gone (Kafka's
 	// ProducerStateManager.truncateAndReload); the owner reloads its state.

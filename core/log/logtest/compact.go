@@ -453,3 +453,39 @@ func testCompactMapBound(t *testing.T, st store.Storage) {
 		t.Fatalf("%d records, want all 60 distinct keys", n)
 	}
 }
+
+// testCompactTruncateIntoCleaned: a follower truncating into a cleaned
+// segment keeps its gaps through a restart (the segment is sealed, and
+// only the active segment must be contiguous).
+func testCompactTruncateIntoCleaned(t *testing.T, st store.Storage) {
+	l, _ := Open(t, st, CompactConfig(), -1)
+	for r := range 26 { // a, b, c, a, b, c, ... then u20..u25
+		kv := fmt.Sprintf("%c=%d", 'a'+r%3, r)
+		if r >= 20 {
+			kv = fmt.Sprintf("u%d=%d", r, r)
+		}
+		if _, err := l.Append(keyed(100, kv), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, l.Roll(0))
+	cleanAll(t, l, log.CleanContext{Now: 5000, UpTo: l.EndOffset(), Force: true}, 1<<20)
+	segs := l.Segments()
+	if s := segs[len(segs)-2]; s.BaseOffset != 14 {
+		t.Fatalf("segments %+v: want the last closed one at 14", segs)
+	}
+	if got := ReadRecords(t, l); len(got) != 9 || got[0].Offset != 17 {
+		t.Fatalf("cleaned: %v", got)
+	}
+	must(t, l.TruncateTo(25)) // inside the cleaned segment, after a gap
+	want := ReadRecords(t, l)
+	if len(want) != 8 || l.EndOffset() != 25 {
+		t.Fatalf("after truncation to 25: %v, log end %d", want, l.EndOffset())
+	}
+	must(t, l.Close())
+	l, notes := Open(t, st, CompactConfig(), -1)
+	defer func() { _ = l.Close() }()
+	if got := ReadRecords(t, l); !slices.Equal(got, want) {
+		t.Fatalf("after a restart: %v, want %v (notes %q)", got, want, notes)
+	}
+}

@@ -54,6 +54,7 @@ func Run(t *testing.T, newStorage func(t *testing.T) store.Storage) {
 		{"CompactTransactions", testCompactTransactions},
 		{"CompactCrashMidClean", testCompactCrashMidClean},
 		{"CompactMapBound", testCompactMapBound},
+		{"CompactTruncateIntoCleaned", testCompactTruncateIntoCleaned},
 		{"FollowerAppendWithGaps", testFollowerAppendWithGaps},
 	}
 	for _, c := range cases {
