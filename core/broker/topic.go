@@ -155,6 +155,7 @@ func (b *Broker) logConfig(overrides map[string]string) log.Config {
 		DeleteRetentionMs:      s.TopicInt64(overrides, "delete.retention.ms"),
 		MinCleanableDirtyRatio: s.TopicFloat64(overrides, "min.cleanable.dirty.ratio"),
 		MinCompactionLagMs:     s.TopicInt64(overrides, "min.compaction.lag.ms"),
+		MaxCompactionLagMs:     s.TopicInt64(overrides, "max.compaction.lag.ms"),
 	}
 }
 

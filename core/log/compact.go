@@ -22,8 +22,9 @@ import (
 //     segment whose largest timestamp is younger than min.compaction.lag.ms
 //     (KIP-58). Segments below the first dirty offset (the cleaner's
 //     checkpoint) are clean; a pass starts when the dirty share of the
-//     cleanable bytes reaches min.cleanable.dirty.ratio, or when a delete
-//     horizon has passed.
+//     cleanable bytes reaches min.cleanable.dirty.ratio, when a delete
+//     horizon has passed, or when a dirty segment is older than
+//     max.compaction.lag.ms (KIP-354).
 //   - A pass first maps every key of the dirty segments to its last offset
 //     (by the MD5 of the key, as Kafka does; aborted transactional data
 //     does not count), then rewrites every cleanable segment from the log
@@ -211,7 +212,7 @@ func (l *Log) startPass(ctx CleanContext) bool {
 	}
 	ratio, _, dirty := l.DirtyRatio(ctx)
 	due := ctx.Force || (dirty > 0 && ratio >= l.cfg.MinCleanableDirtyRatio) ||
-		(l.clean.horizon >= 0 && ctx.Now >= l.clean.horizon)
+		(l.clean.horizon >= 0 && ctx.Now >= l.clean.horizon) || l.maxLagPassed(ctx, n)
 	if !due {
 		return false
 	}
@@ -233,6 +234,19 @@ func (l *Log) startPass(ctx CleanContext) bool {
 	p.txn = newTxnTracker(p.aborted)
 	l.clean.pass = p
 	return true
+}
+
+// maxLagPassed reports whether a cleanable dirty segment got its first
+// batch more than max.compaction.lag.ms ago (KIP-354; by the append clock,
+// as segment.ms: a segment loaded at start counts from then).
+func (l *Log) maxLagPassed(ctx CleanContext, n int) bool {
+	first := l.FirstDirtyOffset()
+	for _, s := range l.segs[:n] {
+		if s.next > first && s.rollStart >= 0 && ctx.Now-s.rollStart > l.cfg.MaxCompactionLagMs {
+			return true
+		}
+	}
+	return false
 }
 
 // segAt finds the segment with base offset base.

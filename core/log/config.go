@@ -34,6 +34,10 @@ type Config struct {
 	// min.compaction.lag.ms, default 0: a segment whose largest timestamp
 	// is younger than this is not cleaned yet (KIP-58).
 	MinCompactionLagMs int64
+	// max.compaction.lag.ms, default math.MaxInt64: a dirty segment older
+	// than this is cleaned whatever the dirty ratio, and a compacted log's
+	// active segment rolls at this age if segment.ms is longer (KIP-354).
+	MaxCompactionLagMs int64
 }
 
 // DefaultConfig returns Kafka's defaults.
@@ -51,7 +55,19 @@ func DefaultConfig() Config {
 		Delete:                 true,
 		DeleteRetentionMs:      24 * 60 * 60 * 1000,
 		MinCleanableDirtyRatio: 0.5,
+		MaxCompactionLagMs:     math.MaxInt64,
 	}
+}
+
+// rollMs is the age at which the active segment rolls: segment.ms, or
+// max.compaction.lag.ms for a compacted log if that is shorter (Kafka's
+// LogConfig.maxSegmentMs), so that no record waits longer than that to be
+// cleanable.
+func (c Config) rollMs() int64 {
+	if c.Compact {
+		return min(c.SegmentMs, c.MaxCompactionLagMs)
+	}
+	return c.SegmentMs
 }
 
 // Sentinel errors.

@@ -76,7 +76,8 @@ func (l *Log) Dir() string { return l.dir }
 //   - the batch would take it past segment.bytes, or
 //   - its first batch was appended more than segment.ms ago (by the append
 //     clock `now`; Kafka measures from the first batch's timestamp, which a
-//     client controls, so Gregor uses the broker's clock instead), or
+//     client controls, so Gregor uses the broker's clock instead; a
+//     compacted log uses max.compaction.lag.ms if shorter), or
 //   - its offset or time index reached segment.index.bytes, or
 //   - the batch's offsets no longer fit in a 32-bit delta from its base.
 func (l *Log) Append(b record.Batch, now int64) (int64, error) {
@@ -115,7 +116,7 @@ func (l *Log) appendAt(b record.Batch, leo, now int64) (int64, error) {
 		seg = l.active()
 	}
 	if seg.size > 0 && (seg.size+int64(len(b)) > l.cfg.SegmentBytes ||
-		now-seg.rollStart > l.cfg.SegmentMs ||
+		now-seg.rollStart > l.cfg.rollMs() ||
 		seg.indexFull(l.cfg) ||
 		!fitsRelative(seg.base, leo+int64(b.LastOffsetDelta()))) {
 		if err := l.roll(now); err != nil {

@@ -489,3 +489,33 @@ func testCompactTruncateIntoCleaned(t *testing.T, st store.Storage) {
 		t.Fatalf("after a restart: %v, want %v (notes %q)", got, want, notes)
 	}
 }
+
+// testCompactMaxLag: max.compaction.lag.ms (KIP-354) rolls the active
+// segment at that age and cleans a dirty segment that old whatever the
+// dirty ratio.
+func testCompactMaxLag(t *testing.T, st store.Storage) {
+	cfg := CompactConfig()
+	cfg.MinCleanableDirtyRatio = 2 // never reached: only the lag can start a pass
+	cfg.MaxCompactionLagMs = 1000
+	l, _ := Open(t, st, cfg, -1)
+	defer func() { _ = l.Close() }()
+	for _, at := range []int64{0, 10, 1011} {
+		if _, err := l.Append(keyed(at, "k=v"), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(l.Segments()); n != 2 {
+		t.Fatalf("%d segments: the active one must roll after max.compaction.lag.ms", n)
+	}
+	ctx := log.CleanContext{Now: 1000, UpTo: l.EndOffset()}
+	cleanAll(t, l, ctx, 1<<20)
+	if l.FirstDirtyOffset() != 0 {
+		t.Fatal("a pass ran before max.compaction.lag.ms")
+	}
+	ctx.Now = 1001
+	cleanAll(t, l, ctx, 1<<20)
+	// Offset 0 is superseded by 1; 2 is in the active segment.
+	if got := ReadRecords(t, l); l.FirstDirtyOffset() != 2 || len(got) != 2 || got[0].Offset != 1 {
+		t.Fatalf("after max.compaction.lag.ms: first dirty %d, records %v", l.FirstDirtyOffset(), ReadRecords(t, l))
+	}
+}

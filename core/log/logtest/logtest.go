@@ -55,6 +55,7 @@ func Run(t *testing.T, newStorage func(t *testing.T) store.Storage) {
 		{"CompactCrashMidClean", testCompactCrashMidClean},
 		{"CompactMapBound", testCompactMapBound},
 		{"CompactTruncateIntoCleaned", testCompactTruncateIntoCleaned},
+		{"CompactMaxLag", testCompactMaxLag},
 		{"FollowerAppendWithGaps", testFollowerAppendWithGaps},
 	}
 	for _, c := range cases {
