@@ -40,6 +40,8 @@ var Catalog = []Meta{
 		zh("稀疏索引", "每 log.index.interval.bytes 字节一条索引：先二分查找，再短距离顺序扫描。")},
 	{"retention", "Retention by size and by time", "retention.bytes beside retention.ms: whole segments go, the log start offset moves, the active segment stays.",
 		zh("按大小和时间保留", "retention.bytes 与 retention.ms：删除整个日志段，日志起始 offset 前移，活跃段始终保留。")},
+	{"log-compaction", "Log compaction", "cleanup.policy=compact keeps the latest record of each key: the cleaner, tombstones and delete.retention.ms, offsets with gaps.",
+		zh("日志压缩", "cleanup.policy=compact 为每个 key 保留最新的一条记录：清理器、墓碑消息与 delete.retention.ms，以及留有空隙的 offset。")},
 	{"partitioning", "Partitioning", "Keys hash to partitions; order holds only within one; partitions never shrink.",
 		zh("分区", "key 经哈希落到分区；顺序只在单个分区内成立；分区数只增不减。")},
 	{"sticky-partitioner", "Records without a key", "The sticky partitioner: a batch's worth of keyless records to one partition, then another (KIP-480, KIP-794).",

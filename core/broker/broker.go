@@ -74,6 +74,9 @@ type Broker struct {
 	awaitFlush []heldAnswer   // answers waiting for the next Commit's syncs (storage_failure.go)
 	dirty      []*Partition   // logs to sync at the next Commit
 	lastRetain int64
+	cleaner    cleanerState // the log cleaner (compaction.go)
+
+	lastOffsetExpiry int64 // offsets.retention.check.interval.ms (group_coordinator.go)
 
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks                  // producer_state.go
@@ -95,7 +98,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 	b := &Broker{
 		cfg: cfg, st: st, deliver: deliver, now: now,
 		topics: map[string]*Topic{}, byID: map[[16]byte]*Topic{},
-		lastRetain: now,
+		lastRetain: now, lastOffsetExpiry: now,
 	}
 	if err := b.loadMetadata(); err != nil {
 		return nil, err
@@ -171,6 +174,7 @@ func (b *Broker) Tick(now int64) {
 		b.lastRetain = now
 		b.enforceRetention()
 	}
+	b.tickCleaner()
 	for _, p := range b.partitions() {
 		if !p.offline && p.log.NeedsFlush(now) {
 			b.markDirty(p)
@@ -204,6 +208,9 @@ func (b *Broker) NextDeadline() (at int64, ok bool) {
 	}
 	if t, tok := b.txn.NextDeadline(); tok && (!ok || t < at) {
 		at, ok = t, true
+	}
+	if b.cleaner.current != nil && (!ok || b.now < at) {
+		at, ok = b.now, true // a cleaning pass goes on at the next tick
 	}
 	if b.cl != nil {
 		if t, tok := b.nextClusterDeadline(); tok && (!ok || t < at) {

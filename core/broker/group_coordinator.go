@@ -116,6 +116,11 @@ func (b *Broker) Groups() *group.Coordinator { return b.groups }
 func (b *Broker) tickGroups(now int64) {
 	b.wrote = coordinatorWrites{}
 	b.groups.Tick(now)
+	s := b.cfg.Settings
+	if now-b.lastOffsetExpiry >= s.Int64("offsets.retention.check.interval.ms") {
+		b.lastOffsetExpiry = now
+		b.groups.ExpireOffsets(now, s.Int64("offsets.retention.minutes")*60_000)
+	}
 }
 
 // handleGroupWrite serves a group API that may write to __consumer_offsets,

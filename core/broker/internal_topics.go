@@ -48,15 +48,26 @@ func isInternalTopic(name string) bool {
 	return name == OffsetsTopic || name == TransactionStateTopic
 }
 
-// internalTopicConfigs are the internal topics' overrides. Kafka compacts
-// them (cleanup.policy=compact); Gregor cannot compact yet, so it keeps
-// them whole instead of letting retention delete live offsets.
+// internalTopicConfigs are the internal topics' overrides, Kafka's:
+// compacted (the latest offset commit, group or transaction record of
+// each key stays; a coordinator's load reads no more than that), with
+// 100 MiB segments.
 func (b *Broker) internalTopicConfigs(name string) map[string]string {
-	c := map[string]string{"retention.ms": "-1", "segment.bytes": "104857600"}
+	c := map[string]string{"cleanup.policy": "compact", "segment.bytes": "104857600"}
 	if name == TransactionStateTopic {
 		c["min.insync.replicas"] = strconv.FormatInt(b.cfg.Settings.Int64("transaction.state.log.min.isr"), 10)
 	}
 	return c
+}
+
+// internalCompacted compacts an internal topic created by a Gregor that
+// could not (kept whole with retention.ms=-1 and no cleanup.policy), as
+// Kafka always has; configs is returned, changed in place.
+func internalCompacted(name string, configs map[string]string) map[string]string {
+	if _, set := configs["cleanup.policy"]; isInternalTopic(name) && !set {
+		configs["cleanup.policy"] = "compact"
+	}
+	return configs
 }
 
 // internalShape is an internal topic's partition count and replication

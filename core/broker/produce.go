@@ -141,6 +141,10 @@ func (b *Broker) produce(p *Partition, txnID *string, records []byte, sp *kmsg.P
 		sp.ErrorCode = kerr.InvalidRecord.Code
 		return false
 	}
+	if msg := keylessInCompacted(p, batch); msg != "" {
+		sp.ErrorCode, sp.ErrorMessage = kerr.InvalidRecord.Code, &msg
+		return false
+	}
 	logAppendTime := false
 	if v, _, _ := b.cfg.Settings.Topic(overrides, "message.timestamp.type"); v == "LogAppendTime" {
 		logAppendTime = true

@@ -94,8 +94,10 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 				t = &Topic{Name: name, ID: it.ID, Configs: map[string]string{}}
 				b.topics[name], b.byID[it.ID] = t, t
 			}
-			if !maps.Equal(t.Configs, it.Configs) { // AlterConfigs, via the controller
-				t.Configs = copyMap(it.Configs)
+			// AlterConfigs, via the controller; internal topics are
+			// compacted whatever an older image says.
+			if cfg := internalCompacted(name, copyMap(it.Configs)); !maps.Equal(t.Configs, cfg) {
+				t.Configs = cfg
 				b.reconfigure(t)
 			}
 			for int(int32(len(t.Partitions))) <= i {
@@ -509,19 +511,21 @@ func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicParti
 		if bt.LastOffset() < leo {
 			continue
 		}
-		if bt.BaseOffset() != leo {
+		if bt.BaseOffset() < leo {
 			return fmt.Errorf("batch at %d does not continue the log at %d", bt.BaseOffset(), leo)
 		}
+		// The leader's log may be compacted: gaps before a batch, and
+		// batches with fewer records than offsets.
 		batch := append(record.Batch(nil), bt...)
-		if err := record.Validate(batch); err != nil {
+		if err := record.ValidateStored(batch); err != nil {
 			return err
 		}
-		if _, err := p.log.Append(batch, b.now); err != nil {
+		if err := p.log.AppendAsFollower(batch, b.now); err != nil {
 			err = fmt.Errorf("appending to %s as a follower: %w", p, err)
 			b.failPartition(p, err)
 			return err
 		}
-		p.epochs.assign(batch.PartitionLeaderEpoch(), leo)
+		p.epochs.assign(batch.PartitionLeaderEpoch(), batch.BaseOffset())
 		if err := applyBatch(p.log, p.producers, batch); err != nil {
 			b.cfg.Logf("%s: producer state: %v", p, err)
 		}

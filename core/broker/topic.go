@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/producer"
@@ -141,6 +143,11 @@ func (b *Broker) saveMetadata() error {
 // logConfig resolves a topic's log settings.
 func (b *Broker) logConfig(overrides map[string]string) log.Config {
 	s := b.cfg.Settings
+	v, _, _ := s.Topic(overrides, "cleanup.policy")
+	var policy []string
+	for _, p := range strings.Split(v, ",") {
+		policy = append(policy, strings.TrimSpace(p))
+	}
 	return log.Config{
 		SegmentBytes:       s.TopicInt64(overrides, "segment.bytes"),
 		SegmentMs:          s.TopicInt64(overrides, "segment.ms"),
@@ -150,6 +157,13 @@ func (b *Broker) logConfig(overrides map[string]string) log.Config {
 		RetentionBytes:     s.TopicInt64(overrides, "retention.bytes"),
 		FlushMessages:      s.TopicInt64(overrides, "flush.messages"),
 		FlushMs:            s.TopicInt64(overrides, "flush.ms"),
+
+		Delete:                 slices.Contains(policy, "delete"),
+		Compact:                slices.Contains(policy, "compact"),
+		DeleteRetentionMs:      s.TopicInt64(overrides, "delete.retention.ms"),
+		MinCleanableDirtyRatio: s.TopicFloat64(overrides, "min.cleanable.dirty.ratio"),
+		MinCompactionLagMs:     s.TopicInt64(overrides, "min.compaction.lag.ms"),
+		MaxCompactionLagMs:     s.TopicInt64(overrides, "max.compaction.lag.ms"),
 	}
 }
 
@@ -159,6 +173,7 @@ func (b *Broker) openTopic(rec *topicRecord, now int64) error {
 	if t.Configs == nil {
 		t.Configs = map[string]string{}
 	}
+	t.Configs = internalCompacted(t.Name, t.Configs)
 	b.topics[t.Name] = t
 	b.byID[t.ID] = t
 	return b.addPartitions(t, rec.Replicas, now)

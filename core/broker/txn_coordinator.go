@@ -53,13 +53,15 @@ func (b *Broker) initTxn(now int64) error {
 		partitions = int32(len(t.Partitions))
 	}
 	b.txn = txn.New(txn.Config{
-		Partitions:      partitions,
-		MaxTimeoutMs:    int32(s.Int64("transaction.max.timeout.ms")),
-		AbortIntervalMs: s.Int64("transaction.abort.timed.out.transaction.cleanup.interval.ms"),
-		Log:             txnLog{b},
-		Markers:         markerChannel{b},
-		Durable:         b.txnRecordDurable,
-		ProducerIDs:     b.txnProducerID,
+		Partitions:       partitions,
+		MaxTimeoutMs:     int32(s.Int64("transaction.max.timeout.ms")),
+		AbortIntervalMs:  s.Int64("transaction.abort.timed.out.transaction.cleanup.interval.ms"),
+		ExpirationMs:     s.Int64("transactional.id.expiration.ms"),
+		ExpireIntervalMs: s.Int64("transaction.remove.expired.transaction.cleanup.interval.ms"),
+		Log:              txnLog{b},
+		Markers:          markerChannel{b},
+		Durable:          b.txnRecordDurable,
+		ProducerIDs:      b.txnProducerID,
 		CoordinatorEpoch: func(p int32) int32 {
 			if part := b.topics[TransactionStateTopic].partition(p); part != nil {
 				return part.LeaderEpoch

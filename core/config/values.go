@@ -41,6 +41,14 @@ func (d *Def) Check(v string) error {
 		if n < d.Min || n > d.Max {
 			return bad(fmt.Sprintf("must be in [%d, %d]", d.Min, d.Max))
 		}
+	case Double:
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return bad("not a number")
+		}
+		if f < float64(d.Min) || f > float64(d.Max) {
+			return bad(fmt.Sprintf("must be in [%d, %d]", d.Min, d.Max))
+		}
 	}
 	if len(d.Enum) > 0 {
 		for _, part := range strings.Split(v, ",") {
@@ -155,6 +163,13 @@ func (b *Broker) TopicInt64(overrides map[string]string, name string) int64 {
 	v, _, _ := b.Topic(overrides, name)
 	n, _ := strconv.ParseInt(v, 10, 64)
 	return n
+}
+
+// TopicFloat64 resolves a fractional topic setting.
+func (b *Broker) TopicFloat64(overrides map[string]string, name string) float64 {
+	v, _, _ := b.Topic(overrides, name)
+	f, _ := strconv.ParseFloat(v, 64)
+	return f
 }
 
 // CheckTopic validates a topic override.

@@ -192,3 +192,58 @@ func FuzzDecodeEntry(f *testing.F) {
 		_, _ = group.DecodeEntry(key, value)
 	})
 }
+
+// TestOffsetsExpire: KIP-211. A group's offsets stay while it has members
+// and expire offsets.retention.minutes after it became empty; a standalone
+// consumer's offsets expire that long after their commit. Expired offsets
+// get tombstones, so they stay gone after a restart.
+func TestOffsetsExpire(t *testing.T) {
+	h := newHarness(t, map[string]string{"offsets.retention.minutes": "1", "offsets.retention.check.interval.ms": "1000"})
+	topicReq(t, h, "t", 2)
+	ids := stableGroup(t, h, "g", 1)
+	gen := h.b.Groups().Group("g").Generation()
+	h.do("c1", commitReq("g", ids[0], gen, "t", map[int32]int64{0: 10, 1: 11}))
+	h.do("s", commitReq("standalone", "", -1, "t", map[int32]int64{0: 5}))
+	live := func(seconds int) {
+		for range seconds {
+			h.advance(1000)
+			h.do("c1", heartbeatReq("g", ids[0], gen))
+		}
+	}
+	live(30)
+	h.do("s", commitReq("standalone", "", -1, "t", map[int32]int64{0: 5, 1: 6}))
+	h.do("s", commitReq("standalone-2", "", -1, "t", map[int32]int64{0: 7}))
+	// Standalone offsets expire a minute after their commit.
+	live(40)
+	if got := fetchOffsets(t, h, "standalone-2"); got[0] != 7 {
+		t.Fatalf("standalone offsets 40 s after their commit: %v", got)
+	}
+	live(30)
+	if got := fetchOffsets(t, h, "standalone-2"); len(got) != 0 || h.b.Groups().Group("standalone-2") != nil {
+		t.Fatalf("standalone offsets 70 s after their commit: %v", got)
+	}
+	// Two minutes on, the member has kept its session: g keeps its offsets.
+	live(30)
+	if got := fetchOffsets(t, h, "g"); got[0] != 10 || got[1] != 11 {
+		t.Fatalf("offsets of a live group expired: %v", got)
+	}
+
+	leave := kmsg.NewPtrLeaveGroupRequest()
+	leave.Group, leave.MemberID = "g", ids[0]
+	h.do("c1", leave)
+	h.advance(30_000)
+	if got := fetchOffsets(t, h, "g"); got[0] != 10 {
+		t.Fatalf("offsets expired 30 s after the group emptied: %v", got)
+	}
+	h.advance(31_000)
+	if got := fetchOffsets(t, h, "g"); len(got) != 0 {
+		t.Fatalf("offsets a minute after the group emptied: %v", got)
+	}
+	if h.b.Groups().Group("g") != nil {
+		t.Fatal("an empty group without offsets must be deleted")
+	}
+	h.restart()
+	if got := fetchOffsets(t, h, "g"); len(got) != 0 {
+		t.Fatalf("expired offsets came back after a restart: %v", got)
+	}
+}

@@ -19,6 +19,25 @@ type Config struct {
 	RetentionBytes     int64 // retention.bytes, default -1 = unlimited
 	FlushMessages      int64 // flush.messages, default math.MaxInt64
 	FlushMs            int64 // flush.ms, default math.MaxInt64
+
+	// cleanup.policy (default delete): Delete applies retention.ms and
+	// retention.bytes, Compact runs the cleaner (compact.go); a topic
+	// may have both (compact,delete).
+	Delete, Compact bool
+	// delete.retention.ms, default 86400000: how long a tombstone, or a
+	// marker of a transaction with no data left, stays after the cleaner
+	// first saw it (KIP-534's delete horizon).
+	DeleteRetentionMs int64
+	// min.cleanable.dirty.ratio, default 0.5: the share of the cleanable
+	// bytes that must be dirty (written since the last clean) for a pass.
+	MinCleanableDirtyRatio float64
+	// min.compaction.lag.ms, default 0: a segment whose largest timestamp
+	// is younger than this is not cleaned yet (KIP-58).
+	MinCompactionLagMs int64
+	// max.compaction.lag.ms, default math.MaxInt64: a dirty segment older
+	// than this is cleaned whatever the dirty ratio, and a compacted log's
+	// active segment rolls at this age if segment.ms is longer (KIP-354).
+	MaxCompactionLagMs int64
 }
 
 // DefaultConfig returns Kafka's defaults.
@@ -32,7 +51,23 @@ func DefaultConfig() Config {
 		RetentionBytes:     -1,
 		FlushMessages:      math.MaxInt64,
 		FlushMs:            math.MaxInt64,
+
+		Delete:                 true,
+		DeleteRetentionMs:      24 * 60 * 60 * 1000,
+		MinCleanableDirtyRatio: 0.5,
+		MaxCompactionLagMs:     math.MaxInt64,
 	}
+}
+
+// rollMs is the age at which the active segment rolls: segment.ms, or
+// max.compaction.lag.ms for a compacted log if that is shorter (Kafka's
+// LogConfig.maxSegmentMs), so that no record waits longer than that to be
+// cleanable.
+func (c Config) rollMs() int64 {
+	if c.Compact {
+		return min(c.SegmentMs, c.MaxCompactionLagMs)
+	}
+	return c.SegmentMs
 }
 
 // Sentinel errors.

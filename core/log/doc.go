@@ -45,8 +45,16 @@
 //   - Segments are sorted by base offset; each segment's batches have
 //     strictly increasing offsets in [base, next base); the last segment is
 //     the active one and the only one that takes appends.
-//   - Offsets are contiguous: a new segment starts at the previous one's
-//     next offset, and recovery deletes every segment after a torn one.
+//   - Offsets only grow: a new segment starts at the previous one's next
+//     offset and recovery deletes every segment after a torn one, but
+//     compaction (compact.go) removes batches and records, so there are
+//     gaps, and a compacted batch may hold fewer records than its offset
+//     span (record.ValidateStored).
+//   - The cleaner never touches the active segment nor offsets at or above
+//     the owner's bound (the last stable offset); a cleaned segment
+//     replaces the old one through <base>.log.cleaned then .swap, and
+//     every operation that removes or truncates segments first abandons a
+//     pass in progress.
 //   - StartOffset() <= EndOffset(); the first segment's base <=
 //     StartOffset(), and every segment but the active one holds at least one
 //     offset >= StartOffset().

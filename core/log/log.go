@@ -26,6 +26,8 @@ type Log struct {
 	snapshotter Snapshotter
 	snaps       []int64 // offsets of the .snapshot files, ascending
 	txnSuspect  int64   // see TxnIndexSuspect
+
+	clean cleaner // compaction state (compact.go)
 }
 
 func (l *Log) active() *segment { return l.segs[len(l.segs)-1] }
@@ -46,7 +48,14 @@ func (l *Log) Config() Config { return l.cfg }
 
 // SetConfig changes the settings; they apply from the next append, roll or
 // retention pass, as a dynamic topic config change does in Kafka.
-func (l *Log) SetConfig(c Config) { l.cfg = c }
+// A pass of the cleaner in progress ends if the log is no longer
+// compacted.
+func (l *Log) SetConfig(c Config) {
+	if !c.Compact {
+		l.abortClean()
+	}
+	l.cfg = c
+}
 
 // Size is the total size of the segment files, in bytes.
 func (l *Log) Size() int64 {
@@ -67,20 +76,47 @@ func (l *Log) Dir() string { return l.dir }
 //   - the batch would take it past segment.bytes, or
 //   - its first batch was appended more than segment.ms ago (by the append
 //     clock `now`; Kafka measures from the first batch's timestamp, which a
-//     client controls, so Gregor uses the broker's clock instead), or
+//     client controls, so Gregor uses the broker's clock instead; a
+//     compacted log uses max.compaction.lag.ms if shorter), or
 //   - its offset or time index reached segment.index.bytes, or
 //   - the batch's offsets no longer fit in a 32-bit delta from its base.
 func (l *Log) Append(b record.Batch, now int64) (int64, error) {
 	if l.closed {
 		return 0, ErrClosed
 	}
+	return l.appendAt(b, l.EndOffset(), now)
+}
+
+// AppendAsFollower appends a batch of the leader's log at its own base
+// offset, which may lie past the log end: the leader's log may have been
+// compacted, leaving gaps (Kafka's appendAsFollower).
+func (l *Log) AppendAsFollower(b record.Batch, now int64) error {
+	if l.closed {
+		return ErrClosed
+	}
+	if len(b) >= record.HeaderSize && b.BaseOffset() < l.EndOffset() {
+		return fmt.Errorf("%w: %s: follower batch at %d is below the log end %d", ErrOffsetOutOfRange, l.name, b.BaseOffset(), l.EndOffset())
+	}
+	_, err := l.appendAt(b, b.BaseOffset(), now)
+	return err
+}
+
+func (l *Log) appendAt(b record.Batch, leo, now int64) (int64, error) {
 	if len(b) < record.HeaderSize || b.Size() != len(b) || b.LastOffsetDelta() < 0 {
 		return 0, fmt.Errorf("%w: append of a malformed batch (%d bytes)", ErrCorrupt, len(b))
 	}
-	leo := l.EndOffset()
 	seg := l.active()
+	if leo != seg.next {
+		// A follower's batch past a gap in the leader's compacted log
+		// starts a segment of its own: the active segment stays
+		// contiguous, which recovery checks.
+		if err := l.rollAt(leo, now); err != nil {
+			return 0, err
+		}
+		seg = l.active()
+	}
 	if seg.size > 0 && (seg.size+int64(len(b)) > l.cfg.SegmentBytes ||
-		now-seg.rollStart > l.cfg.SegmentMs ||
+		now-seg.rollStart > l.cfg.rollMs() ||
 		seg.indexFull(l.cfg) ||
 		!fitsRelative(seg.base, leo+int64(b.LastOffsetDelta()))) {
 		if err := l.roll(now); err != nil {
@@ -96,16 +132,29 @@ func (l *Log) Append(b record.Batch, now int64) (int64, error) {
 }
 
 // roll seals the active segment and starts a new one at the log end.
-func (l *Log) roll(now int64) error {
+func (l *Log) roll(now int64) error { return l.rollAt(l.active().next, now) }
+
+// rollAt seals the active segment and starts a new one at base (>= the
+// log end); an empty active segment is replaced instead.
+func (l *Log) rollAt(base, now int64) error {
 	old := l.active()
-	if err := old.seal(); err != nil {
+	if old.size == 0 {
+		_ = old.close()
+		if err := removeSegmentFiles(l.st, l.dir, old.base); err != nil {
+			return err
+		}
+		l.segs = l.segs[:len(l.segs)-1]
+	} else if err := old.seal(); err != nil {
 		return err
 	}
-	seg, err := createSegment(l.st, l.dir, old.next, now)
+	seg, err := createSegment(l.st, l.dir, base, now)
 	if err != nil {
 		return err
 	}
 	l.segs = append(l.segs, seg)
+	if len(l.segs) == 1 {
+		l.start = max(l.start, base)
+	}
 	// Every batch below the new base is synced: a snapshot here never
 	// describes data a crash could take back (Kafka snapshots at roll).
 	return l.takeSnapshot(seg.base)
@@ -400,6 +449,7 @@ func (l *Log) Abandon() error {
 // closeFiles closes every segment's files, syncing them first when sync,
 // and marks the log closed.
 func (l *Log) closeFiles(sync bool) error {
+	l.abortClean()
 	var first error
 	for _, s := range l.segs {
 		if sync {
@@ -417,6 +467,7 @@ func (l *Log) closeFiles(sync bool) error {
 
 // Delete closes the log and removes its directory (topic deletion).
 func (l *Log) Delete() error {
+	l.abortClean()
 	if !l.closed {
 		for _, s := range l.segs {
 			_ = s.close()

@@ -23,7 +23,11 @@ import (
 //     scanned batch by batch checking length, magic, CRC and offsets; a torn
 //     tail is truncated and the indexes are rebuilt from the scan. If an
 //     older segment had to be truncated, the segments after it are deleted
-//     (as Kafka does), so offsets stay contiguous.
+//     (as Kafka does). The active segment must be contiguous from its
+//     base; in older ones, which compaction leaves with gaps, offsets need
+//     only grow.
+//   - a <base>.log.swap (a cleaned segment whose swap was interrupted)
+//     replaces <base>.log before anything else (compact_copy.go).
 //
 // startOffset is the checkpointed log start offset, or -1 if unknown (then
 // the first segment's base is used); it is raised to the first segment's
@@ -42,6 +46,12 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 	var notes []string
 	note := func(format string, args ...any) {
 		notes = append(notes, l.name+": "+fmt.Sprintf(format, args...))
+	}
+	if err := l.completeSwaps(names, note); err != nil {
+		return nil, notes, err
+	}
+	if names, err = st.List(dir); err != nil {
+		return nil, notes, err
 	}
 	logs := map[int64]bool{}
 	for _, n := range names {
@@ -112,6 +122,9 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 		}
 	}
 	if err := l.loadSnapshots(names, note); err != nil {
+		return fail(err)
+	}
+	if err := l.loadCleanerCheckpoint(); err != nil {
 		return fail(err)
 	}
 	// Recovered bytes may still sit only in a page cache; make them durable
@@ -243,7 +256,7 @@ func (s *segment) loadTail(limit int64) string {
 			return fmt.Sprintf("last index entry says offset %d, batch at position %d ends at %d",
 				lastIx.Offset, pos, b.LastOffset())
 		}
-		if (pos == 0 && b.BaseOffset() != s.base) || (!first && b.BaseOffset() != s.next) ||
+		if b.BaseOffset() < s.next ||
 			b.LastOffset() >= limit || b.BaseOffset() < s.base || !fitsRelative(s.base, b.LastOffset()) {
 			return fmt.Sprintf("batch at position %d has offsets %d..%d, out of sequence", pos, b.BaseOffset(), b.LastOffset())
 		}
@@ -283,10 +296,14 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 		if !ok {
 			break
 		}
-		// Without compaction offsets are contiguous, so a batch that does
-		// not start right after the previous one (even with a valid CRC,
-		// which does not cover the base offset) is garbage.
-		if b.BaseOffset() != s.next || b.LastOffset() >= limit || !fitsRelative(s.base, b.LastOffset()) {
+		// A batch whose base offset does not follow the previous one (even
+		// with a valid CRC, which does not cover the base offset) is
+		// garbage. Compaction leaves gaps, but never in the active (last)
+		// segment, which must be contiguous from its base; in an older
+		// segment offsets need only grow.
+		gap := b.BaseOffset() != s.next
+		if last && gap || !last && b.BaseOffset() < s.next ||
+			b.LastOffset() >= limit || !fitsRelative(s.base, b.LastOffset()) {
 			sc.pos = pos
 			sc.torn = fmt.Sprintf("offsets %d..%d do not follow %d", b.BaseOffset(), b.LastOffset(), s.next-1)
 			break
@@ -336,6 +353,8 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 // truncateFullyAndStartAt deletes every segment and starts an empty one at
 // offset, which becomes the log start (Kafka's truncateFullyAndStartAt).
 func (l *Log) truncateFullyAndStartAt(offset, now int64) error {
+	l.abortClean()
+	l.clean = cleaner{firstDirty: offset, horizon: -1}
 	for _, s := range l.segs {
 		_ = s.close()
 		if err := removeSegmentFiles(l.st, l.dir, s.base); err != nil {

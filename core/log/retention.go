@@ -6,6 +6,7 @@ import (
 
 // deleteOldest removes the first segment (never the active one).
 func (l *Log) deleteOldest() error {
+	l.abortClean()
 	s := l.segs[0]
 	if len(l.segs) == 1 {
 		panic(fmt.Sprintf("log %s: deleting the active segment %s", l.name, s.name()))
@@ -66,6 +67,8 @@ func (l *Log) DeleteRecordsBefore(offset int64) error {
 //     RetentionBytes without the oldest segment;
 //   - segments entirely below the log start offset.
 //
+// The first two apply only with cleanup.policy delete (Config.Delete).
+//
 // The log start offset moves up to the first remaining segment. It
 // returns one note per deleted segment.
 func (l *Log) EnforceRetention(now int64) []string {
@@ -80,7 +83,7 @@ func (l *Log) EnforceRetention(now int64) []string {
 		note("retention stopped: %v", err)
 		return notes
 	}
-	if ms := l.cfg.RetentionMs; ms >= 0 {
+	if ms := l.cfg.RetentionMs; ms >= 0 && l.cfg.Delete {
 		for len(l.segs) > 1 && now-l.segs[0].largestTimestamp() > ms {
 			s := l.segs[0]
 			if err := l.deleteOldest(); err != nil {
@@ -90,7 +93,7 @@ func (l *Log) EnforceRetention(now int64) []string {
 				s.name(), s.largestTimestamp(), ms, now)
 		}
 	}
-	if rb := l.cfg.RetentionBytes; rb >= 0 {
+	if rb := l.cfg.RetentionBytes; rb >= 0 && l.cfg.Delete {
 		diff := l.Size() - rb
 		for len(l.segs) > 1 && diff-l.segs[0].size >= 0 {
 			s := l.segs[0]
@@ -122,9 +125,12 @@ func (l *Log) TruncateTo(offset int64) error {
 	if offset >= l.EndOffset() {
 		return nil
 	}
+	l.abortClean()
+	l.clean.firstDirty = min(l.clean.firstDirty, offset)
 	if offset < l.segs[0].base {
 		return l.truncateFullyAndStartAt(offset, l.active().created)
 	}
+	removed := false
 	for len(l.segs) > 1 && l.active().base > offset {
 		s := l.active()
 		_ = s.close()
@@ -132,9 +138,24 @@ func (l *Log) TruncateTo(offset int64) error {
 			return err
 		}
 		l.segs = l.segs[:len(l.segs)-1]
+		removed = true
 	}
 	if err := l.active().truncateTo(l.hdr[:], offset); err != nil {
 		return err
+	}
+	if old := l.active(); removed && l.cfg.Compact && old.size > 0 {
+		// The segment left at the end may have been cleaned, with gaps,
+		// and recovery wants the active segment contiguous: seal it and
+		// start an empty one (no producer snapshot: the owner's state is
+		// about to be reloaded).
+		if err := old.seal(); err != nil {
+			return err
+		}
+		seg, err := createSegment(l.st, l.dir, old.next, old.created)
+		if err != nil {
+			return err
+		}
+		l.segs = append(l.segs, seg)
 	}
 	// Snapshots past the new end describe batches that are gone (Kafka's
 	// ProducerStateManager.truncateAndReload); the owner reloads its state.

@@ -314,7 +314,7 @@ func (sc *scanner) next() (record.Batch, int64, bool) {
 		return nil, sc.pos, false
 	}
 	if sc.verify {
-		if err := record.Validate(p); err != nil {
+		if err := record.ValidateStored(p); err != nil {
 			sc.torn = err.Error()
 			return nil, sc.pos, false
 		}
@@ -322,6 +322,18 @@ func (sc *scanner) next() (record.Batch, int64, bool) {
 	pos := sc.pos
 	sc.pos += int64(n)
 	return record.Batch(p), pos, true
+}
+
+// failure is why a scan of s stopped before its end: an I/O error, or a
+// torn batch as ErrCorrupt; nil when it reached the end.
+func (sc *scanner) failure(s *segment) error {
+	if sc.err != nil {
+		return sc.err
+	}
+	if sc.torn != "" {
+		return fmt.Errorf("%w: %s at position %d: %s", ErrCorrupt, s.name(), sc.pos, sc.torn)
+	}
+	return nil
 }
 
 // fitsRelative reports whether a batch ending at last can live in a

@@ -2,7 +2,6 @@ package log
 
 import (
 	"errors"
-	"fmt"
 	"path"
 	"sort"
 
@@ -147,11 +146,8 @@ func (l *Log) Scan(from int64, fn func(record.Batch) error) error {
 				return err
 			}
 		}
-		if sc.err != nil {
-			return sc.err
-		}
-		if sc.torn != "" {
-			return fmt.Errorf("%w: %s at position %d: %s", ErrCorrupt, s.name(), sc.pos, sc.torn)
+		if err := sc.failure(s); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -133,21 +133,30 @@ func Peek(p []byte) (int, error) {
 // length, magic, a CRC-32C over attributes..end that matches, and a record
 // count consistent with the last offset delta.
 func Validate(p []byte) error {
-	n, err := Peek(p)
+	b, err := checkFrame(p)
 	if err != nil {
 		return err
-	}
-	if n != len(p) {
-		return fmt.Errorf("%w: header says %d bytes, have %d", ErrLength, n, len(p))
-	}
-	b := Batch(p)
-	if got := crc32.Checksum(p[offAttributes:], castagnoli); got != b.CRC() {
-		return fmt.Errorf("%w: stored %08x, computed %08x", ErrCRC, b.CRC(), got)
 	}
 	if c := b.RecordCount(); c <= 0 || b.LastOffsetDelta() < 0 || (b.Compression() == 0 && c != b.LastOffsetDelta()+1) {
 		return fmt.Errorf("%w: count %d, last offset delta %d", ErrRecordCount, c, b.LastOffsetDelta())
 	}
 	return nil
+}
+
+// checkFrame checks that p is exactly one batch with a matching CRC.
+func checkFrame(p []byte) (Batch, error) {
+	n, err := Peek(p)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(p) {
+		return nil, fmt.Errorf("%w: header says %d bytes, have %d", ErrLength, n, len(p))
+	}
+	b := Batch(p)
+	if got := crc32.Checksum(p[offAttributes:], castagnoli); got != b.CRC() {
+		return nil, fmt.Errorf("%w: stored %08x, computed %08x", ErrCRC, b.CRC(), got)
+	}
+	return b, nil
 }
 
 // Iter walks consecutive batches in p. It stops at the first incomplete or

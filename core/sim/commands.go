@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -268,6 +269,9 @@ func cmdProduce(w *World, c command) error {
 			value = fmt.Sprintf("%s%d", value, i)
 		}
 		r := &pendingRecord{topic: topic, partition: int32(part), value: []byte(value)}
+		if slices.Contains(c.args[2:], "tombstone") {
+			r.value = nil // a delete for a compacted topic: a null value
+		}
 		if hasKey {
 			r.key = []byte(c.kv["key"])
 		}

@@ -49,7 +49,7 @@ func cmdDisk(w *World, c command) error {
 		return nil
 	}
 	if len(c.args) != 4 || c.args[1] != "fail" {
-		return fmt.Errorf("disk: want disk %s fail <write|sync> <partition or file> [nth=N] [err=EIO|ENOSPC], or disk %s clear", name, name)
+		return fmt.Errorf("disk: want disk %s fail <write|sync|rename> <partition or file> [nth=N] [err=EIO|ENOSPC], or disk %s clear", name, name)
 	}
 	match := c.args[3]
 	if !strings.ContainsAny(match, "/.") {

@@ -59,8 +59,12 @@ func (w *World) showTxn(c command, what string) (bool, error) {
 func (w *World) showRecords(n *Node, p *broker.Partition) error {
 	l := p.Log()
 	w.notef(n.Name, "view", "%s leo %d, hw %d, lso %d", p, l.EndOffset(), p.HighWatermark, p.LastStableOffset())
+	describe := describeBatch
+	if l.Config().Compact && p.Topic.Name != txn.Topic && p.Topic.Name != group.Topic {
+		describe = describeCompacted // compactcmds.go
+	}
 	return l.Scan(l.StartOffset(), func(b record.Batch) error {
-		w.notef(n.Name, "view", "  %s", describeBatch(p.Topic.Name, b))
+		w.notef(n.Name, "view", "  %s", describe(p.Topic.Name, b))
 		return nil
 	})
 }

@@ -17,23 +17,29 @@ func init() {
 
 // partitionOf finds a partition on a broker (the first, unless broker=).
 func (w *World) partitionOf(c command, tpArg string) (*Node, *broker.Partition, error) {
-	topic, idx, err := splitTP(tpArg)
-	if err != nil {
-		return nil, nil, err
-	}
 	name, err := w.firstBroker(c)
 	if err != nil {
 		return nil, nil, err
 	}
 	n, _ := w.node(name)
+	p, err := partitionOn(c, n, tpArg)
+	return n, p, err
+}
+
+// partitionOn finds a partition on broker n, which must be up.
+func partitionOn(c command, n *Node, tpArg string) (*broker.Partition, error) {
+	topic, idx, err := splitTP(tpArg)
+	if err != nil {
+		return nil, err
+	}
 	if !n.Up {
-		return nil, nil, fmt.Errorf("%s: %s is down", c.name, name)
+		return nil, fmt.Errorf("%s: %s is down", c.name, n.Name)
 	}
 	t := n.Broker.Topic(topic)
 	if t == nil || int(idx) >= len(t.Partitions) {
-		return nil, nil, fmt.Errorf("%s: %s has no partition %s", c.name, name, tpArg)
+		return nil, fmt.Errorf("%s: %s has no partition %s", c.name, n.Name, tpArg)
 	}
-	return n, t.Partitions[idx], nil
+	return t.Partitions[idx], nil
 }
 
 // cmdShow: show log TOPIC-P | show files [BROKER] | show replicas TOPIC-P |

@@ -23,10 +23,13 @@ var (
 // Op is the file operation a fault fails.
 type Op string
 
-// The operations a fault can fail: File.Append and File.Sync.
+// The operations a fault can fail: File.Append, File.Sync, and
+// Storage.Rename (matched against the old name; the log cleaner's swap of
+// a cleaned segment is a rename).
 const (
-	OpWrite Op = "write"
-	OpSync  Op = "sync"
+	OpWrite  Op = "write"
+	OpSync   Op = "sync"
+	OpRename Op = "rename"
 )
 
 // Fault fails the Nth Op (counted from when it was armed) on a file whose
@@ -52,11 +55,11 @@ func (f Fault) String() string {
 // (default EIO). "sync t-0/ nth=3" fails the third sync of t-0's files.
 func ParseFault(words []string) (Fault, error) {
 	if len(words) < 2 {
-		return Fault{}, fmt.Errorf("store: fault %q: want <write|sync> <file-substring> [nth=N] [err=EIO|ENOSPC]", strings.Join(words, " "))
+		return Fault{}, fmt.Errorf("store: fault %q: want <write|sync|rename> <file-substring> [nth=N] [err=EIO|ENOSPC]", strings.Join(words, " "))
 	}
 	f := Fault{Op: Op(words[0]), Match: words[1], Nth: 1, Err: ErrIO}
-	if f.Op != OpWrite && f.Op != OpSync {
-		return Fault{}, fmt.Errorf("store: fault: unknown operation %q (write or sync)", words[0])
+	if f.Op != OpWrite && f.Op != OpSync && f.Op != OpRename {
+		return Fault{}, fmt.Errorf("store: fault: unknown operation %q (write, sync or rename)", words[0])
 	}
 	for _, w := range words[2:] {
 		k, v, _ := strings.Cut(w, "=")

@@ -165,6 +165,9 @@ func (m *Mem) Remove(name string) error {
 // file at newName.
 func (m *Mem) Rename(oldName, newName string) error {
 	oldName, newName = norm(oldName), norm(newName)
+	if err := m.faults.Check(OpRename, oldName); err != nil {
+		return err
+	}
 	if !m.parentExists(newName) {
 		return fmt.Errorf("rename %s %s: parent directory: %w", oldName, newName, ErrNotExist)
 	}

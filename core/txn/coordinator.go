@@ -22,6 +22,12 @@ type Config struct {
 	// transaction.abort.timed.out.transaction.cleanup.interval.ms: how
 	// often Tick looks for transactions past their timeout.
 	AbortIntervalMs int64
+	// ExpirationMs is transactional.id.expiration.ms: an id idle that
+	// long is forgotten (expire.go); ExpireIntervalMs is
+	// transaction.remove.expired.transaction.cleanup.interval.ms, how
+	// often Tick looks for them. Zero takes Kafka's defaults (7 days, 1
+	// hour).
+	ExpirationMs, ExpireIntervalMs int64
 	// Log stores records in __transaction_state.
 	Log Log
 	// Markers sends transaction markers to partition leaders.
@@ -70,10 +76,11 @@ const markerRetryBackoffMs = 100
 
 // Coordinator is the transaction coordinator of one broker.
 type Coordinator struct {
-	cfg       Config
-	txns      map[string]*Metadata
-	now       int64
-	lastAbort int64
+	cfg        Config
+	txns       map[string]*Metadata
+	now        int64
+	lastAbort  int64
+	lastExpire int64
 }
 
 // New returns a coordinator with no transactions; Replay then restores
@@ -91,6 +98,12 @@ func New(cfg Config, now int64) *Coordinator {
 	if cfg.AbortIntervalMs <= 0 {
 		cfg.AbortIntervalMs = 10000
 	}
+	if cfg.ExpirationMs <= 0 {
+		cfg.ExpirationMs = 7 * 24 * 60 * 60 * 1000
+	}
+	if cfg.ExpireIntervalMs <= 0 {
+		cfg.ExpireIntervalMs = 60 * 60 * 1000
+	}
 	if cfg.PartitionExists == nil {
 		cfg.PartitionExists = func(string, int32) bool { return true }
 	}
@@ -103,7 +116,7 @@ func New(cfg Config, now int64) *Coordinator {
 	if cfg.CoordinatorEpoch == nil {
 		cfg.CoordinatorEpoch = func(int32) int32 { return 0 }
 	}
-	return &Coordinator{cfg: cfg, txns: map[string]*Metadata{}, now: now, lastAbort: now}
+	return &Coordinator{cfg: cfg, txns: map[string]*Metadata{}, now: now, lastAbort: now, lastExpire: now}
 }
 
 // PartitionFor is the __transaction_state partition of a transactional id.
@@ -319,6 +332,10 @@ func (c *Coordinator) markersAnswered(m *Metadata, resp *kmsg.WriteTxnMarkersRes
 // epoch bump (Kafka's abortTimedOutTransactions).
 func (c *Coordinator) Tick(now int64) {
 	c.advance(now)
+	if now-c.lastExpire >= c.cfg.ExpireIntervalMs {
+		c.lastExpire = now
+		c.expireIDs()
+	}
 	if now-c.lastAbort < c.cfg.AbortIntervalMs {
 		return
 	}

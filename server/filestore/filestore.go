@@ -135,6 +135,9 @@ func (s *FS) Remove(name string) error { return mapErr(os.Remove(s.path(name))) 
 // durable by syncing the directories involved.
 func (s *FS) Rename(oldName, newName string) error {
 	op, np := s.path(oldName), s.path(newName)
+	if err := s.faults.check(store.OpRename, rel(oldName), op); err != nil {
+		return err
+	}
 	if err := os.Rename(op, np); err != nil {
 		return mapErr(err)
 	}
