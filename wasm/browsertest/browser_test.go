@@ -771,7 +771,8 @@ func TestClusterPlayground(t *testing.T) {
 // the native replay says.
 func TestControllerFailoverLesson(t *testing.T) {
 	n := firstCommand(t, "controller-failover", "partition ")
-	p := open(t, fmt.Sprintf("/?lesson=controller-failover&step=%d", n+2))
+	// The step asks who the controller is now; answers=N:0 is "Show me".
+	p := open(t, fmt.Sprintf("/?lesson=controller-failover&step=%d&answers=%d:0", n+2, n+2))
 	p.checkStep()
 	if got := p.text(".step"); !strings.Contains(got, "controller b1 (raft term 2)") {
 		t.Errorf("step %d does not show the new controller: %q", n+2, got)
