@@ -193,10 +193,8 @@ func arrows(st view.World, xs []Exchange) []Arrow {
 	return out
 }
 
-// fate turns a card's mark into the arrow's class, words and glyph. A
-// plain "in flight" without a message id is a message delivered without
-// a line of its own (cluster background traffic), so it is drawn as
-// delivered; only a held message (net hold) carries its id.
+// fate turns a card's mark into the arrow's class, words and glyph; only
+// a held message (net hold) is in flight at the end of a step.
 func fate(mark string) (class, words, glyph string) {
 	switch {
 	case mark == MarkDropped:
@@ -295,7 +293,7 @@ type geom struct {
 	ctlRow, top, pad       int
 	labels                 bool
 	quorumTitle            string
-	clientChars            int // a client's state line is cut to this
+	clientChars            int // a client's state lines wrap at this
 	pairGap, sameLaneBulge float64
 }
 
@@ -304,8 +302,8 @@ var (
 		clientW: 170, clientH: 60, brokerR: 34, ctlR: 26, clientRow: 74, brokerRow: 128, ctlRow: 96, top: 44, pad: 24,
 		labels: true, pairGap: 20, sameLaneBulge: 56, quorumTitle: "controller quorum", clientChars: 26}
 	narrowGeom = geom{class: "narrow", w: 400, laneX: [3]int{52, 206, 352}, laneX2: [2]int{70, 290},
-		clientW: 96, clientH: 44, brokerR: 27, ctlR: 21, clientRow: 54, brokerRow: 104, ctlRow: 80, top: 38, pad: 16,
-		labels: false, pairGap: 12, sameLaneBulge: 44, quorumTitle: "controllers", clientChars: 14}
+		clientW: 100, clientH: 44, brokerR: 27, ctlR: 21, clientRow: 54, brokerRow: 104, ctlRow: 80, top: 38, pad: 16,
+		labels: false, pairGap: 12, sameLaneBulge: 44, quorumTitle: "controllers", clientChars: 16}
 )
 
 func lane(kind string) int {
@@ -328,7 +326,14 @@ func layout(st view.World, d Diagram, g geom) Layout {
 	if len(lanes[2]) == 0 {
 		xs = []int{g.laneX2[0], g.laneX2[1]}
 	}
-	rows := [3]int{g.clientRow, g.brokerRow, g.ctlRow}
+	// A client's box grows by a line for a state that wraps onto two.
+	lines := map[string][]string{}
+	boxH := g.clientH
+	for _, a := range lanes[0] {
+		lines[a.Name] = clientLines(a, g.clientChars)
+		boxH = max(boxH, g.clientH+15*(len(lines[a.Name])-2))
+	}
+	rows := [3]int{g.clientRow + boxH - g.clientH, g.brokerRow, g.ctlRow}
 	height := 0
 	for i := range xs {
 		height = max(height, len(lanes[i])*rows[i])
@@ -359,12 +364,9 @@ func layout(st view.World, d Diagram, g geom) Layout {
 				n.R = g.ctlR
 				n.Lines = a.Roles
 			default:
-				n.Box = Box{x - g.clientW/2, n.Y - g.clientH/2, g.clientW, g.clientH}
-				n.Lines = []string{cut(clientLine(a), g.clientChars)}
-				if g.labels && a.Detail != "" && a.Kind != view.KindMember && a.Kind != view.KindClient {
-					// room for two lines: the kind, then its settings
-					n.Lines = []string{a.Kind, cut(a.Detail, g.clientChars)}
-				}
+				n.Lines = lines[a.Name]
+				h := g.clientH + 15*max(len(n.Lines)-2, 0)
+				n.Box = Box{x - g.clientW/2, n.Y - h/2, g.clientW, h}
 			}
 			if n.State == "down" && n.Circle() {
 				n.Lines = append([]string{"crashed"}, n.Lines...)
@@ -383,15 +385,39 @@ func layout(st view.World, d Diagram, g geom) Layout {
 	return L
 }
 
-// clientLine is a client's kind and state in a few words.
-func clientLine(a view.Actor) string {
+// clientLines is what a client's box says under its name, in at most
+// three lines of n characters: its kind (a member's or a plain client's
+// state line speaks for it), then its state wrapped on words.
+func clientLines(a view.Actor, n int) []string {
 	if a.Detail == "" {
-		return a.Kind
+		return []string{a.Kind}
 	}
-	if a.Kind == view.KindMember || a.Kind == view.KindClient {
-		return a.Detail
+	var out []string
+	if a.Kind != view.KindMember && a.Kind != view.KindClient {
+		out = append(out, a.Kind)
 	}
-	return a.Kind + " " + a.Detail
+	return append(out, wrap(a.Detail, n, 3-len(out))...)
+}
+
+// wrap breaks s on spaces into at most max lines of n characters; a
+// word too long for a line, or what does not fit, is cut with "…".
+func wrap(s string, n, most int) []string {
+	var out []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case len([]rune(line))+1+len([]rune(w)) <= n:
+			line += " " + w
+		case len(out) == most-1:
+			return append(out, cut(line+" "+w, n))
+		default:
+			out = append(out, cut(line, n))
+			line = w
+		}
+	}
+	return append(out, cut(line, n))
 }
 
 // cut shortens s to n characters, marking the cut with "…".

@@ -222,3 +222,22 @@ func TestDiagramControllerTraffic(t *testing.T) {
 		t.Errorf("a cluster is drawn in three lanes with a quorum frame: %+v", d.Wide.Lanes)
 	}
 }
+
+func TestWrap(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n, m int
+		want string
+	}{
+		{"transactional.id pipeline pid=0", 16, 2, "transactional.id|pipeline pid=0"},
+		{"transactional.id pipeline pid=0", 26, 2, "transactional.id pipeline|pid=0"},
+		{"group by-roundrobin: joining", 16, 3, "group|by-roundrobin:|joining"},
+		{"group by-roundrobin: joining", 16, 2, "group|by-roundrobin: …"},
+		{"a-very-long-member-id-indeed", 10, 2, "a-very-lo…"},
+		{"", 10, 2, ""},
+	} {
+		if got := strings.Join(wrap(c.in, c.n, c.m), "|"); got != c.want {
+			t.Errorf("wrap(%q, %d, %d) = %q, want %q", c.in, c.n, c.m, got, c.want)
+		}
+	}
+}
