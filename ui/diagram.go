@@ -33,7 +33,18 @@ type Diagram struct {
 	Wide   Layout
 	Narrow Layout
 	Arrows []Arrow // in the order they happened, numbered from 1
+	// Dense: a step of more than denseArrows messages (a rebalance of
+	// nine members, a minute of a partitioned cluster) is drawn one arrow
+	// per pair of actors and fate, and numbered in the wide layout too,
+	// its arrows listed in the legend.
+	Dense bool
 }
+
+// denseArrows is the most arrows a step draws one per message and
+// labelled on the wide layout. Past it labels cross each other and the
+// arrows between two nodes fan out over the lanes (measured on
+// assignors, 42 arrows, and coordinator-failover, 22).
+const denseArrows = 12
 
 // Layout is the diagram at one width, in SVG user units.
 type Layout struct {
@@ -63,6 +74,28 @@ type Node struct {
 	Box   Box      // clients are boxes
 	State string   // "up", "down" or "cut"
 	Lines []string // role lines under (or in) the node
+	LineX int      // the role lines' centre: the node's, or moved in from the edge
+}
+
+// roleCharW is the width of a character of a role line, in user units
+// (11.5px system-ui on the wide layout, 12px on the narrow one).
+func roleCharW(g geom) float64 {
+	if g.labels {
+		return 6.6
+	}
+	return 6.9
+}
+
+// lineX centres a circle's role lines under it, moved in just enough
+// that the widest stays inside the drawing ("active controller" under
+// the narrow layout's right lane).
+func lineX(n Node, g geom) int {
+	w := 0.0
+	for _, l := range n.Lines {
+		w = math.Max(w, float64(len([]rune(l)))*roleCharW(g))
+	}
+	half := int(math.Ceil(w/2)) + 2
+	return max(min(n.X, g.w-half), half)
 }
 
 // Circle reports whether the node is drawn as a circle.
@@ -121,6 +154,9 @@ func background(m MsgView) bool {
 func NewDiagram(st view.World, xs []Exchange) Diagram {
 	d := Diagram{Focus: focus(st, xs)}
 	d.Arrows = arrows(st, xs)
+	if len(d.Arrows) > denseArrows {
+		d.Arrows, d.Dense = bundle(d.Arrows), true
+	}
 	d.Wide = layout(st, d, wideGeom)
 	d.Narrow = layout(st, d, narrowGeom)
 	return d
@@ -191,6 +227,64 @@ func arrows(st view.World, xs []Exchange) []Arrow {
 		out[i].N = i + 1
 	}
 	return out
+}
+
+// bundle draws a dense step's arrows one per sender, receiver and fate,
+// in the order each first happened: its label lists the APIs it carried
+// with their counts ("JoinGroup ×2, SyncGroup"), its title the messages.
+func bundle(as []Arrow) []Arrow {
+	var out []Arrow
+	at := map[string]int{}
+	var apis [][]string
+	var counts []map[string]int
+	for _, a := range as {
+		key := a.From + ">" + a.To + ">" + a.Class + ">" + a.Mark
+		api := apiOf(a.Label)
+		i, ok := at[key]
+		if !ok {
+			i = len(out)
+			at[key] = i
+			b := a
+			b.Count, b.Title, b.More = 0, "", ""
+			out = append(out, b)
+			apis = append(apis, nil)
+			counts = append(counts, map[string]int{})
+		}
+		b := &out[i]
+		if counts[i][api] == 0 {
+			apis[i] = append(apis[i], api)
+		}
+		counts[i][api] += a.Count
+		b.Count += a.Count
+		b.Folded = b.Folded && a.Folded
+		b.Response = b.Response && a.Response
+		b.Title = strings.TrimPrefix(b.Title+"; "+a.Title+times(a), "; ")
+	}
+	for i := range out {
+		out[i].N = i + 1
+		if len(apis[i]) == 1 {
+			out[i].Label = apis[i][0] // and its count, as any arrow's
+			continue
+		}
+		var parts []string
+		for _, api := range apis[i] {
+			parts = append(parts, strings.TrimSpace(api+" "+times(Arrow{Count: counts[i][api]})))
+		}
+		out[i].Label, out[i].Count = strings.Join(parts, ", "), 1 // the label counts each API
+	}
+	return out
+}
+
+// apiOf is the API at the head of an arrow's label, "(replica)" kept.
+func apiOf(label string) string {
+	f := strings.Fields(label)
+	if len(f) > 1 && f[1] == "(replica)" {
+		return f[0] + " " + f[1]
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
 }
 
 // fate turns a card's mark into the arrow's class, words and glyph; only
@@ -317,6 +411,9 @@ func lane(kind string) int {
 }
 
 func layout(st view.World, d Diagram, g geom) Layout {
+	if d.Dense {
+		g.labels = false // numbers, and the legend
+	}
 	L := Layout{Class: g.class, W: g.w, Labels: g.labels}
 	var lanes [3][]view.Actor
 	for _, a := range st.Actors {
@@ -374,6 +471,7 @@ func layout(st view.World, d Diagram, g geom) Layout {
 			if n.State == "cut" {
 				n.Lines = append([]string{"✂ cut off"}, n.Lines...)
 			}
+			n.LineX = lineX(n, g)
 			L.Nodes = append(L.Nodes, n)
 		}
 	}
@@ -552,8 +650,8 @@ func obstacles(nodes []Node, g geom) []rect {
 			out = append(out, rect{float64(n.X) - r, float64(n.Y) - r, float64(n.X) + r, float64(n.Y) + r})
 			for i, l := range n.Lines {
 				y := float64(n.Y + n.R + 14 + 13*i)
-				w := float64(len([]rune(l))) * 6.6 / 2
-				out = append(out, rect{float64(n.X) - w, y - 11, float64(n.X) + w, y + 3})
+				w := float64(len([]rune(l))) * roleCharW(g) / 2
+				out = append(out, rect{float64(n.LineX) - w, y - 11, float64(n.LineX) + w, y + 3})
 			}
 			continue
 		}

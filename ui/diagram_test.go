@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -239,5 +240,54 @@ func TestWrap(t *testing.T) {
 		if got := strings.Join(wrap(c.in, c.n, c.m), "|"); got != c.want {
 			t.Errorf("wrap(%q, %d, %d) = %q, want %q", c.in, c.n, c.m, got, c.want)
 		}
+	}
+}
+
+// TestDiagramDense: a step of many messages is drawn one arrow per pair
+// of actors and fate, numbered on every layout, each message counted in
+// exactly one arrow's label.
+func TestDiagramDense(t *testing.T) {
+	w, step := world(t, "cluster 3", "topic t partitions=3 rf=3", "producer p1 acks=all", "produce p1 t partition=0 value=a", "partition b1", "advance 15s")
+	st, xs := w.View(), Exchanges(w.Events(), step)
+	all := arrows(st, xs)
+	if len(all) <= denseArrows {
+		t.Fatalf("%d arrows: not a dense step", len(all))
+	}
+	d := NewDiagram(st, xs)
+	if !d.Dense || d.Wide.Labels || d.Narrow.Labels || len(d.Arrows) > len(all) {
+		t.Fatalf("dense %v, wide labels %v, %d arrows of %d", d.Dense, d.Wide.Labels, len(d.Arrows), len(all))
+	}
+	want, got := 0, 0
+	pairs := map[string]bool{}
+	for _, a := range all {
+		want += a.Count
+	}
+	for i, a := range d.Arrows {
+		if a.N != i+1 {
+			t.Errorf("arrow %d numbered %d", i+1, a.N)
+		}
+		key := a.From + ">" + a.To + ">" + a.Class + ">" + a.Mark
+		if pairs[key] {
+			t.Errorf("two arrows %s", key)
+		}
+		pairs[key] = true
+		// "Fetch (replica) ×12, BrokerHeartbeat" or "Fetch" with a count
+		for _, part := range strings.Split(a.Label, ", ") {
+			n := 1
+			if i := strings.LastIndex(part, " ×"); i > 0 {
+				fmt.Sscan(part[i+len(" ×"):], &n)
+			}
+			got += n * a.Count
+		}
+	}
+	if got != want {
+		t.Errorf("the dense arrows count %d messages, want %d", got, want)
+	}
+	var sb strings.Builder
+	if err := DiagramView(d).Render(context.Background(), &sb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), `class="diagram dense"`) || strings.Contains(sb.String(), `<text class="lbl"`) {
+		t.Error("a dense diagram is not marked dense, or still labels its arrows")
 	}
 }
