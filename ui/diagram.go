@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -40,11 +41,15 @@ type Diagram struct {
 	Dense bool
 }
 
-// denseArrows is the most arrows a step draws one per message and
-// labelled on the wide layout. Past it labels cross each other and the
-// arrows between two nodes fan out over the lanes (measured on
-// assignors, 42 arrows, and coordinator-failover, 22).
-const denseArrows = 12
+// denseArrows is the most arrows a step draws one per message; past it
+// labels cross each other and the arrows between two nodes fan out over
+// the lanes (seen on assignors, 42 arrows, coordinator-failover, 22, and
+// network-partition's partitioned minute, 12), so they are bundled. Past
+// denseLabels bundled arrows the wide layout numbers them too.
+const (
+	denseArrows = 10
+	denseLabels = 8
+)
 
 // Layout is the diagram at one width, in SVG user units.
 type Layout struct {
@@ -153,9 +158,10 @@ func background(m MsgView) bool {
 // NewDiagram lays out the world after a step with the step's messages.
 func NewDiagram(st view.World, xs []Exchange) Diagram {
 	d := Diagram{Focus: focus(st, xs)}
-	d.Arrows = arrows(st, xs)
+	d.Arrows = ranges(arrows(st, xs))
 	if len(d.Arrows) > denseArrows {
-		d.Arrows, d.Dense = bundle(d.Arrows), true
+		d.Arrows = bundle(d.Arrows)
+		d.Dense = len(d.Arrows) > denseLabels
 	}
 	d.Wide = layout(st, d, wideGeom)
 	d.Narrow = layout(st, d, narrowGeom)
@@ -225,6 +231,90 @@ func arrows(st view.World, xs []Exchange) []Arrow {
 	}
 	for i := range out {
 		out[i].N = i + 1
+	}
+	return out
+}
+
+// ranges folds arrows that differ only in numbers into one, its
+// differing values given as a range ("Produce orders-0 base_offset=4..9"
+// ×6): the answers to a burst of produces would fan out one arrow each.
+// Only key=number fields may differ; the partition, API, ends and fate
+// are the same.
+func ranges(as []Arrow) []Arrow {
+	var out []Arrow
+	at := map[string]int{}
+	lo, hi := map[int][]int64{}, map[int][]int64{}
+	for _, a := range as {
+		key := a.From + ">" + a.To + ">" + a.Class + ">" + a.Mark + ">" + shape(a.Label) + ">" + shape(a.More)
+		vals := numbers(a.Label + " " + a.More)
+		i, ok := at[key]
+		if !ok {
+			at[key] = len(out)
+			lo[len(out)], hi[len(out)] = slices.Clone(vals), slices.Clone(vals)
+			out = append(out, a)
+			continue
+		}
+		for k, v := range vals {
+			lo[i][k], hi[i][k] = min(lo[i][k], v), max(hi[i][k], v)
+		}
+		out[i].Count += a.Count
+		out[i].Folded = out[i].Folded && a.Folded
+	}
+	for i := range out {
+		if slices.Equal(lo[i], hi[i]) {
+			continue
+		}
+		k := 0
+		spell := func(label string) string {
+			toks := strings.Fields(label)
+			for j, t := range toks {
+				if name, _, ok := numField(t); ok {
+					if lo[i][k] != hi[i][k] {
+						toks[j] = fmt.Sprintf("%s=%d..%d", name, lo[i][k], hi[i][k])
+					}
+					k++
+				}
+			}
+			return strings.Join(toks, " ")
+		}
+		out[i].Label = spell(out[i].Label)
+		out[i].More = spell(out[i].More)
+		out[i].Title = out[i].Label + " " + out[i].More
+	}
+	for i := range out {
+		out[i].N = i + 1
+	}
+	return out
+}
+
+// numField splits a key=integer token.
+func numField(tok string) (string, int64, bool) {
+	name, v, ok := strings.Cut(tok, "=")
+	if !ok {
+		return "", 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	return name, n, err == nil
+}
+
+// shape is a label with its key=integer values masked.
+func shape(label string) string {
+	toks := strings.Fields(label)
+	for j, t := range toks {
+		if name, _, ok := numField(t); ok {
+			toks[j] = name + "=#"
+		}
+	}
+	return strings.Join(toks, " ")
+}
+
+// numbers are a label's key=integer values, in order.
+func numbers(label string) []int64 {
+	var out []int64
+	for _, t := range strings.Fields(label) {
+		if _, n, ok := numField(t); ok {
+			out = append(out, n)
+		}
 	}
 	return out
 }
@@ -679,7 +769,7 @@ func placeLabel(taken *[]rect, width, height float64, s, c, e pt, w, h float64) 
 	for _, t := range []float64{.5, .4, .6, .3, .7, .22, .78, .12, .88} {
 		m := bez(s, c, e, t)
 		for _, dx := range []float64{0, w/2 + 10, -w/2 - 10} {
-			for _, dy := range []float64{-4, 14, -18, 28, -32, 42, -46, 56, -60} {
+			for _, dy := range []float64{-4, 14, -18, 28, -32, 42, -46, 56, -60, 70, -74, 84, -88} {
 				p := pt{m.x + dx, m.y + dy}
 				r := rect{p.x - w/2 - 2, p.y - h + 1, p.x + w/2 + 2, p.y + 5}
 				n := 0

@@ -291,3 +291,16 @@ func TestDiagramDense(t *testing.T) {
 		t.Error("a dense diagram is not marked dense, or still labels its arrows")
 	}
 }
+
+// TestDiagramRanges: a burst of produces is one arrow each way, the
+// answers' offsets given as a range, not six arrows fanning out.
+func TestDiagramRanges(t *testing.T) {
+	w, step := world(t, append(setup, "produce p1 t partition=0 value=x count=6")...)
+	d := NewDiagram(w.View(), Exchanges(w.Events(), step))
+	if len(d.Arrows) != 2 {
+		t.Fatalf("%d arrows, want the requests and the answers: %+v", len(d.Arrows), d.Arrows)
+	}
+	if a := d.Arrows[1]; a.Count != 6 || !strings.Contains(a.Label, "base_offset=0..5") {
+		t.Errorf("the answers: %q ×%d, want base_offset=0..5 ×6", a.Label, a.Count)
+	}
+}
