@@ -484,7 +484,7 @@ type geom struct {
 var (
 	wideGeom = geom{class: "wide", w: 960, laneX: [3]int{100, 470, 850}, laneX2: [2]int{130, 560},
 		clientW: 170, clientH: 60, brokerR: 34, ctlR: 26, clientRow: 74, brokerRow: 128, ctlRow: 96, top: 44, pad: 24,
-		labels: true, pairGap: 20, sameLaneBulge: 56, quorumTitle: "controller quorum", clientChars: 26}
+		labels: true, pairGap: 20, sameLaneBulge: 56, quorumTitle: "controller quorum", clientChars: 24}
 	narrowGeom = geom{class: "narrow", w: 400, laneX: [3]int{52, 206, 352}, laneX2: [2]int{70, 290},
 		clientW: 100, clientH: 44, brokerR: 27, ctlR: 21, clientRow: 54, brokerRow: 104, ctlRow: 80, top: 38, pad: 16,
 		labels: false, pairGap: 12, sameLaneBulge: 44, quorumTitle: "controllers", clientChars: 16}
@@ -574,7 +574,7 @@ func layout(st view.World, d Diagram, g geom) Layout {
 }
 
 // clientLines is what a client's box says under its name, in at most
-// three lines of n characters: its kind (a member's or a plain client's
+// four lines of n characters: its kind (a member's or a plain client's
 // state line speaks for it), then its state wrapped on words.
 func clientLines(a view.Actor, n int) []string {
 	if a.Detail == "" {
@@ -584,7 +584,7 @@ func clientLines(a view.Actor, n int) []string {
 	if a.Kind != view.KindMember && a.Kind != view.KindClient {
 		out = append(out, a.Kind)
 	}
-	return append(out, wrap(a.Detail, n, 3-len(out))...)
+	return append(out, wrap(a.Detail, n, 4-len(out))...)
 }
 
 // wrap breaks s on spaces into at most max lines of n characters; a
