@@ -529,7 +529,10 @@ func layout(st view.World, d Diagram, g geom) Layout {
 	titles := [3]string{"clients", "brokers", g.quorumTitle}
 	for i, x := range xs {
 		if len(lanes[i]) > 0 {
-			L.Lanes = append(L.Lanes, Lane{X: x, Title: titles[i]})
+			// upper case, letter-spaced: about 9 units a letter; moved
+			// in from the edge like the role lines
+			half := len(titles[i])*9/2 + 2
+			L.Lanes = append(L.Lanes, Lane{X: max(min(x, g.w-half), half), Title: titles[i]})
 		}
 	}
 	roles := brokerRoles(st, d.Focus)
