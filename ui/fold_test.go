@@ -2,7 +2,8 @@ package ui
 
 import (
 	"strings"
-	"testing")
+	"testing"
+)
 
 // TestFoldBackground: a quiet minute of a cluster is background traffic
 // only, folded by kind; every exchange is counted once and listed in a
