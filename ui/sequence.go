@@ -39,8 +39,10 @@ type Sequence struct {
 	Folded  bool
 	Hidden  int // messages folded away
 	// ScrollTo is the scroll offset that shows the current step's first
-	// row just under the lane headers (wasm/keep.go scrolls there).
-	ScrollTo int
+	// row just under the lane headers, ScrollX the one that shows its
+	// first message's sender on a narrow screen (wasm/keep.go scrolls
+	// there).
+	ScrollTo, ScrollX int
 }
 
 // SeqRow is one row: a message, or the heading of a step.
@@ -104,6 +106,12 @@ func NewSequence(st view.World, msgs []SeqMsg, current int, folded bool) Sequenc
 	for _, r := range s.Rows {
 		if r.Current {
 			s.ScrollTo = max(r.Y-seqRow+8-seqHead-4, 0)
+			break
+		}
+	}
+	for _, r := range s.Rows {
+		if r.Current && r.Heading == "" {
+			s.ScrollX = max(min(r.X1, r.X2)-seqLeft, 0)
 			break
 		}
 	}

@@ -9,17 +9,18 @@ import (
 
 // Every render replaces the page, and with it what the learner opened:
 // the sequence view, the "show it" toggles. Elements marked data-keep
-// keep their open or checked state from one render to the next.
+// keep their open or checked state from one render to the next, and
+// past a step without them (a step with no background traffic).
+var keep = map[string]bool{}
 
-// kept reads the state of the page's data-keep elements.
+// kept reads the state of the page's data-keep elements into keep.
 func kept() map[string]bool {
-	out := map[string]bool{}
 	els := app.Call("querySelectorAll", "[data-keep]")
 	for i := 0; i < els.Length(); i++ {
 		el := els.Index(i)
-		out[el.Get("dataset").Get("keep").String()] = el.Get(keepProp(el)).Bool()
+		keep[el.Get("dataset").Get("keep").String()] = el.Get(keepProp(el)).Bool()
 	}
-	return out
+	return keep
 }
 
 // restore gives the new page's data-keep elements their kept state.
@@ -42,7 +43,8 @@ func keepProp(el js.Value) string {
 
 // scrollSequence scrolls each sequence drawing to the current step's
 // first row (ui/sequence.templ marks it data-current), below the lane
-// headers that stay on top. It runs after a render and when the
+// headers that stay on top, and sideways to its first message's sender
+// (data-current-x; on a wide screen there is nothing to scroll). It runs after a render and when the
 // sequence is opened or unfolded (a hidden drawing has no layout).
 func scrollSequence() {
 	boxes := app.Call("querySelectorAll", ".seq-scroll")
@@ -53,5 +55,8 @@ func scrollSequence() {
 			continue
 		}
 		box.Set("scrollTop", y)
+		if x, err := strconv.Atoi(box.Get("dataset").Get("currentX").String()); err == nil {
+			box.Set("scrollLeft", x)
+		}
 	}
 }
