@@ -148,9 +148,10 @@ func background(m MsgView) bool {
 	return m.Key == kmsg.BrokerHeartbeat.Int16() || m.Key == kmsg.BrokerRegistration.Int16()
 }
 
-// NewDiagram lays out the world after a step with the step's messages.
-func NewDiagram(st view.World, xs []Exchange) Diagram {
-	d := Diagram{Focus: focus(st, xs)}
+// NewDiagram lays out the world after a step with the step's messages;
+// command is the step's, which may name the partition in focus.
+func NewDiagram(st view.World, xs []Exchange, command string) Diagram {
+	d := Diagram{Focus: focus(st, xs, command)}
 	d.Arrows = ranges(arrows(st, xs))
 	if len(d.Arrows) > denseArrows {
 		d.Arrows = bundle(d.Arrows)
@@ -288,9 +289,10 @@ func shortLabel(m MsgView) (string, string) {
 	return strings.Join(head, " "), strings.Join(more, " ")
 }
 
-// focus is the partition the step's messages name first, else the first
-// partition of a topic that is not internal.
-func focus(st view.World, xs []Exchange) string {
+// focus is the partition the step's command names ("show replicas
+// __transaction_state-1"), else the one its messages name first, else
+// the first partition of a topic that is not internal.
+func focus(st view.World, xs []Exchange, command string) string {
 	exists := map[string]bool{}
 	first := ""
 	for _, b := range st.Brokers {
@@ -299,6 +301,11 @@ func focus(st view.World, xs []Exchange) string {
 			if first == "" && !strings.HasPrefix(p.Name, "__") {
 				first = p.Name
 			}
+		}
+	}
+	for _, tok := range strings.Fields(command) {
+		if exists[tok] {
+			return tok
 		}
 	}
 	for _, x := range xs {

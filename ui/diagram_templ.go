@@ -1619,7 +1619,7 @@ func SystemView(p Page) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = DiagramView(NewDiagram(p.State, p.Step.Exchanges)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = DiagramView(NewDiagram(p.State, p.Step.Exchanges, p.Step.Command)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -18,7 +18,7 @@ func drawn(t *testing.T, cmds ...string) (*html.Node, view.World, []Exchange, st
 	st := w.View()
 	xs := Exchanges(w.Events(), step)
 	var sb strings.Builder
-	if err := DiagramView(NewDiagram(st, xs)).Render(context.Background(), &sb); err != nil {
+	if err := DiagramView(NewDiagram(st, xs, "")).Render(context.Background(), &sb); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := html.Parse(strings.NewReader(sb.String()))
@@ -206,7 +206,7 @@ func TestDiagramDownBroker(t *testing.T) {
 // controller ends at the controller half of the node, not at its broker.
 func TestDiagramControllerTraffic(t *testing.T) {
 	w, step := world(t, "cluster 3", "topic t partitions=1 rf=3")
-	d := NewDiagram(w.View(), Exchanges(w.Events(), step))
+	d := NewDiagram(w.View(), Exchanges(w.Events(), step), "")
 	toController := 0
 	for _, a := range d.Arrows {
 		if a.Label == "CreateTopics t partitions=1" && a.From != "admin" {
@@ -253,7 +253,7 @@ func TestDiagramDense(t *testing.T) {
 	if len(all) <= denseArrows {
 		t.Fatalf("%d arrows: not a dense step", len(all))
 	}
-	d := NewDiagram(st, xs)
+	d := NewDiagram(st, xs, "")
 	if !d.Dense || d.Wide.Labels || d.Narrow.Labels || len(d.Arrows) > len(all) {
 		t.Fatalf("dense %v, wide labels %v, %d arrows of %d", d.Dense, d.Wide.Labels, len(d.Arrows), len(all))
 	}
@@ -296,11 +296,24 @@ func TestDiagramDense(t *testing.T) {
 // answers' offsets given as a range, not six arrows fanning out.
 func TestDiagramRanges(t *testing.T) {
 	w, step := world(t, append(setup, "produce p1 t partition=0 value=x count=6")...)
-	d := NewDiagram(w.View(), Exchanges(w.Events(), step))
+	d := NewDiagram(w.View(), Exchanges(w.Events(), step), "")
 	if len(d.Arrows) != 2 {
 		t.Fatalf("%d arrows, want the requests and the answers: %+v", len(d.Arrows), d.Arrows)
 	}
 	if a := d.Arrows[1]; a.Count != 6 || !strings.Contains(a.Label, "base_offset=0..5") {
 		t.Errorf("the answers: %q ×%d, want base_offset=0..5 ×6", a.Label, a.Count)
+	}
+}
+
+// TestDiagramFocusNamedByCommand: a step that shows a partition draws
+// the roles of that partition.
+func TestDiagramFocusNamedByCommand(t *testing.T) {
+	w, step := world(t, "cluster 3", "topic a partitions=1 rf=3", "topic b partitions=2 rf=3")
+	st, xs := w.View(), Exchanges(w.Events(), step)
+	if d := NewDiagram(st, xs, "show replicas b-1"); d.Focus != "b-1" {
+		t.Errorf("focus %q, want b-1", d.Focus)
+	}
+	if d := NewDiagram(st, nil, "advance 1s"); d.Focus != "a-0" {
+		t.Errorf("focus %q without a named partition, want the first, a-0", d.Focus)
 	}
 }

@@ -36,7 +36,7 @@ func TestEveryStepRenders(t *testing.T) {
 			} else if n > biggest {
 				biggest, where = n, at
 			}
-			d := ui.NewDiagram(p.State, p.Step.Exchanges)
+			d := ui.NewDiagram(p.State, p.Step.Exchanges, p.Step.Command)
 			for _, l := range []ui.Layout{d.Wide, d.Narrow} {
 				for _, n := range l.Nodes {
 					if n.Circle() {
