@@ -343,8 +343,8 @@ var (
 	wideGeom = geom{class: "wide", w: 960, laneX: [3]int{100, 470, 850}, laneX2: [2]int{130, 560},
 		clientW: 170, clientH: 60, brokerR: 34, ctlR: 26, clientRow: 74, brokerRow: 128, ctlRow: 96, top: 44, pad: 24,
 		labels: true, pairGap: 20, sameLaneBulge: 56, quorumTitle: "controller quorum", clientChars: 24}
-	narrowGeom = geom{class: "narrow", w: 400, laneX: [3]int{52, 206, 352}, laneX2: [2]int{70, 290},
-		clientW: 100, clientH: 44, brokerR: 27, ctlR: 21, clientRow: 54, brokerRow: 104, ctlRow: 80, top: 38, pad: 16,
+	narrowGeom = geom{class: "narrow", w: 400, laneX: [3]int{60, 212, 352}, laneX2: [2]int{70, 290},
+		clientW: 116, clientH: 48, brokerR: 27, ctlR: 21, clientRow: 58, brokerRow: 104, ctlRow: 80, top: 38, pad: 16,
 		labels: false, pairGap: 12, sameLaneBulge: 44, quorumTitle: "controllers", clientChars: 16}
 )
 
