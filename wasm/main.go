@@ -72,10 +72,9 @@ func main() {
 	on(doc, "change", onChange)
 	on(doc, "keydown", onKey)
 	on(doc, "input", onInput)
-	// A details opened (toggle does not bubble: listen while capturing),
-	// a drawing unfolded: the sequence scrolls to the current step.
+	// The sequence opened (toggle does not bubble: listen while
+	// capturing): it scrolls to the current step.
 	onCapture(doc, "toggle", func(js.Value) { scrollSequence() })
-
 	setStepMs()
 	on(win, "popstate", func(js.Value) { route() })
 	route()
