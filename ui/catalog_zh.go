@@ -17,6 +17,8 @@ var zhCatalog = map[string]string{
 	"No such lesson":                                    "没有这节课",
 	"No such lesson — Gregor":                           "没有这节课 — Gregor",
 	"Too much to replay":                                "要重放的内容太多",
+	"Background traffic, folded":                        "后台流量（已折叠）",
+	"show it":                                           "展开",
 	"Too much to replay — Gregor":                       "要重放的内容太多 — Gregor",
 	"These are the lessons:":                            "现有的课程：",
 	"All lessons":                                       "全部课程",

@@ -24,8 +24,11 @@ import (
 //     step gives the same diagram, byte for byte.
 //   - One node per actor, one arrow per message of the step, except that
 //     repeats (the same message between the same two actors with the same
-//     fate) and background traffic (broker heartbeats and registrations,
-//     raft) with the same ends and fate are one arrow with a count.
+//     fate, or differing only in key=number fields, given as a range) and
+//     background traffic (broker heartbeats and registrations, raft)
+//     with the same ends and fate are one arrow with a count; and a dense
+//     step is one arrow per two actors and fate. Every message is counted
+//     in exactly one arrow.
 //   - What the network did to a message is told by shape and text (dash,
 //     cross, double line, clock), never by colour alone.
 type Diagram struct {
@@ -34,6 +37,12 @@ type Diagram struct {
 	Narrow Layout
 	Arrows []Arrow // in the order they happened, numbered from 1
 	Hidden bool    // the step's messages are hidden until a question is answered
+	// Dense: a step of more than denseArrows arrows (a rebalance of nine
+	// members, a minute of a partitioned cluster) is drawn one arrow per
+	// pair of actors and fate (dense.go); if that is still more than
+	// denseLabels, the wide layout numbers them too and lists them in
+	// the legend.
+	Dense bool
 }
 
 // Layout is the diagram at one width, in SVG user units.
@@ -64,6 +73,28 @@ type Node struct {
 	Box   Box      // clients are boxes
 	State string   // "up", "down" or "cut"
 	Lines []string // role lines under (or in) the node
+	LineX int      // the role lines' centre: the node's, or moved in from the edge
+}
+
+// roleCharW is the width of a character of a role line, in user units
+// (11.5px system-ui on the wide layout, 12px on the narrow one).
+func roleCharW(g geom) float64 {
+	if g.labels {
+		return 6.6
+	}
+	return 6.9
+}
+
+// lineX centres a circle's role lines under it, moved in just enough
+// that the widest stays inside the drawing ("active controller" under
+// the narrow layout's right lane).
+func lineX(n Node, g geom) int {
+	w := 0.0
+	for _, l := range n.Lines {
+		w = math.Max(w, float64(len([]rune(l)))*roleCharW(g))
+	}
+	half := int(math.Ceil(w/2)) + 2
+	return max(min(n.X, g.w-half), half)
 }
 
 // Circle reports whether the node is drawn as a circle.
@@ -118,10 +149,15 @@ func background(m MsgView) bool {
 	return m.Key == kmsg.BrokerHeartbeat.Int16() || m.Key == kmsg.BrokerRegistration.Int16()
 }
 
-// NewDiagram lays out the world after a step with the step's messages.
-func NewDiagram(st view.World, xs []Exchange) Diagram {
-	d := Diagram{Focus: focus(st, xs)}
-	d.Arrows = arrows(st, xs)
+// NewDiagram lays out the world after a step with the step's messages;
+// command is the step's, which may name the partition in focus.
+func NewDiagram(st view.World, xs []Exchange, command string) Diagram {
+	d := Diagram{Focus: focus(st, xs, command)}
+	d.Arrows = ranges(arrows(st, xs))
+	if len(d.Arrows) > denseArrows {
+		d.Arrows = bundle(d.Arrows)
+		d.Dense = len(d.Arrows) > denseLabels
+	}
 	d.Wide = layout(st, d, wideGeom)
 	d.Narrow = layout(st, d, narrowGeom)
 	return d
@@ -194,10 +230,8 @@ func arrows(st view.World, xs []Exchange) []Arrow {
 	return out
 }
 
-// fate turns a card's mark into the arrow's class, words and glyph. A
-// plain "in flight" without a message id is a message delivered without
-// a line of its own (cluster background traffic), so it is drawn as
-// delivered; only a held message (net hold) carries its id.
+// fate turns a card's mark into the arrow's class, words and glyph; only
+// a held message (net hold) is in flight at the end of a step.
 func fate(mark string) (class, words, glyph string) {
 	switch {
 	case mark == MarkDropped:
@@ -256,9 +290,10 @@ func shortLabel(m MsgView) (string, string) {
 	return strings.Join(head, " "), strings.Join(more, " ")
 }
 
-// focus is the partition the step's messages name first, else the first
-// partition of a topic that is not internal.
-func focus(st view.World, xs []Exchange) string {
+// focus is the partition the step's command names ("show replicas
+// __transaction_state-1"), else the one its messages name first, else
+// the first partition of a topic that is not internal.
+func focus(st view.World, xs []Exchange, command string) string {
 	exists := map[string]bool{}
 	first := ""
 	for _, b := range st.Brokers {
@@ -267,6 +302,11 @@ func focus(st view.World, xs []Exchange) string {
 			if first == "" && !strings.HasPrefix(p.Name, "__") {
 				first = p.Name
 			}
+		}
+	}
+	for _, tok := range strings.Fields(command) {
+		if exists[tok] {
+			return tok
 		}
 	}
 	for _, x := range xs {
@@ -296,17 +336,17 @@ type geom struct {
 	ctlRow, top, pad       int
 	labels                 bool
 	quorumTitle            string
-	clientChars            int // a client's state line is cut to this
+	clientChars            int // a client's state lines wrap at this
 	pairGap, sameLaneBulge float64
 }
 
 var (
 	wideGeom = geom{class: "wide", w: 960, laneX: [3]int{100, 470, 850}, laneX2: [2]int{130, 560},
 		clientW: 170, clientH: 60, brokerR: 34, ctlR: 26, clientRow: 74, brokerRow: 128, ctlRow: 96, top: 44, pad: 24,
-		labels: true, pairGap: 20, sameLaneBulge: 56, quorumTitle: N("controller quorum"), clientChars: 26}
-	narrowGeom = geom{class: "narrow", w: 400, laneX: [3]int{52, 206, 352}, laneX2: [2]int{70, 290},
-		clientW: 96, clientH: 44, brokerR: 27, ctlR: 21, clientRow: 54, brokerRow: 104, ctlRow: 80, top: 38, pad: 16,
-		labels: false, pairGap: 12, sameLaneBulge: 44, quorumTitle: N("controllers"), clientChars: 14}
+		labels: true, pairGap: 20, sameLaneBulge: 56, quorumTitle: N("controller quorum"), clientChars: 24}
+	narrowGeom = geom{class: "narrow", w: 400, laneX: [3]int{60, 212, 352}, laneX2: [2]int{70, 290},
+		clientW: 116, clientH: 48, brokerR: 27, ctlR: 21, clientRow: 58, brokerRow: 104, ctlRow: 80, top: 38, pad: 16,
+		labels: false, pairGap: 12, sameLaneBulge: 44, quorumTitle: N("controllers"), clientChars: 16}
 )
 
 func lane(kind string) int {
@@ -320,6 +360,9 @@ func lane(kind string) int {
 }
 
 func layout(st view.World, d Diagram, g geom) Layout {
+	if d.Dense {
+		g.labels = false // numbers, and the legend
+	}
 	L := Layout{Class: g.class, W: g.w, Labels: g.labels}
 	var lanes [3][]view.Actor
 	for _, a := range st.Actors {
@@ -329,7 +372,14 @@ func layout(st view.World, d Diagram, g geom) Layout {
 	if len(lanes[2]) == 0 {
 		xs = []int{g.laneX2[0], g.laneX2[1]}
 	}
-	rows := [3]int{g.clientRow, g.brokerRow, g.ctlRow}
+	// A client's box grows by a line for a state that wraps onto two.
+	lines := map[string][]string{}
+	boxH := g.clientH
+	for _, a := range lanes[0] {
+		lines[a.Name] = clientLines(a, g.clientChars)
+		boxH = max(boxH, g.clientH+15*(len(lines[a.Name])-2))
+	}
+	rows := [3]int{g.clientRow + boxH - g.clientH, g.brokerRow, g.ctlRow}
 	height := 0
 	for i := range xs {
 		height = max(height, len(lanes[i])*rows[i])
@@ -338,7 +388,10 @@ func layout(st view.World, d Diagram, g geom) Layout {
 	titles := [3]string{N("clients"), N("brokers"), g.quorumTitle}
 	for i, x := range xs {
 		if len(lanes[i]) > 0 {
-			L.Lanes = append(L.Lanes, Lane{X: x, Title: titles[i]})
+			// upper case, letter-spaced: about 9 units a letter; moved
+			// in from the edge like the role lines
+			half := len(titles[i])*9/2 + 2
+			L.Lanes = append(L.Lanes, Lane{X: max(min(x, g.w-half), half), Title: titles[i]})
 		}
 	}
 	roles := brokerRoles(st, d.Focus)
@@ -360,12 +413,9 @@ func layout(st view.World, d Diagram, g geom) Layout {
 				n.R = g.ctlR
 				n.Lines = a.Roles
 			default:
-				n.Box = Box{x - g.clientW/2, n.Y - g.clientH/2, g.clientW, g.clientH}
-				n.Lines = []string{cut(clientLine(a), g.clientChars)}
-				if g.labels && a.Detail != "" && a.Kind != view.KindMember && a.Kind != view.KindClient {
-					// room for two lines: the kind, then its settings
-					n.Lines = []string{a.Kind, cut(a.Detail, g.clientChars)}
-				}
+				n.Lines = lines[a.Name]
+				h := g.clientH + 15*max(len(n.Lines)-2, 0)
+				n.Box = Box{x - g.clientW/2, n.Y - h/2, g.clientW, h}
 			}
 			if n.State == "down" && n.Circle() {
 				n.Lines = append([]string{"crashed"}, n.Lines...)
@@ -373,6 +423,7 @@ func layout(st view.World, d Diagram, g geom) Layout {
 			if n.State == "cut" {
 				n.Lines = append([]string{"✂ cut off"}, n.Lines...)
 			}
+			n.LineX = lineX(n, g)
 			L.Nodes = append(L.Nodes, n)
 		}
 	}
@@ -384,15 +435,39 @@ func layout(st view.World, d Diagram, g geom) Layout {
 	return L
 }
 
-// clientLine is a client's kind and state in a few words.
-func clientLine(a view.Actor) string {
+// clientLines is what a client's box says under its name, in at most
+// four lines of n characters: its kind (a member's or a plain client's
+// state line speaks for it), then its state wrapped on words.
+func clientLines(a view.Actor, n int) []string {
 	if a.Detail == "" {
-		return a.Kind
+		return []string{a.Kind}
 	}
-	if a.Kind == view.KindMember || a.Kind == view.KindClient {
-		return a.Detail
+	var out []string
+	if a.Kind != view.KindMember && a.Kind != view.KindClient {
+		out = append(out, a.Kind)
 	}
-	return a.Kind + " " + a.Detail
+	return append(out, wrap(a.Detail, n, 4-len(out))...)
+}
+
+// wrap breaks s on spaces into at most max lines of n characters; a
+// word too long for a line, or what does not fit, is cut with "…".
+func wrap(s string, n, most int) []string {
+	var out []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case len([]rune(line))+1+len([]rune(w)) <= n:
+			line += " " + w
+		case len(out) == most-1:
+			return append(out, cut(line+" "+w, n))
+		default:
+			out = append(out, cut(line, n))
+			line = w
+		}
+	}
+	return append(out, cut(line, n))
 }
 
 // cut shortens s to n characters, marking the cut with "…".
@@ -527,8 +602,8 @@ func obstacles(nodes []Node, g geom) []rect {
 			out = append(out, rect{float64(n.X) - r, float64(n.Y) - r, float64(n.X) + r, float64(n.Y) + r})
 			for i, l := range n.Lines {
 				y := float64(n.Y + n.R + 14 + 13*i)
-				w := float64(len([]rune(l))) * 6.6 / 2
-				out = append(out, rect{float64(n.X) - w, y - 11, float64(n.X) + w, y + 3})
+				w := float64(len([]rune(l))) * roleCharW(g) / 2
+				out = append(out, rect{float64(n.LineX) - w, y - 11, float64(n.LineX) + w, y + 3})
 			}
 			continue
 		}
@@ -556,7 +631,7 @@ func placeLabel(taken *[]rect, width, height float64, s, c, e pt, w, h float64) 
 	for _, t := range []float64{.5, .4, .6, .3, .7, .22, .78, .12, .88} {
 		m := bez(s, c, e, t)
 		for _, dx := range []float64{0, w/2 + 10, -w/2 - 10} {
-			for _, dy := range []float64{-4, 14, -18, 28, -32, 42, -46, 56, -60} {
+			for _, dy := range []float64{-4, 14, -18, 28, -32, 42, -46, 56, -60, 70, -74, 84, -88} {
 				p := pt{m.x + dx, m.y + dy}
 				r := rect{p.x - w/2 - 2, p.y - h + 1, p.x + w/2 + 2, p.y + 5}
 				n := 0

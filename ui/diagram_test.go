@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ func drawn(t *testing.T, cmds ...string) (*html.Node, view.World, []Exchange, st
 	st := w.View()
 	xs := Exchanges(w.Events(), step)
 	var sb strings.Builder
-	if err := DiagramView(NewDiagram(st, xs)).Render(context.Background(), &sb); err != nil {
+	if err := DiagramView(NewDiagram(st, xs, "")).Render(context.Background(), &sb); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := html.Parse(strings.NewReader(sb.String()))
@@ -205,7 +206,7 @@ func TestDiagramDownBroker(t *testing.T) {
 // controller ends at the controller half of the node, not at its broker.
 func TestDiagramControllerTraffic(t *testing.T) {
 	w, step := world(t, "cluster 3", "topic t partitions=1 rf=3")
-	d := NewDiagram(w.View(), Exchanges(w.Events(), step))
+	d := NewDiagram(w.View(), Exchanges(w.Events(), step), "")
 	toController := 0
 	for _, a := range d.Arrows {
 		if a.Label == "CreateTopics t partitions=1" && a.From != "admin" {
@@ -220,5 +221,99 @@ func TestDiagramControllerTraffic(t *testing.T) {
 	}
 	if len(d.Wide.Lanes) != 3 || d.Wide.Quorum == nil {
 		t.Errorf("a cluster is drawn in three lanes with a quorum frame: %+v", d.Wide.Lanes)
+	}
+}
+
+func TestWrap(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n, m int
+		want string
+	}{
+		{"transactional.id pipeline pid=0", 16, 2, "transactional.id|pipeline pid=0"},
+		{"transactional.id pipeline pid=0", 26, 2, "transactional.id pipeline|pid=0"},
+		{"group by-roundrobin: joining", 16, 3, "group|by-roundrobin:|joining"},
+		{"group by-roundrobin: joining", 16, 2, "group|by-roundrobin: …"},
+		{"a-very-long-member-id-indeed", 10, 2, "a-very-lo…"},
+		{"", 10, 2, ""},
+	} {
+		if got := strings.Join(wrap(c.in, c.n, c.m), "|"); got != c.want {
+			t.Errorf("wrap(%q, %d, %d) = %q, want %q", c.in, c.n, c.m, got, c.want)
+		}
+	}
+}
+
+// TestDiagramDense: a step of many messages is drawn one arrow per pair
+// of actors and fate, numbered on every layout, each message counted in
+// exactly one arrow's label.
+func TestDiagramDense(t *testing.T) {
+	w, step := world(t, "cluster 3", "topic t partitions=3 rf=3", "producer p1 acks=all", "produce p1 t partition=0 value=a", "partition b1", "advance 15s")
+	st, xs := w.View(), Exchanges(w.Events(), step)
+	all := arrows(st, xs)
+	if len(all) <= denseArrows {
+		t.Fatalf("%d arrows: not a dense step", len(all))
+	}
+	d := NewDiagram(st, xs, "")
+	if !d.Dense || d.Wide.Labels || d.Narrow.Labels || len(d.Arrows) > len(all) {
+		t.Fatalf("dense %v, wide labels %v, %d arrows of %d", d.Dense, d.Wide.Labels, len(d.Arrows), len(all))
+	}
+	want, got := 0, 0
+	pairs := map[string]bool{}
+	for _, a := range all {
+		want += a.Count
+	}
+	for i, a := range d.Arrows {
+		if a.N != i+1 {
+			t.Errorf("arrow %d numbered %d", i+1, a.N)
+		}
+		key := a.From + ">" + a.To + ">" + a.Class + ">" + a.Mark
+		if pairs[key] {
+			t.Errorf("two arrows %s", key)
+		}
+		pairs[key] = true
+		// "Fetch (replica) ×12, BrokerHeartbeat" or "Fetch" with a count
+		for _, part := range strings.Split(a.Label, ", ") {
+			n := 1
+			if i := strings.LastIndex(part, " ×"); i > 0 {
+				fmt.Sscan(part[i+len(" ×"):], &n)
+			}
+			got += n * a.Count
+		}
+	}
+	if got != want {
+		t.Errorf("the dense arrows count %d messages, want %d", got, want)
+	}
+	var sb strings.Builder
+	if err := DiagramView(d).Render(context.Background(), &sb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), `class="diagram dense"`) || strings.Contains(sb.String(), `<text class="lbl"`) {
+		t.Error("a dense diagram is not marked dense, or still labels its arrows")
+	}
+}
+
+// TestDiagramRanges: a burst of produces is one arrow each way, the
+// answers' offsets given as a range, not six arrows fanning out.
+func TestDiagramRanges(t *testing.T) {
+	w, step := world(t, append(setup, "produce p1 t partition=0 value=x count=6")...)
+	d := NewDiagram(w.View(), Exchanges(w.Events(), step), "")
+	if len(d.Arrows) != 2 {
+		t.Fatalf("%d arrows, want the requests and the answers: %+v", len(d.Arrows), d.Arrows)
+	}
+	if a := d.Arrows[1]; a.Count != 6 || !strings.Contains(a.Label, "base_offset=0..5") {
+		t.Errorf("the answers: %q ×%d, want base_offset=0..5 ×6", a.Label, a.Count)
+	}
+}
+
+// TestDiagramFocusNamedByCommand: a step that shows a partition draws
+// the roles of that partition.
+func TestDiagramFocusNamedByCommand(t *testing.T) {
+	w, step := world(t, "cluster 3", "topic a partitions=1 rf=3", "topic b partitions=2 rf=3")
+	st, xs := w.View(), Exchanges(w.Events(), step)
+	if d := NewDiagram(st, xs, "show replicas b-1"); d.Focus != "b-1" {
+		t.Errorf("focus %q, want b-1", d.Focus)
+	}
+	if d := NewDiagram(st, nil, "advance 1s"); d.Focus != "a-0" {
+		t.Errorf("focus %q without a named partition, want the first, a-0", d.Focus)
 	}
 }

@@ -5,7 +5,12 @@
 // LSO, high watermark, LEO), role, epoch and ISR (state_logs.templ),
 // consumer groups with their assignment grid (state_groups.templ),
 // transactions in the coordinator's state machine and the producers'
-// ids and sequences (state_txns.templ), files. Components are templ, with
+// ids and sequences (state_txns.templ), files; above them the cluster
+// diagram of the step (diagram.go, dense.go) and the sequence of every
+// message so far (sequence.go). A cluster's background traffic (raft,
+// broker heartbeats and registrations; in the cards also a follower's
+// idle fetches, fold.go) is folded into counts, so that a minute of a
+// three-broker cluster reads as a few rows. Components are templ, with
 // the generated _templ.go files committed; the Go files turn simulator
 // events into plain view structs.
 //

@@ -35,7 +35,7 @@ func LiveView(st view.World, xs []Exchange) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = DiagramView(NewDiagram(st, xs)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = DiagramView(NewDiagram(st, xs, "")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/gregor-kafka/gregor/core/describe"
@@ -179,8 +180,23 @@ func Message(msg any) MsgView {
 		v.Error = errorView(m.ErrorCode)
 	default:
 		v.Summary = strings.TrimSpace(strings.TrimPrefix(v.Describe, v.API))
+		v.Error = errorView(topErrorCode(msg))
 	}
 	return v
+}
+
+// topErrorCode is a response's top-level ErrorCode field, 0 if it has
+// none: the card of a message without its own fields above shows it
+// (an AlterPartition answered NOT_CONTROLLER must not read NONE).
+func topErrorCode(msg any) int16 {
+	rv := reflect.ValueOf(msg)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return 0
+	}
+	if f := rv.Elem().FieldByName("ErrorCode"); f.IsValid() && f.Kind() == reflect.Int16 {
+		return int16(f.Int())
+	}
+	return 0
 }
 
 // replicaID is the fetching replica (a follower), or -1 for a consumer.

@@ -17,6 +17,11 @@ type Side struct {
 	Time     int64 // virtual ms since the world began
 	Mark     string
 	Msg      MsgView
+	// Unprinted: the engine did not print this message (cluster.go's
+	// visible: raft, broker heartbeats and registrations, a follower's
+	// fetch with nothing new). It was delivered unless Mark says
+	// otherwise; its answer, if unprinted too, is not in the step.
+	Unprinted bool
 }
 
 // Exchange is a request and its response side by side; either may be
@@ -76,12 +81,14 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 		if e.Step != step || e.Msg == nil {
 			continue
 		}
-		side := &Side{From: e.From, To: e.To, Time: e.Time - sim.StartTime, Msg: Message(e.Msg)}
+		side := &Side{From: e.From, To: e.To, Time: e.Time - sim.StartTime, Msg: Message(e.Msg), Unprinted: e.Text == ""}
 		switch e.Kind {
 		case "send":
-			side.Mark = MarkInFlight
+			// Only a held message (net hold) is printed with its id; a
+			// send without one is followed by its delivery, or is
+			// delivered unprinted (a broker's background traffic).
 			if m := heldID.FindStringSubmatch(e.Text); m != nil {
-				side.Mark += " " + m[1]
+				side.Mark = MarkInFlight + " " + m[1]
 			}
 		case "deliver":
 		case "drop":
@@ -132,12 +139,17 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 			continue
 		}
 		t.resp, t.row = true, -1
-		for i := len(rows) - 1; i >= 0; i-- {
-			r := rows[i]
-			if r.Resp == nil && r.Req != nil && r.Req.From == e.To && r.Req.To == e.From &&
-				r.Req.Mark != MarkDropped && r.Req.Mark != MarkBrokerDown && apiKey(r.Req) == resp.Key() {
-				rows[i].Resp, t.row = side, i
-				break
+		// The latest open request it answers, preferring one that names
+		// the same partitions: a follower's long polls for several
+		// partitions wait side by side, and are answered in any order.
+		for _, sameParts := range []bool{true, false} {
+			for i := len(rows) - 1; i >= 0 && t.row < 0; i-- {
+				r := rows[i]
+				if r.Resp == nil && r.Req != nil && r.Req.From == e.To && r.Req.To == e.From &&
+					r.Req.Mark != MarkDropped && r.Req.Mark != MarkBrokerDown && apiKey(r.Req) == resp.Key() &&
+					(!sameParts || partNames(r.Req.Msg) == partNames(side.Msg)) {
+					rows[i].Resp, t.row = side, i
+				}
 			}
 		}
 		if t.row < 0 {
@@ -149,6 +161,15 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 }
 
 func apiKey(s *Side) int16 { return s.Msg.Key }
+
+// partNames lists the partitions (or topics) a message names.
+func partNames(m MsgView) string {
+	names := make([]string, len(m.Parts))
+	for i, p := range m.Parts {
+		names[i] = p.Name
+	}
+	return strings.Join(names, " ")
+}
 
 // Line is one printed line of a step, with the kind of event behind it.
 type Line struct {

@@ -39,6 +39,11 @@ type Sequence struct {
 	Current int // the current step
 	Folded  bool
 	Hidden  int // messages folded away
+	// ScrollTo is the scroll offset that shows the current step's first
+	// row just under the lane headers, ScrollX the one that shows its
+	// first message's sender on a narrow screen (wasm/keep.go scrolls
+	// there).
+	ScrollTo, ScrollX int
 }
 
 // SeqRow is one row: a message, or the heading of a step.
@@ -55,7 +60,8 @@ const (
 	seqLaneW = 150
 	seqLeft  = 80
 	seqRow   = 24
-	seqTop   = 40
+	seqHead  = 26 // the lane headers' height: they stay on top as the rows scroll
+	seqTop   = 44 // the first row's baseline
 )
 
 // NewSequence lays out msgs in lanes ordered as st lists its actors.
@@ -98,8 +104,23 @@ func NewSequence(st view.World, msgs []SeqMsg, current int, folded bool) Sequenc
 	flush()
 	s.W = seqLeft + max(len(s.Lanes)-1, 0)*seqLaneW + seqLeft
 	s.H = y + 8
+	for _, r := range s.Rows {
+		if r.Current {
+			s.ScrollTo = max(r.Y-seqRow+8-seqHead-4, 0)
+			break
+		}
+	}
+	for _, r := range s.Rows {
+		if r.Current && r.Heading == "" {
+			s.ScrollX = max(min(r.X1, r.X2)-seqLeft, 0)
+			break
+		}
+	}
 	return s
 }
+
+// seqBody is the viewBox of the rows, under the lane headers.
+func seqBody(s Sequence) string { return fmt.Sprintf("0 %d %d %d", seqHead, s.W, s.H-seqHead) }
 
 // seqLabelX places a row's label just right of the arrow's left end.
 func seqLabelX(r SeqRow) int { return min(r.X1, r.X2) + 6 }

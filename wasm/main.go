@@ -54,9 +54,10 @@ var (
 )
 
 type listener struct {
-	target js.Value
-	event  string
-	fn     js.Func
+	target  js.Value
+	event   string
+	fn      js.Func
+	capture bool
 }
 
 func main() {
@@ -71,6 +72,9 @@ func main() {
 	on(doc, "change", onChange)
 	on(doc, "keydown", onKey)
 	on(doc, "input", onInput)
+	// The sequence opened (toggle does not bubble: listen while
+	// capturing): it scrolls to the current step.
+	onCapture(doc, "toggle", func(js.Value) { scrollSequence() })
 	setStepMs()
 	on(win, "popstate", func(js.Value) { route() })
 	route()
@@ -78,13 +82,17 @@ func main() {
 	<-handover
 	leaveRoom()
 	for _, l := range listeners {
-		l.target.Call("removeEventListener", l.event, l.fn)
+		l.target.Call("removeEventListener", l.event, l.fn, l.capture)
 		l.fn.Release()
 	}
 	startCluster()
 }
 
-func on(target js.Value, event string, fn func(js.Value)) {
+func on(target js.Value, event string, fn func(js.Value)) { listen(target, event, fn, false) }
+
+func onCapture(target js.Value, event string, fn func(js.Value)) { listen(target, event, fn, true) }
+
+func listen(target js.Value, event string, fn func(js.Value), capture bool) {
 	f := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		defer func() {
 			if r := recover(); r != nil {
@@ -94,8 +102,8 @@ func on(target js.Value, event string, fn func(js.Value)) {
 		fn(args[0])
 		return nil
 	})
-	target.Call("addEventListener", event, f)
-	listeners = append(listeners, listener{target, event, f})
+	target.Call("addEventListener", event, f, capture)
+	listeners = append(listeners, listener{target, event, f, capture})
 }
 
 // needsCluster reports whether a page needs what this build leaves out:
@@ -206,8 +214,10 @@ func show(c templ.Component, title string) {
 		return
 	}
 	mark("gregorTemplated")
-	focused := focusKey()
+	focused, open := focusKey(), kept()
 	app.Set("innerHTML", sb.String())
+	restore(open)
+	scrollSequence()
 	refocus(focused)
 	doc.Set("title", title)
 	syncRoom()
@@ -358,6 +368,10 @@ func onSubmit(e js.Value) {
 func onChange(e js.Value) {
 	t := e.Get("target")
 	if traceChange(t) {
+		return
+	}
+	if t.Get("classList").Call("contains", "seq-all-toggle").Bool() {
+		scrollSequence()
 		return
 	}
 	if t.Get("id").String() == "speed" {

@@ -178,7 +178,7 @@ func connect() {
 func sockOn(event string, fn func(js.Value)) listener {
 	f := js.FuncOf(func(_ js.Value, args []js.Value) any { fn(args[0]); return nil })
 	sock.Call("addEventListener", event, f)
-	return listener{sock, event, f}
+	return listener{target: sock, event: event, fn: f}
 }
 
 // dropSocket forgets the current socket: its events no longer reach

@@ -106,7 +106,7 @@ func producerDetail(p *producer) string {
 		parts = append(parts, fmt.Sprintf("acks=%d", p.acks))
 	}
 	if p.pid >= 0 {
-		parts = append(parts, fmt.Sprintf("pid=%d", p.pid))
+		parts = append(parts, fmt.Sprintf("pid=%d epoch=%d", p.pid, p.epoch))
 	}
 	return strings.Join(parts, " ")
 }

@@ -343,8 +343,12 @@ func (p *page) checkStep() {
 			p.t.Errorf("step %d narration: got %q, want %q", pos, got, want.Step.Narration[0])
 		}
 	}
-	if got := p.count(".exchanges tbody tr"); got != len(want.Step.Exchanges) {
-		p.t.Errorf("step %d: %d exchanges rendered, want %d", pos, got, len(want.Step.Exchanges))
+	shown, folded := ui.Fold(want.Step.Exchanges)
+	if got := p.count(".exchanges tbody tr"); got != len(shown) {
+		p.t.Errorf("step %d: %d exchanges rendered as cards, want %d", pos, got, len(shown))
+	}
+	if got := p.count(".exchanges .bg-group"); got != len(folded) {
+		p.t.Errorf("step %d: %d kinds of background traffic folded, want %d", pos, got, len(folded))
 	}
 	for _, b := range want.State.Brokers {
 		status := map[bool]string{true: "up", false: "down"}[b.Up]

@@ -79,7 +79,7 @@ func TestDiagramEveryLesson(t *testing.T) {
 				p.load("/?" + query)
 			}
 			page := play.Parse(query).Page()
-			want := ui.NewDiagram(page.State, page.Step.Exchanges)
+			want := ui.NewDiagram(page.State, page.Step.Exchanges, page.Step.Command)
 			var actors []string
 			for _, a := range page.State.Actors {
 				actors = append(actors, a.Name)

@@ -1,0 +1,91 @@
+package browsertest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/gregor-kafka/gregor/lessons"
+	"github.com/gregor-kafka/gregor/lessons/play"
+)
+
+// maxHeight bounds a step's page, in CSS px, at 1280px and 390px wide.
+// Measured by TestWalkEveryLesson on every step of every lesson: the
+// tallest is assignors' step 24 (three groups rebalancing, 21 exchanges)
+// at 7,454 px and 15,338 px; before background traffic was folded,
+// coordinator-failover's step 15 was some 75,000 px.
+var maxHeight = map[int]int{1280: 10_000, 390: 20_000}
+
+// height measures the page at a width (and leaves the viewport there),
+// failing the test past maxHeight.
+func (p *page) height(width int, where string) int {
+	p.t.Helper()
+	p.do(chromedp.EmulateViewport(int64(width), 900))
+	h, _ := strconv.Atoi(p.eval(`String(document.documentElement.scrollHeight)`))
+	if h > maxHeight[width] {
+		p.t.Errorf("%s at %dpx: the page is %d px tall, more than %d", where, width, h, maxHeight[width])
+	}
+	return h
+}
+
+// TestPageHeightWorstSteps opens the tallest steps, the dense ones, at
+// both widths.
+func TestPageHeightWorstSteps(t *testing.T) {
+	for _, q := range []string{"lesson=coordinator-failover&step=15", "lesson=assignors&step=24", "lesson=coordinator-failover&step=8"} {
+		p := open(t, "/?"+q)
+		p.reducedMotion(true)
+		for _, width := range []int{1280, 390} {
+			h := p.height(width, q)
+			t.Logf("MEASURE %s at %dpx: %d px tall", q, width, h)
+			p.shot(fmt.Sprintf("%s-%dpx", strings.NewReplacer("lesson=", "", "&step=", "-").Replace(q), width))
+		}
+	}
+}
+
+// TestWalkEveryLesson steps through every lesson with its Next link, as
+// a learner does, and holds each page to maxHeight at 1280px and 390px;
+// it saves a screenshot of the first, middle and last step at both
+// widths, and writes every height to heights.txt beside them.
+func TestWalkEveryLesson(t *testing.T) {
+	var table strings.Builder
+	for _, m := range lessons.Catalog {
+		if !lessons.Available(m.Slug) {
+			continue
+		}
+		total := len(play.Parse("lesson=" + m.Slug).Items)
+		p := open(t, "/?lesson="+m.Slug) // a browser per lesson: each has 90 s
+		p.reducedMotion(true)
+		shots := map[int]bool{1: true, (total + 1) / 2: true, total: true}
+		tallest, at := 0, 0
+		for step := 1; step <= total; step++ {
+			if step > 1 {
+				p.eval(`document.getElementById("next").click(), ""`)
+			}
+			p.waitText("#pos", fmt.Sprintf("Step %d of %d", step, total))
+			where := fmt.Sprintf("%s step %d", m.Slug, step)
+			var h [2]int
+			for i, width := range []int{1280, 390} {
+				h[i] = p.height(width, where)
+				if shots[step] {
+					p.shot(fmt.Sprintf("%s-%02d-%dpx", m.Slug, step, width))
+				}
+			}
+			p.do(chromedp.EmulateViewport(1280, 900))
+			fmt.Fprintf(&table, "%s\t%d\t%d\t%d\n", m.Slug, step, h[0], h[1])
+			if h[1] > tallest {
+				tallest, at = h[1], step
+			}
+		}
+		t.Logf("MEASURE %s: tallest at 390px is step %d, %d px", m.Slug, at, tallest)
+	}
+	dir := os.Getenv("GREGOR_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "gregor-browser-tests")
+	}
+	os.WriteFile(filepath.Join(dir, "heights.txt"), []byte(table.String()), 0o644)
+}
