@@ -39,6 +39,7 @@ type conn struct {
 	maxFrame int32
 	logf     func(string, ...any)
 	clientID string // the last client.id the live trace saw; engine only
+	listener string // the name of the listener it came through
 
 	mu     sync.Mutex
 	queue  []*slot
@@ -127,7 +128,7 @@ func (c *conn) read() error {
 			return err
 		}
 		if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
-			if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host}}) {
+			if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener}}) {
 				return nil
 			}
 			continue
@@ -135,7 +136,7 @@ func (c *conn) read() error {
 		if !c.enqueue(&slot{corr: h.CorrelationID}) {
 			return nil
 		}
-		if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host}}) {
+		if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener}}) {
 			return nil
 		}
 	}

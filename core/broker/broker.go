@@ -20,6 +20,9 @@ type Config struct {
 	NodeID int32
 	Host   string // advertised host
 	Port   int32  // advertised port
+	// Listeners are every advertised listener, the first at Host and
+	// Port (listeners.go); empty means one, PLAINTEXT, at Host and Port.
+	Listeners []cluster.Endpoint
 	// ClusterID is the cluster id a broker with empty storage starts
 	// with. Empty: a single broker draws one; a clustered broker adopts
 	// the metadata quorum's (cluster_id.go).
@@ -43,6 +46,9 @@ type Request struct {
 	// Host is the client's address as Kafka reports it in DescribeGroups
 	// ("/127.0.0.1"); empty where there is none (peers, the simulator).
 	Host string
+	// Listener names the listener the request came through (KIP-103);
+	// empty is the first. Broker addresses in answers are its endpoints.
+	Listener string
 }
 
 // Response answers a Request on the same connection.
@@ -134,6 +140,7 @@ func (b *Broker) Handle(now int64, req Request) {
 		return
 	}
 	if resp := h.fn(b, &req); resp != nil {
+		b.advertise(req.Listener, resp)
 		b.reply(req, resp)
 	}
 }

@@ -18,6 +18,9 @@ type Broker struct {
 	Port          int32  `json:"port,omitempty"`
 	Rack          string `json:"rack,omitempty"`
 	Fenced        bool   `json:"fenced"`
+	// Endpoints are all its listeners (endpoint.go); Host and Port are
+	// the first of them.
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
 }
 
 // Partition is one partition's replication state.
@@ -85,6 +88,7 @@ func (im *Image) Clone() *Image {
 	for id, b := range im.Brokers {
 		if b != nil {
 			cb := *b
+			cb.Endpoints = slices.Clone(b.Endpoints)
 			b = &cb
 		}
 		c.Brokers[id] = b
@@ -269,7 +273,7 @@ func (im *Image) applyRecord(index uint64, r *Record) ([]PartitionDelta, error) 
 	case r.RegisterBroker != nil:
 		x := r.RegisterBroker
 		im.Brokers[x.ID] = &Broker{ID: x.ID, Epoch: int64(index), IncarnationID: x.IncarnationID,
-			Host: x.Host, Port: x.Port, Rack: x.Rack, Fenced: true}
+			Host: x.Host, Port: x.Port, Rack: x.Rack, Fenced: true, Endpoints: x.Endpoints}
 	case r.FenceBroker != nil, r.UnfenceBroker != nil:
 		id, epoch, fence := int32(0), int64(0), r.FenceBroker != nil
 		if fence {

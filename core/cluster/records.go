@@ -52,6 +52,9 @@ type RegisterBroker struct {
 	Host          string `json:"host,omitempty"`
 	Port          int32  `json:"port,omitempty"`
 	Rack          string `json:"rack,omitempty"`
+	// Endpoints are every listener of the broker; Host and Port repeat
+	// the first, so records written before listeners read the same.
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
 }
 
 // FenceBroker fences a broker registration (session expired, or asked

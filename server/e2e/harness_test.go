@@ -143,6 +143,8 @@ type Broker struct {
 	NodeID   int32 // what Metadata should advertise
 	configs  [][2]string
 	extra    []string
+	// listeners replaces --kafka-addr with --listeners (WithListeners).
+	listeners string
 	// Env is added to the environment of the next runs (e.g. the test-only
 	// GREGOR_TEST_FAULTS); a test may clear it before a Restart.
 	Env []string
@@ -181,6 +183,12 @@ func WithConfig(name, value string) BrokerOpt {
 // instead of free ones picked when it starts.
 func WithAddrs(kafka, http string) BrokerOpt {
 	return func(b *Broker) { b.Addr, b.HTTPAddr = kafka, http }
+}
+
+// WithListeners runs the broker with Kafka's listeners setting instead of
+// --kafka-addr; addr is the listener whose port the harness waits for.
+func WithListeners(listeners, addr string) BrokerOpt {
+	return func(b *Broker) { b.listeners, b.Addr = listeners, addr }
 }
 
 // WithEnv adds KEY=value pairs to the broker's environment.
@@ -254,6 +262,9 @@ func startBroker(t testing.TB, opts ...BrokerOpt) *Broker {
 // Args is the command line of the broker (without the binary).
 func (b *Broker) Args() []string {
 	args := []string{"serve", "--kafka-addr", b.Addr, "--http-addr", b.HTTPAddr, "--data-dir", b.DataDir}
+	if b.listeners != "" {
+		args = append([]string{"serve", "--listeners", b.listeners}, args[3:]...)
+	}
 	for _, kv := range b.configs {
 		args = append(args, "--"+kv[0], kv[1])
 	}

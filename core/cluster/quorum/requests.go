@@ -55,6 +55,11 @@ func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
 	if len(r.Listeners) > 0 {
 		rec.Host, rec.Port = r.Listeners[0].Host, int32(r.Listeners[0].Port)
 	}
+	if len(r.Listeners) > 1 {
+		for _, l := range r.Listeners {
+			rec.Endpoints = append(rec.Endpoints, cluster.Endpoint{Name: l.Name, Host: l.Host, Port: int32(l.Port)})
+		}
+	}
 	c.lastHeard[r.BrokerID] = c.n.now
 	recs, keys := []cluster.Record{{RegisterBroker: rec}}, []string{brokerKey(r.BrokerID)}
 	if old := c.n.image.Brokers[r.BrokerID]; old != nil && old.IncarnationID != r.IncarnationID {
