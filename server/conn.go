@@ -19,6 +19,11 @@ import (
 // encoding (measured by make bench).
 const maxKeptBuffer = 64 << 20
 
+// tlsHandshake is the first byte of a TLS record carrying a handshake
+// (a ClientHello), followed by major version 3: read as a Kafka frame
+// size it is 369 MB or more.
+const tlsHandshake = 0x16
+
 // maxInFlight bounds the requests a connection may have outstanding; the
 // reader stops reading until the writer catches up.
 const maxInFlight = 128
@@ -40,6 +45,7 @@ type conn struct {
 	logf     func(string, ...any)
 	clientID string // the last client.id the live trace saw; engine only
 	listener string // the name of the listener it came through
+	tls      bool   // the listener is SSL or SASL_SSL
 
 	mu     sync.Mutex
 	queue  []*slot
@@ -103,6 +109,9 @@ func (c *conn) read() error {
 			return err
 		}
 		n := int32(binary.BigEndian.Uint32(size[:]))
+		if size[0] == tlsHandshake && size[1] == 3 && !c.tls {
+			return fmt.Errorf("a TLS handshake on the %s listener, which is plaintext: the client is set for SSL on a port without it", c.listener)
+		}
 		if n < 0 || n > c.maxFrame {
 			return fmt.Errorf("frame of %d bytes exceeds socket.request.max.bytes (%d)", n, c.maxFrame)
 		}

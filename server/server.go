@@ -242,7 +242,7 @@ func (s *Server) Run(ctx context.Context) error {
 					return
 				}
 				c := newConn(s.nextID.Add(1), nc, s.e, int32(s.cfg.Settings.Int64("socket.request.max.bytes")), s.cfg.Logf)
-				c.listener = l.Name
+				c.listener, c.tls = l.Name, l.Protocol.TLS()
 				mu.Lock()
 				conns[c] = true
 				mu.Unlock()
