@@ -488,6 +488,7 @@ func (e *engine) process() {
 		}
 	}
 	if len(out.Applied) > 0 {
+		e.metrics.applied(d.id, out.Applied)
 		if err := e.b.ApplyMetadata(now, d.node.Image().Clone()); err != nil {
 			e.logf("applying metadata: %v", err)
 		}

@@ -26,6 +26,8 @@ type inbound struct {
 	ctl  bool
 	msg  kmsg.Request
 	resp kmsg.Response
+
+	call func() // evCall: run on the engine (engine.call)
 }
 
 type eventKind uint8
@@ -39,6 +41,7 @@ const (
 	evPeerResponse // the answer to one of our broker's requests
 	evUnreachable  // a peer link failed
 	evRaftTick     // time for a quorum tick
+	evCall         // run a function on the engine (metrics.go)
 )
 
 // engine runs the broker on one goroutine.
@@ -49,6 +52,7 @@ type engine struct {
 	stopping <-chan struct{}
 	logf     func(string, ...any)
 	trace    *live.Hub // the live trace of real clients' requests
+	metrics  *metrics  // set by Start
 
 	cl    *clusterDriver // nil for a single broker
 	later []func()       // work queued by broker callbacks (cluster.go)
@@ -71,6 +75,7 @@ func (e *engine) deliver(r broker.Response) {
 		return
 	}
 	if c := e.conns[r.Conn]; c != nil {
+		e.metrics.response(e, r.Conn, r.CorrelationID, r.Msg)
 		e.traceResponse(c, r)
 		c.complete(r.CorrelationID, r.Msg)
 	}
@@ -136,16 +141,37 @@ func (e *engine) handle(in inbound) {
 		e.conns[in.conn.id] = in.conn
 	case evClose:
 		delete(e.conns, in.conn.id)
+		e.metrics.closed(in.conn.id)
 		e.b.DropConnection(in.conn.id)
 	case evRequest:
 		if e.conns[in.conn.id] != nil {
+			e.metrics.request(e, in)
 			e.traceRequest(in)
 			e.safely(in)
 		}
+	case evCall:
+		in.call()
 	default:
 		e.handleCluster(in)
 	}
 	e.runLater()
+}
+
+// call runs fn on the engine goroutine and waits for it; false when the
+// server stopped first.
+func (e *engine) call(fn func()) bool {
+	done := make(chan struct{})
+	select {
+	case e.in <- inbound{kind: evCall, call: func() { fn(); close(done) }}:
+	case <-e.stopping:
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-e.stopping:
+		return false
+	}
 }
 
 // runLater runs the work broker callbacks queued, until none is left.

@@ -50,6 +50,9 @@ type Config struct {
 	// watch /live and open classes (package access). Empty: Start makes
 	// one, and Run prints it.
 	OperatorToken string
+	// MetricsNeedToken (--http.metrics.require.token) puts /metrics
+	// behind the operator token beyond loopback, as /live is.
+	MetricsNeedToken bool
 }
 
 // Server is a running broker with its listeners.
@@ -103,6 +106,8 @@ func Start(cfg Config) (*Server, error) {
 		return fail(fmt.Errorf("http listener: %w", err))
 	}
 	s.e = newEngine(cfg.Logf)
+	s.e.metrics = newMetrics(s.e, int32(cfg.Settings.Int64("node.id")))
+	fs.OnSync = func(d time.Duration) { s.e.metrics.fsync.Observe(d.Seconds()) }
 	now := time.Now()
 	bcfg := broker.Config{
 		NodeID:    int32(cfg.Settings.Int64("node.id")),

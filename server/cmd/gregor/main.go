@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -138,6 +139,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	metricsToken := false
+	if v := sv[metricsTokenKey]; v != "" {
+		if metricsToken, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("%s=%s: want true or false", metricsTokenKey, v)
+		}
+	}
 	var voters map[int32]string
 	if *controllerQuorum != "" {
 		var err error
@@ -153,6 +160,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		KafkaAddr: *kafkaAddr, Listeners: listeners, TLS: tlsCfg, HTTPAddr: *httpAddr, DataDir: *dataDir,
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
 		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: sv[operatorTokenKey],
+		MetricsNeedToken: metricsToken,
 	})
 	if err != nil {
 		return err
@@ -176,11 +184,15 @@ func brokerHelp(d config.Def) string {
 // operatorTokenKey is the web UI's operator token (package server/access).
 const operatorTokenKey = "http.operator.token"
 
+// metricsTokenKey guards /metrics like /live.
+const metricsTokenKey = "http.metrics.require.token"
+
 // serverKeys are settings of the server around the engine (sockets, TLS,
 // the web UI) rather than of the broker: flags and properties-file keys
 // under Kafka's names, read by the server package.
 var serverKeys = []struct{ name, doc string }{
 	{operatorTokenKey, "the token a client beyond loopback needs to watch /live and open a class (default: a fresh one, printed at startup)"},
+	{metricsTokenKey, "true puts /metrics behind the operator token beyond loopback, as /live is (default false: open, for a Prometheus scraper)"},
 	{"listeners", "NAME://host:port,... to listen on, e.g. PLAINTEXT://:9092,SSL://:9093 (default: PLAINTEXT://--kafka-addr)"},
 	{"advertised.listeners", "NAME://host:port,... clients are told to use, per listener (default: the bound address)"},
 	{"listener.security.protocol.map", "NAME:PROTOCOL,... with PROTOCOL one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL (default: the four names map to themselves)"},
