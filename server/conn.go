@@ -43,9 +43,10 @@ type conn struct {
 	e        *engine
 	maxFrame int32
 	logf     func(string, ...any)
-	clientID string // the last client.id the live trace saw; engine only
-	listener string // the name of the listener it came through
-	tls      bool   // the listener is SSL or SASL_SSL
+	clientID string    // the last client.id the live trace saw; engine only
+	listener string    // the name of the listener it came through
+	tls      bool      // the listener is SSL or SASL_SSL
+	sasl     *saslConn // SASL_PLAINTEXT and SASL_SSL listeners (sasl.go)
 
 	mu     sync.Mutex
 	queue  []*slot
@@ -119,6 +120,12 @@ func (c *conn) read() error {
 		if _, err := io.ReadFull(c.nc, frame); err != nil {
 			return fmt.Errorf("truncated frame (%d bytes announced): %w", n, err)
 		}
+		if c.sasl != nil && c.sasl.raw {
+			if err := c.rawToken(frame); err != nil {
+				return err
+			}
+			continue
+		}
 		h, req, err := wire.ParseRequest(frame)
 		var verr *wire.VersionError
 		switch {
@@ -135,6 +142,14 @@ func (c *conn) read() error {
 			}
 		case err != nil:
 			return err
+		}
+		if c.sasl != nil && c.sasl.user == "" {
+			if handled, err := c.authenticate(h, req); err != nil || handled {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
 			if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener}}) {

@@ -41,6 +41,9 @@ var protocols = []Protocol{Plaintext, SSL, SASLPlaintext, SASLSSL}
 // TLS reports whether the protocol runs over TLS.
 func (p Protocol) TLS() bool { return p == SSL || p == SASLSSL }
 
+// SASL reports whether the protocol authenticates with SASL.
+func (p Protocol) SASL() bool { return p == SASLPlaintext || p == SASLSSL }
+
 // Listener is one configured listener.
 type Listener struct {
 	Name     string

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,10 +32,16 @@ type Config struct {
 	Listeners []Listener
 	// TLS serves the SSL and SASL_SSL listeners (tls.go); nil when none
 	// is configured.
-	TLS      *tls.Config
-	HTTPAddr string
-	DataDir  string
-	Settings *config.Broker
+	TLS *tls.Config
+	// SASLMechanisms (sasl.enabled.mechanisms) are those the SASL
+	// listeners offer; empty means all of Mechanisms (sasl.go).
+	SASLMechanisms []string
+	// ScramBootstrap are credentials a single broker adds at startup
+	// when the user has none of that mechanism (--add-scram).
+	ScramBootstrap []string
+	HTTPAddr       string
+	DataDir        string
+	Settings       *config.Broker
 	// IndexHTML is the page served at / on the HTTP address.
 	IndexHTML []byte
 	// Assets is the browser build served under /assets/ (see WebHandler).
@@ -73,6 +80,14 @@ type Server struct {
 // listeners. Any failure is returned as one descriptive error.
 func Start(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg}
+	if len(s.cfg.SASLMechanisms) == 0 {
+		s.cfg.SASLMechanisms = Mechanisms
+	}
+	for _, m := range s.cfg.SASLMechanisms {
+		if !slices.Contains(Mechanisms, m) {
+			return nil, fmt.Errorf("sasl.enabled.mechanisms: %s is not served (%s are)", m, strings.Join(Mechanisms, ", "))
+		}
+	}
 	if s.cfg.OperatorToken == "" {
 		s.cfg.OperatorToken = access.NewToken()
 		s.printToken = true
@@ -138,6 +153,14 @@ func Start(cfg Config) (*Server, error) {
 			return fail(err)
 		}
 	}
+	if err := s.bootstrapScram(); err != nil {
+		if s.e.cl != nil {
+			s.e.cl.close()
+			_ = s.e.cl.node.Close()
+		}
+		_ = s.e.b.Close()
+		return fail(err)
+	}
 	s.web = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
 	return s, nil
 }
@@ -167,9 +190,6 @@ func (s *Server) listen() ([]cluster.Endpoint, error) {
 	}
 	var out []cluster.Endpoint
 	for _, l := range ls {
-		if l.Protocol == SASLPlaintext || l.Protocol == SASLSSL {
-			return nil, fmt.Errorf("listener %s: %s is not served yet (PLAINTEXT and SSL are)", l.Name, l.Protocol)
-		}
 		if l.Protocol.TLS() && s.cfg.TLS == nil {
 			return nil, fmt.Errorf("listener %s is %s: set ssl.keystore.location (a PEM file of the certificate chain and key)", l.Name, l.Protocol)
 		}
@@ -248,6 +268,9 @@ func (s *Server) Run(ctx context.Context) error {
 				}
 				c := newConn(s.nextID.Add(1), nc, s.e, int32(s.cfg.Settings.Int64("socket.request.max.bytes")), s.cfg.Logf)
 				c.listener, c.tls = l.Name, l.Protocol.TLS()
+				if l.Protocol.SASL() {
+					c.sasl = &saslConn{enabled: s.cfg.SASLMechanisms}
+				}
 				mu.Lock()
 				conns[c] = true
 				mu.Unlock()

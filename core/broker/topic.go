@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/producer"
 	"github.com/gregor-kafka/gregor/core/store"
@@ -21,6 +22,8 @@ type metadata struct {
 	BrokerConfigs map[string]string          `json:"broker_configs,omitempty"`
 	Topics        map[string]*topicRecord    `json:"topics"`
 	StartOffsets  map[string]map[int32]int64 `json:"log_start_offsets,omitempty"`
+	// Scram are the SCRAM credentials (scram.go), by cluster.ScramKey.
+	Scram map[string]*cluster.ScramCredential `json:"scram,omitempty"`
 }
 
 type topicRecord struct {

@@ -71,6 +71,8 @@ type Image struct {
 	Defaults map[string]string `json:"defaults,omitempty"`
 	// NextProducerID is the first producer id not yet handed out.
 	NextProducerID int64 `json:"next_producer_id"`
+	// Scram are the SCRAM credentials by ScramKey (scram.go).
+	Scram map[string]*ScramCredential `json:"scram,omitempty"`
 }
 
 // NewImage returns the empty image.
@@ -109,6 +111,13 @@ func (im *Image) Clone() *Image {
 		c.Topics[name] = t
 	}
 	c.Defaults = maps.Clone(im.Defaults)
+	if im.Scram != nil {
+		c.Scram = make(map[string]*ScramCredential, len(im.Scram))
+		for k, v := range im.Scram {
+			cv := *v // the byte slices are never written to
+			c.Scram[k] = &cv
+		}
+	}
 	return &c
 }
 
@@ -332,6 +341,11 @@ func (im *Image) applyRecord(index uint64, r *Record) ([]PartitionDelta, error) 
 			return nil, fmt.Errorf("%w: producer id block at %d, next is %d", ErrStale, x.Start, im.NextProducerID)
 		}
 		im.NextProducerID = x.Start + int64(x.Len)
+	case r.ScramCredential != nil, r.RemoveScram != nil:
+		if im.Scram == nil {
+			im.Scram = map[string]*ScramCredential{}
+		}
+		ApplyScram(im.Scram, r)
 	default:
 		return nil, fmt.Errorf("%w: empty record", ErrInvalid)
 	}

@@ -177,6 +177,10 @@ type Record struct {
 	PartitionChange  *PartitionChange   `json:"partition_change,omitempty"`
 	Config           *ConfigRecord      `json:"config,omitempty"`
 	ProducerIDs      *ProducerIDsBlock  `json:"producer_ids,omitempty"`
+	// ScramCredential and RemoveScram are the SCRAM credential records
+	// (scram.go).
+	ScramCredential *ScramCredential       `json:"scram_credential,omitempty"`
+	RemoveScram     *RemoveScramCredential `json:"remove_scram_credential,omitempty"`
 }
 
 // Count is how many of the record's kinds are set; a valid record has one.
@@ -184,7 +188,8 @@ func (r *Record) Count() int {
 	n := 0
 	for _, set := range []bool{r.ClusterID != nil, r.RegisterBroker != nil, r.FenceBroker != nil,
 		r.UnfenceBroker != nil, r.UnregisterBroker != nil, r.Topic != nil, r.RemoveTopic != nil,
-		r.Partition != nil, r.PartitionChange != nil, r.Config != nil, r.ProducerIDs != nil} {
+		r.Partition != nil, r.PartitionChange != nil, r.Config != nil, r.ProducerIDs != nil,
+		r.ScramCredential != nil, r.RemoveScram != nil} {
 		if set {
 			n++
 		}

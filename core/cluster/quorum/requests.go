@@ -30,6 +30,13 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 		c.unregister(id, r)
 	case *kmsg.IncrementalAlterConfigsRequest:
 		c.alterConfigs(id, r)
+	case *kmsg.AlterUserSCRAMCredentialsRequest:
+		resp, recs := cluster.AlterScram(r, c.n.image.Scram)
+		if len(recs) == 0 {
+			c.n.respond(id, resp)
+			return
+		}
+		c.propose(recs, &pending{id: id, req: r, done: func([]error) kmsg.Response { return resp }}, nil)
 	default:
 		c.n.respond(id, errorResponse(req, kerr.UnsupportedVersion.Code))
 	}

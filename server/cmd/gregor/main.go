@@ -161,6 +161,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
 		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: sv[operatorTokenKey],
 		MetricsNeedToken: metricsToken,
+		SASLMechanisms:   splitNonEmpty(sv["sasl.enabled.mechanisms"], ","),
+		ScramBootstrap:   splitNonEmpty(sv["add-scram"], ";"),
 	})
 	if err != nil {
 		return err
@@ -168,6 +170,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return srv.Run(ctx)
+}
+
+// splitNonEmpty splits s at sep, dropping blanks.
+func splitNonEmpty(s, sep string) []string {
+	var out []string
+	for _, p := range strings.Split(s, sep) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func brokerHelp(d config.Def) string {
@@ -198,6 +211,8 @@ var serverKeys = []struct{ name, doc string }{
 	{"listener.security.protocol.map", "NAME:PROTOCOL,... with PROTOCOL one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL (default: the four names map to themselves)"},
 	{"inter.broker.listener.name", "the listener brokers use for each other; checked to be one of listeners (peers travel on the controller listener)"},
 	{"controller.listener.names", "the listener of listeners that is this node's --controller-addr (raft, controller requests, follower fetches)"},
+	{"sasl.enabled.mechanisms", "the SASL mechanisms SASL_PLAINTEXT and SASL_SSL listeners offer (default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)"},
+	{"add-scram", "single broker: SCRAM credentials to add at startup unless the user has one, as kafka-storage --add-scram: 'SCRAM-SHA-256=[name=admin,password=secret]', several separated by ;"},
 	{"ssl.keystore.location", "PEM file with the server certificate chain and its unencrypted private key, for SSL listeners"},
 	{"ssl.keystore.type", "PEM (the only type read)"},
 	{"ssl.truststore.location", "PEM file of the CA certificates client certificates must chain to (mutual TLS)"},
