@@ -143,8 +143,10 @@ type Broker struct {
 	NodeID   int32 // what Metadata should advertise
 	configs  [][2]string
 	extra    []string
-	// listeners replaces --kafka-addr with --listeners (WithListeners).
-	listeners string
+	// listeners replaces --kafka-addr with --listeners (WithListeners);
+	// listenersFor computes it from the broker (WithListenersFor).
+	listeners    string
+	listenersFor func(*Broker) string
 	// Env is added to the environment of the next runs (e.g. the test-only
 	// GREGOR_TEST_FAULTS); a test may clear it before a Restart.
 	Env []string
@@ -189,6 +191,13 @@ func WithAddrs(kafka, http string) BrokerOpt {
 // --kafka-addr; addr is the listener whose port the harness waits for.
 func WithListeners(listeners, addr string) BrokerOpt {
 	return func(b *Broker) { b.listeners, b.Addr = listeners, addr }
+}
+
+// WithListenersFor is WithListeners for the brokers of a cluster: f makes
+// each broker's listeners from it (its Addr among them, the port the
+// harness waits for).
+func WithListenersFor(f func(b *Broker) string) BrokerOpt {
+	return func(b *Broker) { b.listenersFor = f }
 }
 
 // WithEnv adds KEY=value pairs to the broker's environment.
@@ -262,8 +271,12 @@ func startBroker(t testing.TB, opts ...BrokerOpt) *Broker {
 // Args is the command line of the broker (without the binary).
 func (b *Broker) Args() []string {
 	args := []string{"serve", "--kafka-addr", b.Addr, "--http-addr", b.HTTPAddr, "--data-dir", b.DataDir}
-	if b.listeners != "" {
-		args = append([]string{"serve", "--listeners", b.listeners}, args[3:]...)
+	listeners := b.listeners
+	if b.listenersFor != nil {
+		listeners = b.listenersFor(b)
+	}
+	if listeners != "" {
+		args = append([]string{"serve", "--listeners", listeners}, args[3:]...)
 	}
 	for _, kv := range b.configs {
 		args = append(args, "--"+kv[0], kv[1])
