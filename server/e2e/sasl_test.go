@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -176,19 +175,9 @@ func TestSASLKcat(t *testing.T) {
 	s := saslBroker(t)
 	dir := t.TempDir()
 	topic := topicName(t, "")
-	run := func(stdin string, args ...string) string {
-		t.Helper()
-		all := append([]string{"-b", s.ssl, "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanisms=SCRAM-SHA-512",
-			"-X", "sasl.username=admin", "-X", "sasl.password=" + adminPassword,
-			"-X", "ssl.ca.location=" + writeFile(t, dir, "ca.pem", s.ca.pem)}, args...)
-		cmd := exec.CommandContext(testCtx(t, 30*time.Second), kcat, all...)
-		cmd.Stdin = strings.NewReader(stdin)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("kcat %s: %v\n%s", strings.Join(all, " "), err, out)
-		}
-		return string(out)
-	}
+	run := kcatWith(t, kcat, "-b", s.ssl, "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanisms=SCRAM-SHA-512",
+		"-X", "sasl.username=admin", "-X", "sasl.password="+adminPassword,
+		"-X", "ssl.ca.location="+writeFile(t, dir, "ca.pem", s.ca.pem))
 	run("one\ntwo\n", "-P", "-t", topic)
 	if got := run("", "-C", "-t", topic, "-o", "beginning", "-e", "-q"); got != "one\ntwo\n" {
 		t.Errorf("kcat consumed %q over SASL_SSL, want %q", got, "one\ntwo\n")

@@ -132,11 +132,21 @@ func TestTLSKcat(t *testing.T) {
 	_, clientPEM := ca.issue("kcat", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	client := writeFile(t, dir, "client.pem", clientPEM)
 	topic := topicName(t, "")
-	run := func(stdin string, args ...string) string {
+	run := kcatWith(t, kcat, "-b", ssl, "-X", "security.protocol=SSL",
+		"-X", "ssl.ca.location="+writeFile(t, dir, "ca.pem", ca.pem),
+		"-X", "ssl.certificate.location="+client, "-X", "ssl.key.location="+client)
+	run("one\ntwo\n", "-P", "-t", topic)
+	if got := run("", "-C", "-t", topic, "-o", "beginning", "-e", "-q"); got != "one\ntwo\n" {
+		t.Errorf("kcat consumed %q over TLS, want %q", got, "one\ntwo\n")
+	}
+}
+
+// kcatWith runs kcat with the given connection arguments and more, failing
+// the test when it fails; it returns what kcat printed.
+func kcatWith(t *testing.T, kcat string, conn ...string) func(stdin string, args ...string) string {
+	return func(stdin string, args ...string) string {
 		t.Helper()
-		all := append([]string{"-b", ssl, "-X", "security.protocol=SSL",
-			"-X", "ssl.ca.location=" + writeFile(t, dir, "ca.pem", ca.pem),
-			"-X", "ssl.certificate.location=" + client, "-X", "ssl.key.location=" + client}, args...)
+		all := append(append([]string(nil), conn...), args...)
 		cmd := exec.CommandContext(testCtx(t, 30*time.Second), kcat, all...)
 		cmd.Stdin = strings.NewReader(stdin)
 		out, err := cmd.CombinedOutput()
@@ -144,9 +154,5 @@ func TestTLSKcat(t *testing.T) {
 			t.Fatalf("kcat %s: %v\n%s", strings.Join(all, " "), err, out)
 		}
 		return string(out)
-	}
-	run("one\ntwo\n", "-P", "-t", topic)
-	if got := run("", "-C", "-t", topic, "-o", "beginning", "-e", "-q"); got != "one\ntwo\n" {
-		t.Errorf("kcat consumed %q over TLS, want %q", got, "one\ntwo\n")
 	}
 }
