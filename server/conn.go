@@ -47,6 +47,7 @@ type conn struct {
 	listener string    // the name of the listener it came through
 	tls      bool      // the listener is SSL or SASL_SSL
 	sasl     *saslConn // SASL_PLAINTEXT and SASL_SSL listeners (sasl.go)
+	who      string    // the principal, once known (principal.go)
 
 	mu     sync.Mutex
 	queue  []*slot
@@ -152,7 +153,7 @@ func (c *conn) read() error {
 			}
 		}
 		if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
-			if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener}}) {
+			if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener, Principal: c.principal()}}) {
 				return nil
 			}
 			continue
@@ -160,7 +161,7 @@ func (c *conn) read() error {
 		if !c.enqueue(&slot{corr: h.CorrelationID}) {
 			return nil
 		}
-		if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener}}) {
+		if !c.send(inbound{conn: c, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener, Principal: c.principal()}}) {
 			return nil
 		}
 	}

@@ -36,6 +36,9 @@ type Config struct {
 	// SASLMechanisms (sasl.enabled.mechanisms) are those the SASL
 	// listeners offer; empty means all of Mechanisms (sasl.go).
 	SASLMechanisms []string
+	// Authorizer (authorizer.class.name, super.users,
+	// allow.everyone.if.no.acl.found) enforces the ACLs; nil: none are.
+	Authorizer *cluster.Authorizer
 	// ScramBootstrap are credentials a single broker adds at startup
 	// when the user has none of that mechanism (--add-scram).
 	ScramBootstrap []string
@@ -125,13 +128,14 @@ func Start(cfg Config) (*Server, error) {
 	fs.OnSync = func(d time.Duration) { s.e.metrics.fsync.Observe(d.Seconds()) }
 	now := time.Now()
 	bcfg := broker.Config{
-		NodeID:    int32(cfg.Settings.Int64("node.id")),
-		Host:      endpoints[0].Host,
-		Port:      endpoints[0].Port,
-		Listeners: endpoints,
-		Settings:  cfg.Settings,
-		Rand:      rand.New(rand.NewPCG(uint64(now.UnixNano()), uint64(now.Unix()))),
-		Logf:      cfg.Logf,
+		NodeID:     int32(cfg.Settings.Int64("node.id")),
+		Host:       endpoints[0].Host,
+		Port:       endpoints[0].Port,
+		Listeners:  endpoints,
+		Authorizer: cfg.Authorizer,
+		Settings:   cfg.Settings,
+		Rand:       rand.New(rand.NewPCG(uint64(now.UnixNano()), uint64(now.Unix()))),
+		Logf:       cfg.Logf,
 	}
 	if cfg.ControllerQuorum != nil {
 		if err := s.startCluster(&bcfg, fs); err != nil {

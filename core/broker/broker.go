@@ -23,6 +23,9 @@ type Config struct {
 	// Listeners are every advertised listener, the first at Host and
 	// Port (listeners.go); empty means one, PLAINTEXT, at Host and Port.
 	Listeners []cluster.Endpoint
+	// Authorizer, when set (authorizer.class.name), enforces the ACLs
+	// on every client request (authorize.go).
+	Authorizer *cluster.Authorizer
 	// ClusterID is the cluster id a broker with empty storage starts
 	// with. Empty: a single broker draws one; a clustered broker adopts
 	// the metadata quorum's (cluster_id.go).
@@ -49,6 +52,10 @@ type Request struct {
 	// Listener names the listener the request came through (KIP-103);
 	// empty is the first. Broker addresses in answers are its endpoints.
 	Listener string
+	// Principal is the client's, as ACLs name it ("User:alice",
+	// "User:ANONYMOUS"); empty for a peer broker and the simulator, whose
+	// requests are not authorized.
+	Principal string
 }
 
 // Response answers a Request on the same connection.
@@ -139,7 +146,15 @@ func (b *Broker) Handle(now int64, req Request) {
 		b.reply(req, unsupported(req.Msg))
 		return
 	}
+	deny, post := b.authorize(&req)
+	if deny != nil {
+		b.reply(req, deny)
+		return
+	}
 	if resp := h.fn(b, &req); resp != nil {
+		if post != nil {
+			post(resp)
+		}
 		b.advertise(req.Listener, resp)
 		b.reply(req, resp)
 	}

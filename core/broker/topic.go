@@ -24,6 +24,8 @@ type metadata struct {
 	StartOffsets  map[string]map[int32]int64 `json:"log_start_offsets,omitempty"`
 	// Scram are the SCRAM credentials (scram.go), by cluster.ScramKey.
 	Scram map[string]*cluster.ScramCredential `json:"scram,omitempty"`
+	// ACLs are the ACL bindings (acls.go), by cluster.ACLKey.
+	ACLs map[string]*cluster.ACL `json:"acls,omitempty"`
 }
 
 type topicRecord struct {

@@ -73,6 +73,8 @@ type Image struct {
 	NextProducerID int64 `json:"next_producer_id"`
 	// Scram are the SCRAM credentials by ScramKey (scram.go).
 	Scram map[string]*ScramCredential `json:"scram,omitempty"`
+	// ACLs are the ACL bindings by ACLKey (acl.go).
+	ACLs map[string]*ACL `json:"acls,omitempty"`
 }
 
 // NewImage returns the empty image.
@@ -111,6 +113,13 @@ func (im *Image) Clone() *Image {
 		c.Topics[name] = t
 	}
 	c.Defaults = maps.Clone(im.Defaults)
+	if im.ACLs != nil {
+		c.ACLs = make(map[string]*ACL, len(im.ACLs))
+		for k, v := range im.ACLs {
+			cv := *v
+			c.ACLs[k] = &cv
+		}
+	}
 	if im.Scram != nil {
 		c.Scram = make(map[string]*ScramCredential, len(im.Scram))
 		for k, v := range im.Scram {
@@ -346,6 +355,11 @@ func (im *Image) applyRecord(index uint64, r *Record) ([]PartitionDelta, error) 
 			im.Scram = map[string]*ScramCredential{}
 		}
 		ApplyScram(im.Scram, r)
+	case r.ACL != nil, r.RemoveACL != nil:
+		if im.ACLs == nil {
+			im.ACLs = map[string]*ACL{}
+		}
+		ApplyACL(im.ACLs, r)
 	default:
 		return nil, fmt.Errorf("%w: empty record", ErrInvalid)
 	}

@@ -181,6 +181,9 @@ type Record struct {
 	// (scram.go).
 	ScramCredential *ScramCredential       `json:"scram_credential,omitempty"`
 	RemoveScram     *RemoveScramCredential `json:"remove_scram_credential,omitempty"`
+	// ACL and RemoveACL are the ACL records (acl.go).
+	ACL       *ACL       `json:"acl,omitempty"`
+	RemoveACL *RemoveACL `json:"remove_acl,omitempty"`
 }
 
 // Count is how many of the record's kinds are set; a valid record has one.
@@ -189,7 +192,7 @@ func (r *Record) Count() int {
 	for _, set := range []bool{r.ClusterID != nil, r.RegisterBroker != nil, r.FenceBroker != nil,
 		r.UnfenceBroker != nil, r.UnregisterBroker != nil, r.Topic != nil, r.RemoveTopic != nil,
 		r.Partition != nil, r.PartitionChange != nil, r.Config != nil, r.ProducerIDs != nil,
-		r.ScramCredential != nil, r.RemoveScram != nil} {
+		r.ScramCredential != nil, r.RemoveScram != nil, r.ACL != nil, r.RemoveACL != nil} {
 		if set {
 			n++
 		}

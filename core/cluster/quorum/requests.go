@@ -32,11 +32,13 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 		c.alterConfigs(id, r)
 	case *kmsg.AlterUserSCRAMCredentialsRequest:
 		resp, recs := cluster.AlterScram(r, c.n.image.Scram)
-		if len(recs) == 0 {
-			c.n.respond(id, resp)
-			return
-		}
-		c.propose(recs, &pending{id: id, req: r, done: func([]error) kmsg.Response { return resp }}, nil)
+		c.commit(id, r, resp, recs)
+	case *kmsg.CreateACLsRequest:
+		resp, recs := cluster.CreateACLs(r, c.n.image.ACLs)
+		c.commit(id, r, resp, recs)
+	case *kmsg.DeleteACLsRequest:
+		resp, recs := cluster.DeleteACLs(r, c.n.image.ACLs)
+		c.commit(id, r, resp, recs)
 	default:
 		c.n.respond(id, errorResponse(req, kerr.UnsupportedVersion.Code))
 	}
@@ -208,6 +210,15 @@ func (c *controller) alterConfigs(id uint64, r *kmsg.IncrementalAlterConfigsRequ
 		return
 	}
 	c.propose(recs, &pending{id: id, req: r, done: func([]error) kmsg.Response { return resp }}, nil)
+}
+
+// commit answers resp once recs are committed, at once if there are none.
+func (c *controller) commit(id uint64, req kmsg.Request, resp kmsg.Response, recs []cluster.Record) {
+	if len(recs) == 0 {
+		c.n.respond(id, resp)
+		return
+	}
+	c.propose(recs, &pending{id: id, req: req, done: func([]error) kmsg.Response { return resp }}, nil)
 }
 
 // recordError maps an image error to a Kafka error code.

@@ -25,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/gregor-kafka/gregor"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/server"
 )
@@ -145,6 +146,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s=%s: want true or false", metricsTokenKey, v)
 		}
 	}
+	var authorizer *cluster.Authorizer
+	if sv["authorizer.class.name"] != "" {
+		authorizer = &cluster.Authorizer{SuperUsers: splitNonEmpty(sv["super.users"], ";")}
+		if v := sv["allow.everyone.if.no.acl.found"]; v != "" {
+			if authorizer.AllowIfNoACL, err = strconv.ParseBool(v); err != nil {
+				return fmt.Errorf("allow.everyone.if.no.acl.found=%s: want true or false", v)
+			}
+		}
+	}
 	var voters map[int32]string
 	if *controllerQuorum != "" {
 		var err error
@@ -163,6 +173,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		MetricsNeedToken: metricsToken,
 		SASLMechanisms:   splitNonEmpty(sv["sasl.enabled.mechanisms"], ","),
 		ScramBootstrap:   splitNonEmpty(sv["add-scram"], ";"),
+		Authorizer:       authorizer,
 	})
 	if err != nil {
 		return err
@@ -213,6 +224,9 @@ var serverKeys = []struct{ name, doc string }{
 	{"controller.listener.names", "the listener of listeners that is this node's --controller-addr (raft, controller requests, follower fetches)"},
 	{"sasl.enabled.mechanisms", "the SASL mechanisms SASL_PLAINTEXT and SASL_SSL listeners offer (default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)"},
 	{"add-scram", "single broker: SCRAM credentials to add at startup unless the user has one, as kafka-storage --add-scram: 'SCRAM-SHA-256=[name=admin,password=secret]', several separated by ;"},
+	{"authorizer.class.name", "any class name (e.g. org.apache.kafka.metadata.authorizer.StandardAuthorizer) turns on ACL enforcement; empty (default): no ACL is enforced"},
+	{"super.users", "principals that pass every ACL check, separated by ; (User:admin;User:ops)"},
+	{"allow.everyone.if.no.acl.found", "true allows everyone on a resource that no ACL names (default false)"},
 	{"ssl.keystore.location", "PEM file with the server certificate chain and its unencrypted private key, for SSL listeners"},
 	{"ssl.keystore.type", "PEM (the only type read)"},
 	{"ssl.truststore.location", "PEM file of the CA certificates client certificates must chain to (mutual TLS)"},
