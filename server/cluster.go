@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -157,11 +158,14 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage) error {
 		_ = q.Close()
 		return fmt.Errorf("controller listener: %w", err)
 	}
+	if c.PeerTLS != nil {
+		ln = tls.NewListener(ln, c.PeerTLS)
+	}
 	d := &clusterDriver{id: id, node: q, ln: ln, links: map[int32]*peerLink{},
 		pending: map[uint64]ctlPending{}, outstanding: map[uint64]int32{}, logf: c.Logf, conns: map[net.Conn]bool{}}
 	for pid, paddr := range c.ControllerQuorum {
 		if pid != id {
-			d.links[pid] = newPeerLink(id, pid, paddr, s.e)
+			d.links[pid] = newPeerLink(id, pid, paddr, c.PeerDialTLS, s.e)
 		}
 	}
 	var inc [16]byte
@@ -316,14 +320,15 @@ func kmsgFrame(typ byte, from int32, id uint64, ctl bool, key, ver int16, append
 type peerLink struct {
 	self, peer int32
 	addr       string
+	tls        *tls.Config // nil: plaintext
 	e          *engine
 	q          chan []byte
 	done       chan struct{}
 	once       sync.Once
 }
 
-func newPeerLink(self, peer int32, addr string, e *engine) *peerLink {
-	l := &peerLink{self: self, peer: peer, addr: addr, e: e, q: make(chan []byte, 4096), done: make(chan struct{})}
+func newPeerLink(self, peer int32, addr string, tlsCfg *tls.Config, e *engine) *peerLink {
+	l := &peerLink{self: self, peer: peer, addr: addr, tls: tlsCfg, e: e, q: make(chan []byte, 4096), done: make(chan struct{})}
 	go l.run()
 	return l
 }
@@ -378,7 +383,7 @@ func (l *peerLink) run() {
 				l.unreachable() // dropped
 				continue
 			}
-			c, err := net.DialTimeout("tcp", l.addr, time.Second)
+			c, err := l.dial()
 			if err != nil {
 				retryAt = time.Now().Add(200 * time.Millisecond)
 				l.unreachable()
@@ -410,6 +415,15 @@ func (l *peerLink) run() {
 			l.unreachable()
 		}
 	}
+}
+
+// dial connects to the peer, over mutual TLS when configured.
+func (l *peerLink) dial() (net.Conn, error) {
+	d := &net.Dialer{Timeout: time.Second}
+	if l.tls == nil {
+		return d.Dial("tcp", l.addr)
+	}
+	return tls.DialWithDialer(d, "tcp", l.addr, l.tls)
 }
 
 // --- on the engine goroutine ---

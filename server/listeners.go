@@ -24,7 +24,8 @@ import (
 // wildcard bind advertises 127.0.0.1). The listener named by
 // controller.listener.names is the node's peer address (--controller-addr):
 // raft messages, controller requests and follower fetches travel on it,
-// and clients never see it.
+// and clients never see it. It is PLAINTEXT or SSL; with SSL every node
+// presents its certificate and requires its peers' (mutual TLS, tls.go).
 
 // Protocol is a listener's security protocol, as Kafka names it.
 type Protocol string
@@ -66,10 +67,9 @@ type ListenerSettings struct {
 }
 
 // ParseListeners turns the settings into the client listeners, in the
-// order given, and the controller listener's address ("" if none is
-// named). kafkaAddr (--kafka-addr) is the one PLAINTEXT listener when
+// order given, and the controller listener (zero if none is named). kafkaAddr (--kafka-addr) is the one PLAINTEXT listener when
 // listeners is unset.
-func ParseListeners(s ListenerSettings, kafkaAddr string) (client []Listener, controllerAddr string, err error) {
+func ParseListeners(s ListenerSettings, kafkaAddr string) (client []Listener, controller Listener, err error) {
 	protoOf := map[string]Protocol{}
 	for _, p := range protocols {
 		protoOf[string(p)] = p
@@ -79,7 +79,7 @@ func ParseListeners(s ListenerSettings, kafkaAddr string) (client []Listener, co
 		for _, kv := range splitList(s.ProtocolMap) {
 			name, proto, ok := strings.Cut(kv, ":")
 			if !ok || !slices.Contains(protocols, Protocol(proto)) {
-				return nil, "", fmt.Errorf("listener.security.protocol.map: %q: want NAME:PROTOCOL with PROTOCOL one of %v", kv, protocols)
+				return nil, Listener{}, fmt.Errorf("listener.security.protocol.map: %q: want NAME:PROTOCOL with PROTOCOL one of %v", kv, protocols)
 			}
 			protoOf[name] = Protocol(proto)
 		}
@@ -90,33 +90,33 @@ func ParseListeners(s ListenerSettings, kafkaAddr string) (client []Listener, co
 	}
 	all, err := parseEndpoints("listeners", spec)
 	if err != nil {
-		return nil, "", err
+		return nil, Listener{}, err
 	}
 	adv, err := parseEndpoints("advertised.listeners", s.Advertised)
 	if err != nil {
-		return nil, "", err
+		return nil, Listener{}, err
 	}
 	ctl := splitList(s.ControllerListeners)
 	ports := map[string]string{}
 	for _, e := range all {
 		p, ok := protoOf[e.name]
 		if !ok {
-			return nil, "", fmt.Errorf("listeners: %s has no security protocol: add %s:PROTOCOL to listener.security.protocol.map", e.name, e.name)
+			return nil, Listener{}, fmt.Errorf("listeners: %s has no security protocol: add %s:PROTOCOL to listener.security.protocol.map", e.name, e.name)
 		}
 		if _, port, _ := net.SplitHostPort(e.addr); port != "0" {
 			if other, dup := ports[port]; dup {
-				return nil, "", fmt.Errorf("listeners: %s and %s both use port %s", other, e.name, port)
+				return nil, Listener{}, fmt.Errorf("listeners: %s and %s both use port %s", other, e.name, port)
 			}
 			ports[port] = e.name
 		}
 		if slices.Contains(ctl, e.name) {
-			if controllerAddr != "" {
-				return nil, "", fmt.Errorf("controller.listener.names: only one controller listener is supported")
+			if controller.Addr != "" {
+				return nil, Listener{}, fmt.Errorf("controller.listener.names: only one controller listener is supported")
 			}
-			if p != Plaintext {
-				return nil, "", fmt.Errorf("controller listener %s: only PLAINTEXT is supported between nodes", e.name)
+			if p != Plaintext && p != SSL {
+				return nil, Listener{}, fmt.Errorf("controller listener %s: PLAINTEXT or SSL between nodes (with SSL nodes authenticate by certificate)", e.name)
 			}
-			controllerAddr = e.addr
+			controller = Listener{Name: e.name, Protocol: p, Addr: e.addr}
 			continue
 		}
 		l := Listener{Name: e.name, Protocol: p, Addr: e.addr}
@@ -129,16 +129,16 @@ func ParseListeners(s ListenerSettings, kafkaAddr string) (client []Listener, co
 	}
 	for _, a := range adv {
 		if !slices.ContainsFunc(client, func(l Listener) bool { return l.Name == a.name }) {
-			return nil, "", fmt.Errorf("advertised.listeners: %s is not one of listeners (%s)", a.name, spec)
+			return nil, Listener{}, fmt.Errorf("advertised.listeners: %s is not one of listeners (%s)", a.name, spec)
 		}
 	}
 	if len(client) == 0 {
-		return nil, "", fmt.Errorf("listeners: no listener for clients in %q", spec)
+		return nil, Listener{}, fmt.Errorf("listeners: no listener for clients in %q", spec)
 	}
 	if n := s.InterBrokerListener; n != "" && !slices.ContainsFunc(client, func(l Listener) bool { return l.Name == n }) {
-		return nil, "", fmt.Errorf("inter.broker.listener.name: %s is not one of listeners (%s)", n, spec)
+		return nil, Listener{}, fmt.Errorf("inter.broker.listener.name: %s is not one of listeners (%s)", n, spec)
 	}
-	return client, controllerAddr, nil
+	return client, controller, nil
 }
 
 type endpoint struct{ name, addr string }

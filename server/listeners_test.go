@@ -11,7 +11,7 @@ func TestParseListeners(t *testing.T) {
 		name string
 		s    ListenerSettings
 		want []Listener
-		ctl  string
+		ctl  Listener
 		err  string // a part of the error, "" for none
 	}{
 		{name: "kafka-addr alone", want: []Listener{{Name: "PLAINTEXT", Protocol: Plaintext, Addr: "127.0.0.1:9092"}}},
@@ -22,7 +22,7 @@ func TestParseListeners(t *testing.T) {
 		{name: "custom names and a controller",
 			s: ListenerSettings{Listeners: "CLIENT://[::1]:9092,CONTROLLER://127.0.0.1:9192", ProtocolMap: "CLIENT:SSL,CONTROLLER:PLAINTEXT",
 				ControllerListeners: "CONTROLLER", InterBrokerListener: "CLIENT"},
-			want: []Listener{{Name: "CLIENT", Protocol: SSL, Addr: "[::1]:9092"}}, ctl: "127.0.0.1:9192"},
+			want: []Listener{{Name: "CLIENT", Protocol: SSL, Addr: "[::1]:9092"}}, ctl: Listener{Name: "CONTROLLER", Protocol: Plaintext, Addr: "127.0.0.1:9192"}},
 		{name: "name without protocol", s: ListenerSettings{Listeners: "EXTERNAL://:9092"}, err: "EXTERNAL has no security protocol"},
 		{name: "unknown protocol", s: ListenerSettings{Listeners: "A://:1", ProtocolMap: "A:TLS"}, err: "want NAME:PROTOCOL"},
 		{name: "lower-case name", s: ListenerSettings{Listeners: "plaintext://:9092"}, err: "upper-case NAME"},
@@ -33,7 +33,9 @@ func TestParseListeners(t *testing.T) {
 		{name: "advertised port 0", s: ListenerSettings{Advertised: "PLAINTEXT://h:0"}, err: "cannot be 0"},
 		{name: "inter-broker unknown", s: ListenerSettings{InterBrokerListener: "REPLICATION"}, err: "REPLICATION is not one of listeners"},
 		{name: "only a controller", s: ListenerSettings{Listeners: "CONTROLLER://:9192", ProtocolMap: "CONTROLLER:PLAINTEXT", ControllerListeners: "CONTROLLER"}, err: "no listener for clients"},
-		{name: "TLS controller", s: ListenerSettings{Listeners: "PLAINTEXT://:9092,CONTROLLER://:9192", ProtocolMap: "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL", ControllerListeners: "CONTROLLER"}, err: "only PLAINTEXT"},
+		{name: "TLS controller", s: ListenerSettings{Listeners: "PLAINTEXT://:9092,CONTROLLER://:9192", ProtocolMap: "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL", ControllerListeners: "CONTROLLER"},
+			want: []Listener{{Name: "PLAINTEXT", Protocol: Plaintext, Addr: ":9092"}}, ctl: Listener{Name: "CONTROLLER", Protocol: SSL, Addr: ":9192"}},
+		{name: "SASL controller", s: ListenerSettings{Listeners: "PLAINTEXT://:9092,CONTROLLER://:9192", ProtocolMap: "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_SSL", ControllerListeners: "CONTROLLER"}, err: "PLAINTEXT or SSL between nodes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ctl, err := ParseListeners(tc.s, "127.0.0.1:9092")
@@ -47,7 +49,7 @@ func TestParseListeners(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tc.want) || ctl != tc.ctl {
-				t.Errorf("got %+v and controller %q, want %+v and %q", got, ctl, tc.want, tc.ctl)
+				t.Errorf("got %+v and controller %+v, want %+v and %+v", got, ctl, tc.want, tc.ctl)
 			}
 		})
 	}

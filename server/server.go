@@ -56,6 +56,9 @@ type Config struct {
 	// node listens for its peers; empty means its entry in the quorum.
 	ControllerQuorum map[int32]string
 	ControllerAddr   string
+	// PeerTLS and PeerDialTLS, when set, secure the links between nodes
+	// with mutual TLS (an SSL controller listener, tls.go).
+	PeerTLS, PeerDialTLS *tls.Config
 	// OperatorToken (--http.operator.token) lets a client beyond loopback
 	// watch /live and open classes (package access). Empty: Start makes
 	// one, and Run prints it.

@@ -3,24 +3,30 @@ package e2e
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
-// TestClusterSASL runs three brokers, each with an INTERNAL plaintext
-// listener and an EXTERNAL SASL_SSL one. A SCRAM credential added through
-// broker 1 reaches every broker through the metadata log; a client that
-// knows only broker 3's EXTERNAL address authenticates, is told every
-// broker's EXTERNAL endpoint, and produces to and consumes from a topic
-// replicated on all three.
-func TestClusterSASL(t *testing.T) {
+// TestClusterSecure runs three brokers, each with an INTERNAL plaintext
+// listener, an EXTERNAL SASL_SSL one, and an SSL CONTROLLER listener
+// between the nodes (mutual TLS), with ACLs enforced. A SCRAM credential
+// and an ACL added through broker 1 reach every broker through the
+// metadata log; a client that knows only broker 3's EXTERNAL address
+// authenticates, is told every broker's EXTERNAL endpoint, is refused
+// until its ACL exists, and then produces to and consumes from a topic
+// replicated on all three. A plaintext peer is refused on the controller
+// listener.
+func TestClusterSecure(t *testing.T) {
 	dir := t.TempDir()
 	ca := newTestCA(t, "Gregor test CA")
 	_, serverPEM := ca.issue("localhost", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
@@ -29,9 +35,12 @@ func TestClusterSASL(t *testing.T) {
 		if external[b] == "" {
 			external[b] = freeAddrs(t, 1)[0]
 		}
-		return "INTERNAL://" + b.Addr + ",EXTERNAL://" + external[b]
-	}), WithArgs("--listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SASL_SSL",
-		"--ssl.keystore.location", writeFile(t, dir, "server.pem", serverPEM)))
+		return "INTERNAL://" + b.Addr + ",EXTERNAL://" + external[b] + ",CONTROLLER://" + controllerAddr(b)
+	}), WithArgs("--listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SASL_SSL,CONTROLLER:SSL",
+		"--controller.listener.names", "CONTROLLER",
+		"--ssl.keystore.location", writeFile(t, dir, "server.pem", serverPEM),
+		"--ssl.truststore.location", writeFile(t, dir, "ca.pem", ca.pem),
+		"--authorizer.class.name", "StandardAuthorizer", "--super.users", "User:ANONYMOUS"))
 	ctx := testCtx(t, opTimeout)
 
 	adm := kadm.NewClient(clusterClient(t, bs[:1]))
@@ -80,12 +89,19 @@ func TestClusterSASL(t *testing.T) {
 	if len(want) != 0 {
 		t.Errorf("EXTERNAL endpoints not advertised: %v", want)
 	}
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err := alice(kgo.DefaultProduceTopic(topic)).ProduceSync(short, &kgo.Record{Value: []byte("x")}).FirstErr()
+	cancel()
+	if !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		t.Fatalf("alice produces before her ACL exists: %v, want TOPIC_AUTHORIZATION_FAILED", err)
+	}
+	if _, err := adm.CreateACLs(ctx, kadm.NewACLs().Allow("User:alice").Topics(topic).Operations(kadm.OpRead, kadm.OpWrite)); err != nil {
+		t.Fatal(err)
+	}
 	cl := alice(kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	for i := range 3 {
 		r := &kgo.Record{Partition: int32(i), Value: []byte(strconv.Itoa(i))}
-		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
-			t.Fatalf("produce to partition %d as alice: %v", i, err)
-		}
+		eventually(t, 20*time.Second, "alice's ACL reaches the leader", func() error { return cl.ProduceSync(ctx, r).FirstErr() })
 	}
 	for n := 0; n < 3; {
 		fs := cl.PollFetches(ctx)
@@ -94,4 +110,32 @@ func TestClusterSASL(t *testing.T) {
 		}
 		n += fs.NumRecords()
 	}
+
+	// A peer without TLS is refused on the controller listener.
+	nc, err := net.DialTimeout("tcp", controllerAddr(bs[0]), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = nc.Write([]byte{0, 0, 0, 9, 1, 0, 0, 0, 2, 0, 0, 0, 0})
+	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := nc.Read(make([]byte, 1)); err == nil {
+		t.Error("a plaintext peer got an answer from the SSL controller listener")
+	}
+	nc.Close()
+	eventually(t, 5*time.Second, "the refusal is logged", func() error {
+		if !strings.Contains(bs[0].Output(), "does not look like a TLS handshake") {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+}
+
+// controllerAddr is the --controller-addr startCluster gave b.
+func controllerAddr(b *Broker) string {
+	for i, a := range b.extra {
+		if a == "--controller-addr" && i+1 < len(b.extra) {
+			return b.extra[i+1]
+		}
+	}
+	return ""
 }

@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -116,29 +117,36 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if kafkaAddrSet && sv["listeners"] != "" {
 		return errors.New("--kafka-addr and listeners both given: --kafka-addr is the simple case of listeners=PLAINTEXT://HOST:PORT, give one")
 	}
-	listeners, ctlAddr, err := server.ParseListeners(server.ListenerSettings{
+	listeners, ctl, err := server.ParseListeners(server.ListenerSettings{
 		Listeners: sv["listeners"], Advertised: sv["advertised.listeners"], ProtocolMap: sv["listener.security.protocol.map"],
 		InterBrokerListener: sv["inter.broker.listener.name"], ControllerListeners: sv["controller.listener.names"],
 	}, *kafkaAddr)
 	if err != nil {
 		return err
 	}
-	if ctlAddr != "" {
-		if *controllerAddr != "" && *controllerAddr != ctlAddr {
-			return fmt.Errorf("--controller-addr %s and the controller listener %s differ: give one", *controllerAddr, ctlAddr)
+	if ctl.Addr != "" {
+		if *controllerAddr != "" && *controllerAddr != ctl.Addr {
+			return fmt.Errorf("--controller-addr %s and the controller listener %s differ: give one", *controllerAddr, ctl.Addr)
 		}
-		*controllerAddr = ctlAddr
+		*controllerAddr = ctl.Addr
 	}
 	for _, k := range []string{"ssl.keystore.type", "ssl.truststore.type"} {
 		if v := sv[k]; v != "" && v != "PEM" {
 			return fmt.Errorf("%s=%s: only PEM files are read", k, v)
 		}
 	}
-	tlsCfg, err := server.LoadTLS(server.TLSSettings{
+	tlsSettings := server.TLSSettings{
 		Keystore: sv["ssl.keystore.location"], Truststore: sv["ssl.truststore.location"], ClientAuth: sv["ssl.client.auth"],
-	})
+	}
+	tlsCfg, err := server.LoadTLS(tlsSettings)
 	if err != nil {
 		return err
+	}
+	var peerTLS, peerDialTLS *tls.Config
+	if ctl.Protocol == server.SSL {
+		if peerTLS, peerDialTLS, err = server.PeerTLS(tlsSettings); err != nil {
+			return err
+		}
 	}
 	metricsToken := false
 	if v := sv[metricsTokenKey]; v != "" {
@@ -174,6 +182,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		SASLMechanisms:   splitNonEmpty(sv["sasl.enabled.mechanisms"], ","),
 		ScramBootstrap:   splitNonEmpty(sv["add-scram"], ";"),
 		Authorizer:       authorizer,
+		PeerTLS:          peerTLS,
+		PeerDialTLS:      peerDialTLS,
 	})
 	if err != nil {
 		return err
