@@ -53,9 +53,27 @@ type metrics struct {
 	self     int32 // node.id
 
 	// engine goroutine only
+	perAPI  map[[2]int16]apiSeries // by key and version: no label hashing per request
 	started map[reqKey]time.Time
 	topics  labelSet
 	ids     map[[16]byte]string // topic ids seen in fetches (KIP-516)
+}
+
+type apiSeries struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// api is the series of an API and version.
+func (m *metrics) api(key, version int16) apiSeries {
+	k := [2]int16{key, version}
+	s, ok := m.perAPI[k]
+	if !ok {
+		labels := []string{kmsg.NameForKey(key), strconv.Itoa(int(version))}
+		s = apiSeries{m.requests.WithLabelValues(labels...), m.latency.WithLabelValues(labels...)}
+		m.perAPI[k] = s
+	}
+	return s
 }
 
 type reqKey struct {
@@ -95,6 +113,7 @@ func newMetrics(e *engine, self int32) *metrics {
 		fsync: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "gregor_fsync_duration_seconds",
 			Help: "Duration of each fsync of a log, index or checkpoint file.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}),
 		self:    self,
+		perAPI:  map[[2]int16]apiSeries{},
 		started: map[reqKey]time.Time{},
 		topics:  labelSet{},
 		ids:     map[[16]byte]string{},
@@ -129,7 +148,7 @@ func (m *metrics) topicLabel(e *engine, name string, id [16]byte) string {
 // request counts a request as the engine takes it.
 func (m *metrics) request(e *engine, in inbound) {
 	h := in.req.Header
-	m.requests.WithLabelValues(kmsg.NameForKey(h.Key), strconv.Itoa(int(h.Version))).Inc()
+	m.api(h.Key, h.Version).requests.Inc()
 	if p, ok := in.req.Msg.(*kmsg.ProduceRequest); ok {
 		for _, t := range p.Topics {
 			n := 0
@@ -150,7 +169,7 @@ func (m *metrics) response(e *engine, conn uint64, corr int32, resp kmsg.Respons
 	k := reqKey{conn, corr}
 	if t, ok := m.started[k]; ok {
 		delete(m.started, k)
-		m.latency.WithLabelValues(kmsg.NameForKey(resp.Key()), strconv.Itoa(int(resp.GetVersion()))).Observe(time.Since(t).Seconds())
+		m.api(resp.Key(), resp.GetVersion()).latency.Observe(time.Since(t).Seconds())
 	}
 	if f, ok := resp.(*kmsg.FetchResponse); ok {
 		m.fetched(e, f)
