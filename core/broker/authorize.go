@@ -278,9 +278,14 @@ func (b *Broker) filterMetadata(r *Request) func(kmsg.Response) {
 	var refused []kmsg.MetadataRequestTopic
 	if len(q.Topics) > 0 {
 		kept := q.Topics[:0:0]
+		mayCreate := b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationCreate})
 		for _, t := range q.Topics {
 			name := b.nameOf(derefString(t.Topic), t.TopicID)
-			if b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationDescribe}) {
+			// A topic that would be auto-created needs CREATE on the
+			// cluster or the topic (Kafka's handleTopicMetadataRequest).
+			creates := name != "" && !b.topicExists(name) && !mayCreate &&
+				!b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationCreate})
+			if !creates && b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationDescribe}) {
 				kept = append(kept, t)
 			} else {
 				refused = append(refused, t)
@@ -306,6 +311,14 @@ func (b *Broker) filterMetadata(r *Request) func(kmsg.Response) {
 			mr.Topics = append(mr.Topics, mt)
 		}
 	}
+}
+
+// topicExists reports whether the metadata has the topic.
+func (b *Broker) topicExists(name string) bool {
+	if b.cl != nil {
+		return b.cl.image.Topics[name] != nil
+	}
+	return b.topics[name] != nil
 }
 
 // nameOf names a topic given by name or id (KIP-516); an unknown id

@@ -117,6 +117,17 @@ func TestACLs(t *testing.T) {
 	}
 	refused("bob's Metadata of "+orders, err, kerr.TopicAuthorizationFailed)
 
+	// Alice may read and write orders-*, but not create them: Metadata
+	// does not auto-create one for her.
+	md, err = kadm.NewClient(alice).Metadata(short(), "orders-new")
+	if err == nil {
+		err = md.Topics["orders-new"].Err
+	}
+	refused("alice's Metadata auto-creating orders-new", err, kerr.TopicAuthorizationFailed)
+	if td, err := adm.ListTopics(ctx, "orders-new"); err != nil || td["orders-new"].Err == nil {
+		t.Error("orders-new was created for alice, who may not create topics")
+	}
+
 	if _, err := adm.DeleteACLs(ctx, kadm.NewACLs().Allow("User:alice").AllowHosts().Topics("orders-").
 		ResourcePatternType(kadm.ACLPatternPrefixed).Operations(kadm.OpWrite)); err != nil {
 		t.Fatal(err)
