@@ -12,7 +12,11 @@
 //   - Records (records.go) are KRaft's metadata records, simplified:
 //     ClusterIDRecord, RegisterBroker, FenceBroker, UnfenceBroker,
 //     UnregisterBroker, TopicRecord, RemoveTopicRecord, PartitionRecord,
-//     PartitionChange, ConfigRecord and ProducerIDsBlock. A Batch of them
+//     PartitionChange, ConfigRecord and ProducerIDsBlock, and the
+//     security records: UserScramCredentialRecord and its removal
+//     (scram.go, KIP-554), AccessControlEntryRecord and its removal
+//     (acl.go, KIP-11); RegisterBroker carries every listener's endpoint
+//     (endpoint.go). A Batch of them
 //     is one raft entry, encoded as JSON behind a magic byte.
 //   - Image (image.go) is the state machine: brokers, topics, partitions
 //     with replicas, ISR, leader, leader epoch and partition epoch, configs
