@@ -144,7 +144,7 @@ func (c *conn) read() error {
 		case err != nil:
 			return err
 		}
-		if c.sasl != nil && c.sasl.user == "" {
+		if c.sasl != nil {
 			if handled, err := c.authenticate(h, req); err != nil || handled {
 				if err != nil {
 					return err

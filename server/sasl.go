@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -38,8 +39,10 @@ import (
 // ApiVersions, SaslHandshake and SaslAuthenticate close it (Kafka: an
 // "unexpected Kafka request during SASL handshake"); a failed
 // authentication answers SASL_AUTHENTICATION_FAILED, and any later
-// request closes the connection. Sessions do not expire (session
-// lifetime 0: no KIP-368 re-authentication).
+// request closes the connection. With connections.max.reauth.ms a
+// session lasts that long (SaslAuthenticate v1+ says so): the client
+// re-authenticates on the same connection, as the same user and with the
+// same mechanism (KIP-368), or its first request after expiry closes it.
 
 // Mechanisms is every SASL mechanism served, as sasl.enabled.mechanisms
 // defaults.
@@ -52,8 +55,15 @@ type saslConn struct {
 	scram   *scramExchange
 	failed  bool
 	raw     bool // after SaslHandshake v0: tokens come as bare frames
-	// User is the authenticated user; empty until then.
-	user string
+	// User is the authenticated user; empty until then. auths counts
+	// the completed authentications (re-authentications included).
+	user  string
+	auths int
+	// lifetime (connections.max.reauth.ms) bounds a session: a client
+	// re-authenticates before expires (KIP-368), or its next request
+	// closes the connection. Zero: sessions do not expire.
+	lifetime time.Duration
+	expires  time.Time
 }
 
 type scramExchange struct {
@@ -64,9 +74,10 @@ type scramExchange struct {
 	nonce       string
 }
 
-// authenticate handles a request of a connection that is not
-// authenticated yet: false lets it through to the broker (ApiVersions),
-// true means it was answered here; an error closes the connection.
+// authenticate handles a request of a connection on a SASL listener:
+// false lets it through to the broker (ApiVersions, and anything once
+// authenticated), true means it was answered here (the SASL requests,
+// re-authentication included); an error closes the connection.
 func (c *conn) authenticate(h wire.Header, req kmsg.Request) (bool, error) {
 	s := c.sasl
 	if s.failed {
@@ -79,18 +90,35 @@ func (c *conn) authenticate(h wire.Header, req kmsg.Request) (bool, error) {
 	case *kmsg.SASLHandshakeRequest:
 		hr := r.ResponseKind().(*kmsg.SASLHandshakeResponse)
 		hr.SupportedMechanisms = s.enabled
-		if s.mech != "" {
+		switch {
+		case s.mech != "" && s.user == "", s.user != "" && (r.Mechanism != s.mech || r.Version == 0):
+			// A second handshake, or a re-authentication (KIP-368) with
+			// another mechanism or without SaslAuthenticate.
 			hr.ErrorCode = kerr.IllegalSaslState.Code
-		} else if !slices.Contains(s.enabled, r.Mechanism) {
+		case !slices.Contains(s.enabled, r.Mechanism):
 			hr.ErrorCode = kerr.UnsupportedSaslMechanism.Code
 			c.logf("connection from %s asked for SASL mechanism %q; enabled: %s", c.nc.RemoteAddr(), r.Mechanism, strings.Join(s.enabled, ", "))
-		} else {
-			s.mech, s.raw = r.Mechanism, r.Version == 0
+		default:
+			s.mech, s.raw, s.scram = r.Mechanism, r.Version == 0, nil
 		}
 		resp = hr
 	case *kmsg.SASLAuthenticateRequest:
 		ar := r.ResponseKind().(*kmsg.SASLAuthenticateResponse)
+		was, n := s.user, s.auths
 		out, err := c.saslStep(r.SASLAuthBytes)
+		switch done := s.auths > n; {
+		case err != nil || !done:
+		case was != "" && s.user != was:
+			err = fmt.Errorf("re-authentication as %s on a connection of %s", s.user, was)
+		default:
+			if was != "" {
+				c.logf("connection from %s re-authenticated as %s (KIP-368)", c.nc.RemoteAddr(), s.user)
+			}
+			if s.lifetime > 0 && r.Version >= 1 {
+				ar.SessionLifetimeMillis = s.lifetime.Milliseconds()
+				s.expires = time.Now().Add(s.lifetime)
+			}
+		}
 		if err != nil {
 			s.failed = true
 			code, msg := kerr.SaslAuthenticationFailed.Code, err.Error()
@@ -103,7 +131,13 @@ func (c *conn) authenticate(h wire.Header, req kmsg.Request) (bool, error) {
 		ar.SASLAuthBytes = out
 		resp = ar
 	default:
-		return true, fmt.Errorf("unexpected %s during SASL authentication (listener %s): closing", kmsg.NameForKey(h.Key), c.listener)
+		if s.user == "" {
+			return true, fmt.Errorf("unexpected %s during SASL authentication (listener %s): closing", kmsg.NameForKey(h.Key), c.listener)
+		}
+		if !s.expires.IsZero() && time.Now().After(s.expires) {
+			return true, fmt.Errorf("the SASL session of %s expired (connections.max.reauth.ms) without re-authentication: closing", s.user)
+		}
+		return false, nil
 	}
 	if !c.enqueue(&slot{corr: h.CorrelationID, resp: resp, ready: true}) {
 		return true, nil
@@ -153,6 +187,7 @@ func (c *conn) saslStep(token []byte) ([]byte, error) {
 		for _, mech := range []int8{cluster.ScramSHA512, cluster.ScramSHA256} {
 			if cred := c.credential(user, mech); cred != nil && passwordMatches(cred, pass) {
 				s.user = user
+				s.auths++
 				return nil, nil
 			}
 		}
@@ -246,6 +281,7 @@ func (c *conn) scramFinal(token []byte) ([]byte, error) {
 		return nil, authFailed(s.mech)
 	}
 	s.user = x.cred.Name
+	s.auths++
 	return []byte("v=" + base64.StdEncoding.EncodeToString(mac(x.cred.ServerKey))), nil
 }
 

@@ -36,6 +36,9 @@ type Config struct {
 	// SASLMechanisms (sasl.enabled.mechanisms) are those the SASL
 	// listeners offer; empty means all of Mechanisms (sasl.go).
 	SASLMechanisms []string
+	// SASLReauth (connections.max.reauth.ms) is how long a SASL session
+	// lasts before the client must re-authenticate; 0: for ever.
+	SASLReauth time.Duration
 	// Authorizer (authorizer.class.name, super.users,
 	// allow.everyone.if.no.acl.found) enforces the ACLs; nil: none are.
 	Authorizer *cluster.Authorizer
@@ -276,7 +279,7 @@ func (s *Server) Run(ctx context.Context) error {
 				c := newConn(s.nextID.Add(1), nc, s.e, int32(s.cfg.Settings.Int64("socket.request.max.bytes")), s.cfg.Logf)
 				c.listener, c.tls = l.Name, l.Protocol.TLS()
 				if l.Protocol.SASL() {
-					c.sasl = &saslConn{enabled: s.cfg.SASLMechanisms}
+					c.sasl = &saslConn{enabled: s.cfg.SASLMechanisms, lifetime: s.cfg.SASLReauth}
 				}
 				mu.Lock()
 				conns[c] = true

@@ -29,15 +29,15 @@ type saslSetup struct {
 
 const adminPassword = "admin-secret"
 
-func saslBroker(t *testing.T) *saslSetup {
+func saslBroker(t *testing.T, args ...string) *saslSetup {
 	requireBinary(t)
 	dir := t.TempDir()
 	ca := newTestCA(t, "Gregor test CA")
 	_, serverPEM := ca.issue("localhost", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	addrs := freeAddrs(t, 2)
-	b := startBroker(t, WithListeners("SASL_PLAINTEXT://"+addrs[0]+",SASL_SSL://"+addrs[1], addrs[0]), WithArgs(
+	b := startBroker(t, WithListeners("SASL_PLAINTEXT://"+addrs[0]+",SASL_SSL://"+addrs[1], addrs[0]), WithArgs(append([]string{
 		"--ssl.keystore.location", writeFile(t, dir, "server.pem", serverPEM),
-		"--add-scram", "SCRAM-SHA-512=[name=admin,password="+adminPassword+"]"))
+		"--add-scram", "SCRAM-SHA-512=[name=admin,password=" + adminPassword + "]"}, args...)...))
 	return &saslSetup{b: b, ca: ca, plain: addrs[0], ssl: addrs[1]}
 }
 

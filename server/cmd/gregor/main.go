@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gregor-kafka/gregor"
 	"github.com/gregor-kafka/gregor/core/cluster"
@@ -154,6 +155,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s=%s: want true or false", metricsTokenKey, v)
 		}
 	}
+	var reauth time.Duration
+	if v := sv["connections.max.reauth.ms"]; v != "" {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || ms < 0 {
+			return fmt.Errorf("connections.max.reauth.ms=%s: want a number of milliseconds", v)
+		}
+		reauth = time.Duration(ms) * time.Millisecond
+	}
 	var authorizer *cluster.Authorizer
 	if sv["authorizer.class.name"] != "" {
 		authorizer = &cluster.Authorizer{SuperUsers: splitNonEmpty(sv["super.users"], ";")}
@@ -182,6 +191,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		SASLMechanisms:   splitNonEmpty(sv["sasl.enabled.mechanisms"], ","),
 		ScramBootstrap:   splitNonEmpty(sv["add-scram"], ";"),
 		Authorizer:       authorizer,
+		SASLReauth:       reauth,
 		PeerTLS:          peerTLS,
 		PeerDialTLS:      peerDialTLS,
 	})
@@ -233,6 +243,7 @@ var serverKeys = []struct{ name, doc string }{
 	{"inter.broker.listener.name", "the listener brokers use for each other; checked to be one of listeners (peers travel on the controller listener)"},
 	{"controller.listener.names", "the listener of listeners that is this node's --controller-addr (raft, controller requests, follower fetches)"},
 	{"sasl.enabled.mechanisms", "the SASL mechanisms SASL_PLAINTEXT and SASL_SSL listeners offer (default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)"},
+	{"connections.max.reauth.ms", "how long a SASL session lasts before the client must re-authenticate on its connection (KIP-368); 0 (default): for ever"},
 	{"add-scram", "single broker: SCRAM credentials to add at startup unless the user has one, as kafka-storage --add-scram: 'SCRAM-SHA-256=[name=admin,password=secret]', several separated by ;"},
 	{"authorizer.class.name", "any class name (e.g. org.apache.kafka.metadata.authorizer.StandardAuthorizer) turns on ACL enforcement; empty (default): no ACL is enforced"},
 	{"super.users", "principals that pass every ACL check, separated by ; (User:admin;User:ops)"},
