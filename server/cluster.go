@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/cluster/quorum"
 	"github.com/gregor-kafka/gregor/core/store"
 	"github.com/gregor-kafka/gregor/core/wire"
@@ -126,7 +127,7 @@ type clusterDriver struct {
 
 // startCluster opens the quorum member and the controller listener, and
 // makes cfg a clustered broker config. Called from Start.
-func (s *Server) startCluster(cfg *broker.Config, st store.Storage) error {
+func (s *Server) startCluster(cfg *broker.Config, st store.Storage, creds []*cluster.ScramCredential) error {
 	c := s.cfg
 	id := int32(c.Settings.Int64("node.id"))
 	if _, ok := c.ControllerQuorum[id]; !ok {
@@ -145,6 +146,7 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage) error {
 		UncleanDefault:           c.Settings.Bool("unclean.leader.election.enable"),
 		Rand:                     cfg.Rand,
 		Storage:                  st,
+		BootstrapScram:           creds,
 	})
 	if err != nil {
 		return err

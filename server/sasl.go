@@ -296,26 +296,40 @@ func scramAttrs(msg string) map[string]string {
 	return out
 }
 
-// bootstrapScram adds the --add-scram credentials to a single broker.
-func (s *Server) bootstrapScram() error {
-	for _, spec := range s.cfg.ScramBootstrap {
+// scramBootstrap derives the --add-scram credentials, each with a fresh
+// salt.
+func scramBootstrap(specs []string) ([]*cluster.ScramCredential, error) {
+	var out []*cluster.ScramCredential
+	for _, spec := range specs {
 		user, pass, mech, iter, err := cluster.ParseScramSpec(spec)
 		if err != nil {
-			return fmt.Errorf("--add-scram %w", err)
+			return nil, fmt.Errorf("--add-scram %w", err)
 		}
 		salt := make([]byte, 32)
 		_, _ = rand.Read(salt)
 		h := cluster.ScramHash(mech)
 		salted, err := pbkdf2.Key(h, pass, salt, int(iter), h().Size())
 		if err != nil {
-			return fmt.Errorf("--add-scram: %w", err)
+			return nil, fmt.Errorf("--add-scram: %w", err)
 		}
-		added, err := s.e.b.BootstrapScram(cluster.NewScramCredential(user, mech, salt, salted, iter))
+		out = append(out, cluster.NewScramCredential(user, mech, salt, salted, iter))
+	}
+	return out, nil
+}
+
+// bootstrapScram adds the --add-scram credentials to a single broker; a
+// cluster's controller writes them (startCluster).
+func (s *Server) bootstrapScram(creds []*cluster.ScramCredential) error {
+	if s.e.cl != nil {
+		return nil
+	}
+	for _, c := range creds {
+		added, err := s.e.b.BootstrapScram(c)
 		if err != nil {
 			return err
 		}
 		if added {
-			s.cfg.Logf("added a %s credential for %s", cluster.MechanismName(mech), user)
+			s.cfg.Logf("added a %s credential for %s", cluster.MechanismName(c.Mechanism), c.Name)
 		}
 	}
 	return nil

@@ -42,8 +42,9 @@ type Config struct {
 	// Authorizer (authorizer.class.name, super.users,
 	// allow.everyone.if.no.acl.found) enforces the ACLs; nil: none are.
 	Authorizer *cluster.Authorizer
-	// ScramBootstrap are credentials a single broker adds at startup
-	// when the user has none of that mechanism (--add-scram).
+	// ScramBootstrap are credentials added at startup when the user has
+	// none of that mechanism (--add-scram): by a single broker to its
+	// metadata, by a cluster's active controller to the metadata log.
 	ScramBootstrap []string
 	HTTPAddr       string
 	DataDir        string
@@ -143,8 +144,12 @@ func Start(cfg Config) (*Server, error) {
 		Rand:       rand.New(rand.NewPCG(uint64(now.UnixNano()), uint64(now.Unix()))),
 		Logf:       cfg.Logf,
 	}
+	creds, err := scramBootstrap(cfg.ScramBootstrap)
+	if err != nil {
+		return fail(err)
+	}
 	if cfg.ControllerQuorum != nil {
-		if err := s.startCluster(&bcfg, fs); err != nil {
+		if err := s.startCluster(&bcfg, fs, creds); err != nil {
 			return fail(err)
 		}
 	}
@@ -163,7 +168,7 @@ func Start(cfg Config) (*Server, error) {
 			return fail(err)
 		}
 	}
-	if err := s.bootstrapScram(); err != nil {
+	if err := s.bootstrapScram(creds); err != nil {
 		if s.e.cl != nil {
 			s.e.cl.close()
 			_ = s.e.cl.node.Close()

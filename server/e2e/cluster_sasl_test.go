@@ -17,7 +17,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
-// TestClusterSecure runs three brokers, each with an INTERNAL plaintext
+// TestClusterSecure runs three brokers (the first user bootstrapped with
+// --add-scram), each with an INTERNAL plaintext
 // listener, an EXTERNAL SASL_SSL one, and an SSL CONTROLLER listener
 // between the nodes (mutual TLS), with ACLs enforced. A SCRAM credential
 // and an ACL added through broker 1 reach every broker through the
@@ -40,9 +41,17 @@ func TestClusterSecure(t *testing.T) {
 		"--controller.listener.names", "CONTROLLER",
 		"--ssl.keystore.location", writeFile(t, dir, "server.pem", serverPEM),
 		"--ssl.truststore.location", writeFile(t, dir, "ca.pem", ca.pem),
-		"--authorizer.class.name", "StandardAuthorizer", "--super.users", "User:ANONYMOUS"))
+		"--authorizer.class.name", "StandardAuthorizer", "--super.users", "User:ANONYMOUS",
+		"--add-scram", "SCRAM-SHA-512=[name=boot,password=boot-secret]"))
 	ctx := testCtx(t, opTimeout)
 
+	// The controller wrote the bootstrap credential into the metadata log.
+	eventually(t, 20*time.Second, "boot authenticates on broker 2", func() error {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return clusterClient(t, nil, kgo.SeedBrokers(external[bs[1]]), kgo.DialTLSConfig(&tls.Config{RootCAs: ca.pool()}),
+			kgo.SASL(scram.Auth{User: "boot", Pass: "boot-secret"}.AsSha512Mechanism())).Ping(ctx)
+	})
 	adm := kadm.NewClient(clusterClient(t, bs[:1]))
 	if _, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: "alice", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "alice-secret"}}); err != nil {
 		t.Fatalf("adding alice through broker 1: %v", err)
