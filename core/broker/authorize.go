@@ -20,8 +20,10 @@ import (
 // Invariants: a request without a principal (a peer broker, the
 // simulator) is not checked; ApiVersions and the SASL requests never are.
 // A request naming several topics or groups of which one is refused is
-// refused whole (Kafka answers the others), except Metadata, answered
-// per topic.
+// refused whole (Kafka answers the others), except Metadata and Produce,
+// answered per topic: the handler gets the request without the refused
+// topics, and a trim (b.trims) adds them, refused, to its answer whenever
+// it is delivered.
 
 type check struct {
 	rtype kmsg.ACLResourceType
@@ -52,9 +54,37 @@ func topicChecks(op kmsg.ACLOperation, names ...string) []check {
 	return out
 }
 
-// authorize returns the answer refusing r, or nil to let the handler run
-// (then post, if not nil, trims the handler's answer).
-func (b *Broker) authorize(r *Request) (deny kmsg.Response, post func(kmsg.Response)) {
+type trimKey struct {
+	conn uint64
+	corr int32
+}
+
+// trim completes r's answer with fn when it is delivered.
+func (b *Broker) trim(r *Request, fn func(kmsg.Response)) {
+	b.trims[trimKey{r.Conn, r.Header.CorrelationID}] = fn
+}
+
+// dropTrims forgets the trims of a closed connection.
+func (b *Broker) dropTrims(conn uint64) {
+	for k := range b.trims {
+		if k.conn == conn {
+			delete(b.trims, k)
+		}
+	}
+}
+
+// authorize returns the answer refusing r, or nil to let the handler run.
+func (b *Broker) authorize(r *Request) kmsg.Response {
+	deny, trim := b.authorizeRequest(r)
+	if deny == nil && trim != nil {
+		b.trim(r, trim)
+	}
+	return deny
+}
+
+// authorizeRequest returns the answer refusing r, or nil and perhaps a
+// trim of the handler's answer.
+func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kmsg.Response)) {
 	if b.cfg.Authorizer == nil || r.Principal == "" {
 		return nil, nil
 	}
@@ -98,12 +128,28 @@ func (b *Broker) authorize(r *Request) (deny kmsg.Response, post func(kmsg.Respo
 				return produceRefused(q, kerr.TransactionalIDAuthorizationFailed), nil
 			}
 		}
-		var names []string
+		var kept, refused []kmsg.ProduceRequestTopic
 		for _, t := range q.Topics {
-			names = append(names, b.nameOf(t.Topic, t.TopicID))
+			if b.may(r, check{kmsg.ACLResourceTypeTopic, b.nameOf(t.Topic, t.TopicID), kmsg.ACLOperationWrite}) {
+				kept = append(kept, t)
+			} else {
+				refused = append(refused, t)
+			}
 		}
-		if !b.mayAll(r, topicChecks(kmsg.ACLOperationWrite, names...)) {
+		switch {
+		case len(refused) == 0:
+		case len(kept) == 0:
 			return produceRefused(q, kerr.TopicAuthorizationFailed), nil
+		case q.Acks == 0:
+			q.Topics = kept // no answer to complete
+		default:
+			q.Topics = kept
+			out := *q
+			out.Topics = refused
+			return nil, func(resp kmsg.Response) {
+				pr := resp.(*kmsg.ProduceResponse)
+				pr.Topics = append(pr.Topics, produceRefused(&out, kerr.TopicAuthorizationFailed).(*kmsg.ProduceResponse).Topics...)
+			}
 		}
 	case *kmsg.FetchRequest:
 		if fetchReplica(q) >= 0 {

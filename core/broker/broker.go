@@ -73,7 +73,10 @@ type Broker struct {
 	topics  map[string]*Topic
 	byID    map[[16]byte]*Topic
 	deliver func(Response)
-	now     int64
+	// trims complete the answers of requests the authorizer trimmed,
+	// whenever they are delivered (authorize.go).
+	trims map[trimKey]func(kmsg.Response)
+	now   int64
 
 	fetches    []*pendingFetch
 	acks       []*pendingAcks // acks=all produces waiting for the ISR
@@ -99,7 +102,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		cfg.Logf = func(string, ...any) {}
 	}
 	b := &Broker{
-		cfg: cfg, st: st, deliver: deliver, now: now,
+		cfg: cfg, st: st, deliver: deliver, now: now, trims: map[trimKey]func(kmsg.Response){},
 		topics: map[string]*Topic{}, byID: map[[16]byte]*Topic{},
 		lastRetain: now,
 	}
@@ -146,21 +149,21 @@ func (b *Broker) Handle(now int64, req Request) {
 		b.reply(req, unsupported(req.Msg))
 		return
 	}
-	deny, post := b.authorize(&req)
-	if deny != nil {
+	if deny := b.authorize(&req); deny != nil {
 		b.reply(req, deny)
 		return
 	}
 	if resp := h.fn(b, &req); resp != nil {
-		if post != nil {
-			post(resp)
-		}
 		b.advertise(req.Listener, resp)
 		b.reply(req, resp)
 	}
 }
 
 func (b *Broker) reply(req Request, msg kmsg.Response) {
+	if k := (trimKey{req.Conn, req.Header.CorrelationID}); len(b.trims) > 0 && b.trims[k] != nil {
+		b.trims[k](msg)
+		delete(b.trims, k)
+	}
 	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg})
 }
 

@@ -92,6 +92,18 @@ func TestACLs(t *testing.T) {
 		}
 	}
 	refused("alice produces to another topic", alice.ProduceSync(short(), &kgo.Record{Topic: other, Value: []byte("x")}).FirstErr(), kerr.TopicAuthorizationFailed)
+	// One Produce for two topics: the allowed one is written, the other
+	// refused
+	// (refused: the linger makes one request of both).
+	lingering := as("alice", "a", kgo.ProducerLinger(300*time.Millisecond))
+	both := lingering.ProduceSync(short(), &kgo.Record{Topic: orders, Value: []byte("ok")}, &kgo.Record{Topic: other, Value: []byte("no")})
+	errs := map[string]error{}
+	for _, r := range both {
+		errs[r.Record.Topic] = r.Err
+	}
+	if len(both) != 2 || errs[orders] != nil || !errors.Is(errs[other], kerr.TopicAuthorizationFailed) {
+		t.Errorf("alice produces to %s and %s at once: %v and %v, want success and TOPIC_AUTHORIZATION_FAILED", orders, other, errs[orders], errs[other])
+	}
 	refused("alice produces to the denied topic", alice.ProduceSync(short(), &kgo.Record{Topic: secret, Value: []byte("x")}).FirstErr(), kerr.TopicAuthorizationFailed)
 	aliceAdm := kadm.NewClient(as("alice", "a"))
 	_, err = aliceAdm.FetchOffsets(short(), "payroll")
