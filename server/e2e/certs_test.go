@@ -8,10 +8,13 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -94,4 +97,18 @@ func writeFile(t testing.TB, dir, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// waitForLog waits until the broker's log has said each of wants (its
+// output reaches the test through a pipe, a little after the fact).
+func waitForLog(t *testing.T, b *Broker, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		eventually(t, 5*time.Second, fmt.Sprintf("the broker's log says %q", want), func() error {
+			if !strings.Contains(b.Output(), want) {
+				return errors.New("not yet")
+			}
+			return nil
+		})
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -131,12 +130,7 @@ func TestClusterSecure(t *testing.T) {
 		t.Error("a plaintext peer got an answer from the SSL controller listener")
 	}
 	nc.Close()
-	eventually(t, 5*time.Second, "the refusal is logged", func() error {
-		if !strings.Contains(bs[0].Output(), "does not look like a TLS handshake") {
-			return errors.New("not yet")
-		}
-		return nil
-	})
+	waitForLog(t, bs[0], "does not look like a TLS handshake")
 }
 
 // controllerAddr is the --controller-addr startCluster gave b.
