@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/cluster/quorum"
 	"github.com/gregor-kafka/gregor/core/store"
 	"github.com/gregor-kafka/gregor/core/wire"
@@ -141,7 +143,7 @@ type clusterDriver struct {
 
 // startCluster opens the quorum member and the controller listener, and
 // makes cfg a clustered broker config. Called from Start.
-func (s *Server) startCluster(cfg *broker.Config, st store.Storage) error {
+func (s *Server) startCluster(cfg *broker.Config, st store.Storage, creds []*cluster.ScramCredential) error {
 	c := s.cfg
 	id := int32(c.Settings.Int64("node.id"))
 	if _, ok := c.ControllerQuorum[id]; !ok {
@@ -163,6 +165,7 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage) error {
 		ImbalancePerBrokerPercentage: int(c.Settings.Int64("leader.imbalance.per.broker.percentage")),
 		Rand:                         cfg.Rand,
 		Storage:                      st,
+		BootstrapScram:               creds,
 	})
 	if err != nil {
 		return err
@@ -176,11 +179,14 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage) error {
 		_ = q.Close()
 		return fmt.Errorf("controller listener: %w", err)
 	}
+	if c.PeerTLS != nil {
+		ln = tls.NewListener(ln, c.PeerTLS)
+	}
 	d := &clusterDriver{id: id, node: q, ln: ln, links: map[int32]*peerLink{},
 		pending: map[uint64]ctlPending{}, outstanding: map[uint64]int32{}, logf: c.Logf, conns: map[net.Conn]bool{}}
 	for pid, paddr := range c.ControllerQuorum {
 		if pid != id {
-			d.links[pid] = newPeerLink(id, pid, paddr, s.e)
+			d.links[pid] = newPeerLink(id, pid, paddr, c.PeerDialTLS, s.e)
 		}
 	}
 	var inc [16]byte
@@ -335,14 +341,15 @@ func kmsgFrame(typ byte, from int32, id uint64, ctl bool, key, ver int16, append
 type peerLink struct {
 	self, peer int32
 	addr       string
+	tls        *tls.Config // nil: plaintext
 	e          *engine
 	q          chan []byte
 	done       chan struct{}
 	once       sync.Once
 }
 
-func newPeerLink(self, peer int32, addr string, e *engine) *peerLink {
-	l := &peerLink{self: self, peer: peer, addr: addr, e: e, q: make(chan []byte, 4096), done: make(chan struct{})}
+func newPeerLink(self, peer int32, addr string, tlsCfg *tls.Config, e *engine) *peerLink {
+	l := &peerLink{self: self, peer: peer, addr: addr, tls: tlsCfg, e: e, q: make(chan []byte, 4096), done: make(chan struct{})}
 	go l.run()
 	return l
 }
@@ -397,7 +404,7 @@ func (l *peerLink) run() {
 				l.unreachable() // dropped
 				continue
 			}
-			c, err := peerDialer().Dial("tcp", l.addr)
+			c, err := l.dial()
 			if err != nil {
 				retryAt = time.Now().Add(200 * time.Millisecond)
 				l.unreachable()
@@ -429,6 +436,15 @@ func (l *peerLink) run() {
 			l.unreachable()
 		}
 	}
+}
+
+// dial connects to the peer, over mutual TLS when configured.
+func (l *peerLink) dial() (net.Conn, error) {
+	d := peerDialer()
+	if l.tls == nil {
+		return d.Dial("tcp", l.addr)
+	}
+	return tls.DialWithDialer(d, "tcp", l.addr, l.tls)
 }
 
 // --- on the engine goroutine ---
@@ -511,6 +527,7 @@ func (e *engine) process() {
 		}
 	}
 	if len(out.Applied) > 0 {
+		e.metrics.applied(d.id, out.Applied)
 		if err := e.b.ApplyMetadata(now, d.node.Image().Clone()); err != nil {
 			e.logf("applying metadata: %v", err)
 		}

@@ -84,7 +84,7 @@ func TestPeerLinkAfterPeerRestart(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	e := newEngine(t.Logf)
-	l := newPeerLink(1, 2, addr, e)
+	l := newPeerLink(1, 2, addr, nil, e)
 	defer l.close()
 	unreachable := func() {
 		t.Helper()

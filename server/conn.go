@@ -22,6 +22,11 @@ import (
 // encoding (measured by make bench).
 const maxKeptBuffer = 64 << 20
 
+// tlsHandshake is the first byte of a TLS record carrying a handshake
+// (a ClientHello), followed by major version 3: read as a Kafka frame
+// size it is 369 MB or more.
+const tlsHandshake = 0x16
+
 // slot is one place in a connection's response order. The engine knows
 // the request by seq, a number the connection gives each request it
 // reads: clients may reuse correlation ids (Kafka does not forbid it),
@@ -42,7 +47,11 @@ type conn struct {
 	e        *engine
 	maxFrame int32
 	logf     func(string, ...any)
-	clientID string // the last client.id the live trace saw; engine only
+	clientID string    // the last client.id the live trace saw; engine only
+	listener string    // the name of the listener it came through
+	tls      bool      // the listener is SSL or SASL_SSL
+	sasl     *saslConn // SASL_PLAINTEXT and SASL_SSL listeners (sasl.go)
+	who      string    // the principal, once known (principal.go)
 
 	// mutedUntil (unix ns) is when the connection may be read again
 	// after a throttled answer (KIP-219); set by the engine.
@@ -112,6 +121,9 @@ func (c *conn) read() error {
 			return err
 		}
 		n := int32(binary.BigEndian.Uint32(size[:]))
+		if size[0] == tlsHandshake && size[1] == 3 && !c.tls {
+			return fmt.Errorf("a TLS handshake on the %s listener, which is plaintext: the client is set for SSL on a port without it", c.listener)
+		}
 		if n < 0 || n > c.maxFrame {
 			return fmt.Errorf("frame of %d bytes exceeds socket.request.max.bytes (%d)", n, c.maxFrame)
 		}
@@ -124,6 +136,12 @@ func (c *conn) read() error {
 		}
 		if !c.waitUnmuted() {
 			return nil
+		}
+		if c.sasl != nil && c.sasl.raw {
+			if err := c.rawToken(frame); err != nil {
+				return err
+			}
+			continue
 		}
 		h, req, err := decode(frame)
 		var verr *wire.VersionError
@@ -140,10 +158,18 @@ func (c *conn) read() error {
 		case err != nil:
 			return err
 		}
+		if c.sasl != nil {
+			if handled, err := c.authenticate(h, req, int64(n)); err != nil || handled {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		c.seq++
 		s := &slot{seq: c.seq, corr: h.CorrelationID, size: int64(n)}
 		h.CorrelationID = c.seq
-		in := inbound{conn: c, corr: s.corr, size: s.size, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host}}
+		in := inbound{conn: c, corr: s.corr, size: s.size, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener, Principal: c.principal()}}
 		if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
 			in.noReply = true // the engine releases it once handled
 		} else {

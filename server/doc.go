@@ -32,6 +32,16 @@
 // directory as after kill -9 (unacknowledged writes may or may not be
 // there; acknowledged ones are).
 //
+// # Security
+//
+// Security (listeners.go, tls.go, sasl.go, principal.go): each listener
+// has a security protocol; SSL listeners are TLS, SASL listeners
+// authenticate a connection in its reader goroutine before any request but
+// ApiVersions reaches the engine, and every request carries the
+// connection's principal for the ACLs the broker enforces. Metrics
+// (metrics.go) count on the engine goroutine and read state there when
+// Prometheus scrapes.
+//
 // # Invariants
 //
 //   - Only the engine goroutine touches the Broker.
@@ -40,6 +50,8 @@
 //     under a number of the connection's own. A request that gets no
 //     response (acks=0) holds no place.
 //   - A bad frame closes only its own connection, with a logged reason.
+//   - On a SASL listener, nothing but ApiVersions, SaslHandshake and
+//     SaslAuthenticate is read from a connection before it authenticates.
 //   - The engine calls Broker.Commit after each batch of requests it drained,
 //     so produce requests that need an fsync share one (group commit).
 //   - No recover() runs on the engine goroutine.

@@ -30,6 +30,8 @@ type inbound struct {
 	ctl  bool
 	msg  kmsg.Request
 	resp kmsg.Response
+
+	call func() // evCall: run on the engine (engine.call)
 }
 
 type eventKind uint8
@@ -43,6 +45,7 @@ const (
 	evPeerResponse // the answer to one of our broker's requests
 	evUnreachable  // a peer link failed
 	evRaftTick     // time for a quorum tick
+	evCall         // run a function on the engine (metrics.go)
 )
 
 // engine runs the broker on one goroutine.
@@ -57,7 +60,8 @@ type engine struct {
 	// stateStale says a response was traced since (traceState).
 	stateAt    time.Time
 	stateStale bool
-	node       int32 // the broker's node.id
+	node       int32    // the broker's node.id
+	metrics    *metrics // set by Start
 
 	cl    *clusterDriver // nil for a single broker
 	later []func()       // work queued by broker callbacks (cluster.go)
@@ -83,6 +87,7 @@ func (e *engine) deliver(r broker.Response) {
 		return
 	}
 	if c := e.conns[r.Conn]; c != nil {
+		e.metrics.response(e, r.Conn, r.CorrelationID, r.Msg)
 		if corr, ok := c.complete(r.CorrelationID, r.Msg); ok {
 			e.traceResponse(c, corr, r)
 		}
@@ -154,21 +159,42 @@ func (e *engine) handle(in inbound) {
 		e.conns[in.conn.id] = in.conn
 	case evClose:
 		delete(e.conns, in.conn.id)
+		e.metrics.closed(in.conn.id)
 		e.b.DropConnection(in.conn.id)
 	case evRequest:
 		if e.conns[in.conn.id] != nil {
 			e.phase = phaseRequest
+			e.metrics.request(e, in)
 			e.traceRequest(in)
 			e.b.Handle(time.Now().UnixMilli(), in.req)
 		}
 		if in.noReply {
 			in.conn.held.release(in.size)
 		}
+	case evCall:
+		in.call()
 	default:
 		e.handleCluster(in)
 	}
 	e.runLater()
 	e.cur = inbound{} // hold no request's memory past its handling
+}
+
+// call runs fn on the engine goroutine and waits for it; false when the
+// server stopped first.
+func (e *engine) call(fn func()) bool {
+	done := make(chan struct{})
+	select {
+	case e.in <- inbound{kind: evCall, call: func() { fn(); close(done) }}:
+	case <-e.stopping:
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-e.stopping:
+		return false
+	}
 }
 
 // runLater runs the work broker callbacks queued, until none is left.

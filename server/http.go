@@ -24,8 +24,9 @@ import (
 	"github.com/gregor-kafka/gregor/ui"
 )
 
-// routes is the HTTP side of `gregor serve`: the playground and a health
-// check, open to all; the live trace and opening a class, for the operator
+// routes is the HTTP side of `gregor serve`: the playground, a health
+// check and the Prometheus metrics (metrics.go), open to all unless
+// MetricsNeedToken; the live trace and opening a class, for the operator
 // (package access); a class's join page and socket, for whoever has its
 // code (package classroom).
 func (s *Server) routes() http.Handler {
@@ -39,6 +40,11 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /live", op.Only(http.HandlerFunc(live.ServePage)))
 	mux.Handle("GET /live/style.css", live.StyleFrom(s.cfg.IndexHTML))
 	mux.Handle("GET /live/ws", op.Only(http.HandlerFunc(s.e.trace.ServeWS)))
+	metrics := s.e.metrics.handler()
+	if s.cfg.MetricsNeedToken {
+		metrics = op.Only(metrics)
+	}
+	mux.Handle("GET /metrics", metrics)
 	rooms := classroom.NewHub(classroom.Config{Page: func(q string) []byte { page, _ := prerender(s.cfg.IndexHTML, q); return page }})
 	mux.Handle("POST /rooms", op.Only(http.HandlerFunc(rooms.ServeOpen)))
 	mux.HandleFunc("GET /join/{code}", rooms.ServeJoin)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,12 +10,15 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/server/access"
 	"github.com/gregor-kafka/gregor/server/filestore"
@@ -22,10 +26,30 @@ import (
 
 // Config is what `gregor serve` was asked to run.
 type Config struct {
+	// KafkaAddr (--kafka-addr) is the one PLAINTEXT listener when
+	// Listeners is empty; Listeners (listeners.go) are Kafka's
+	// listeners with their security protocols and advertised addresses.
 	KafkaAddr string
-	HTTPAddr  string
-	DataDir   string
-	Settings  *config.Broker
+	Listeners []Listener
+	// TLS serves the SSL and SASL_SSL listeners (tls.go); nil when none
+	// is configured.
+	TLS *tls.Config
+	// SASLMechanisms (sasl.enabled.mechanisms) are those the SASL
+	// listeners offer; empty means all of Mechanisms (sasl.go).
+	SASLMechanisms []string
+	// SASLReauth (connections.max.reauth.ms) is how long a SASL session
+	// lasts before the client must re-authenticate; 0: for ever.
+	SASLReauth time.Duration
+	// Authorizer (authorizer.class.name, super.users,
+	// allow.everyone.if.no.acl.found) enforces the ACLs; nil: none are.
+	Authorizer *cluster.Authorizer
+	// ScramBootstrap are credentials added at startup when the user has
+	// none of that mechanism (--add-scram): by a single broker to its
+	// metadata, by a cluster's active controller to the metadata log.
+	ScramBootstrap []string
+	HTTPAddr       string
+	DataDir        string
+	Settings       *config.Broker
 	// IndexHTML is the page served at / on the HTTP address.
 	IndexHTML []byte
 	// Assets is the browser build served under /assets/ (see WebHandler).
@@ -37,17 +61,23 @@ type Config struct {
 	// node listens for its peers; empty means its entry in the quorum.
 	ControllerQuorum map[int32]string
 	ControllerAddr   string
+	// PeerTLS and PeerDialTLS, when set, secure the links between nodes
+	// with mutual TLS (an SSL controller listener, tls.go).
+	PeerTLS, PeerDialTLS *tls.Config
 	// OperatorToken (--http.operator.token) lets a client beyond loopback
 	// watch /live and open classes (package access). Empty: Start makes
 	// one, and Run prints it.
 	OperatorToken string
+	// MetricsNeedToken (--http.metrics.require.token) puts /metrics
+	// behind the operator token beyond loopback, as /live is.
+	MetricsNeedToken bool
 }
 
 // Server is a running broker with its listeners.
 type Server struct {
 	cfg    Config
 	e      *engine
-	kafka  net.Listener
+	kafka  []*kafkaListener
 	web    *http.Server
 	webLn  net.Listener
 	unlock func()
@@ -61,6 +91,14 @@ type Server struct {
 // listeners. Any failure is returned as one descriptive error.
 func Start(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg}
+	if len(s.cfg.SASLMechanisms) == 0 {
+		s.cfg.SASLMechanisms = Mechanisms
+	}
+	for _, m := range s.cfg.SASLMechanisms {
+		if !slices.Contains(Mechanisms, m) {
+			return nil, fmt.Errorf("sasl.enabled.mechanisms: %s is not served (%s are)", m, strings.Join(Mechanisms, ", "))
+		}
+	}
 	if s.cfg.OperatorToken == "" {
 		s.cfg.OperatorToken = access.NewToken()
 		s.printToken = true
@@ -86,34 +124,39 @@ func Start(cfg Config) (*Server, error) {
 	for _, f := range armed {
 		cfg.Logf("TEST ONLY: storage fault armed from %s: %s", filestore.FaultsEnv, f)
 	}
-	if s.kafka, err = net.Listen("tcp", cfg.KafkaAddr); err != nil {
-		return fail(fmt.Errorf("kafka listener: %w", err))
+	endpoints, err := s.listen()
+	if err != nil {
+		return fail(err)
 	}
 	if s.webLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 		return fail(fmt.Errorf("http listener: %w", err))
 	}
-	host, port, err := advertised(s.kafka.Addr())
-	if err != nil {
-		return fail(err)
-	}
+	s.e = newEngine(cfg.Logf)
+	s.e.metrics = newMetrics(s.e, int32(cfg.Settings.Int64("node.id")))
+	fs.OnSync = func(d time.Duration) { s.e.metrics.fsync.Observe(d.Seconds()) }
+	now := time.Now()
 	logDir, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
 		return fail(err)
 	}
-	s.e = newEngine(cfg.Logf)
-	now := time.Now()
 	bcfg := broker.Config{
-		NodeID:    int32(cfg.Settings.Int64("node.id")),
-		Host:      host,
-		Port:      port,
-		Settings:  cfg.Settings,
-		Rand:      rand.New(rand.NewPCG(uint64(now.UnixNano()), uint64(now.Unix()))),
-		Logf:      cfg.Logf,
-		LogDir:    logDir,
-		DiskSpace: diskSpace(logDir),
+		NodeID:     int32(cfg.Settings.Int64("node.id")),
+		Host:       endpoints[0].Host,
+		Port:       endpoints[0].Port,
+		Listeners:  endpoints,
+		Authorizer: cfg.Authorizer,
+		Settings:   cfg.Settings,
+		Rand:       rand.New(rand.NewPCG(uint64(now.UnixNano()), uint64(now.Unix()))),
+		Logf:       cfg.Logf,
+		LogDir:     logDir,
+		DiskSpace:  diskSpace(logDir),
+	}
+	creds, err := scramBootstrap(cfg.ScramBootstrap)
+	if err != nil {
+		return fail(err)
 	}
 	if cfg.ControllerQuorum != nil {
-		if err := s.startCluster(&bcfg, fs); err != nil {
+		if err := s.startCluster(&bcfg, fs, creds); err != nil {
 			return fail(err)
 		}
 	}
@@ -133,13 +176,63 @@ func Start(cfg Config) (*Server, error) {
 			return fail(err)
 		}
 	}
+	if err := s.bootstrapScram(creds); err != nil {
+		if s.e.cl != nil {
+			s.e.cl.close()
+			_ = s.e.cl.node.Close()
+		}
+		_ = s.e.b.Close()
+		return fail(err)
+	}
 	s.web = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
 	return s, nil
 }
 
-// KafkaAddr and HTTPAddr are the bound addresses (useful with port 0).
-func (s *Server) KafkaAddr() net.Addr { return s.kafka.Addr() }
+// KafkaAddr and HTTPAddr are the bound addresses (useful with port 0);
+// KafkaAddr is the first listener's.
+func (s *Server) KafkaAddr() net.Addr { return s.kafka[0].ln.Addr() }
 func (s *Server) HTTPAddr() net.Addr  { return s.webLn.Addr() }
+
+// ListenerAddr is the bound address of the named listener, nil if there
+// is none.
+func (s *Server) ListenerAddr(name string) net.Addr {
+	for _, l := range s.kafka {
+		if l.Name == name {
+			return l.ln.Addr()
+		}
+	}
+	return nil
+}
+
+// listen binds every Kafka listener and returns their advertised
+// endpoints, in order.
+func (s *Server) listen() ([]cluster.Endpoint, error) {
+	ls := s.cfg.Listeners
+	if len(ls) == 0 {
+		ls = []Listener{{Name: broker.DefaultListener, Protocol: Plaintext, Addr: s.cfg.KafkaAddr}}
+	}
+	var out []cluster.Endpoint
+	for _, l := range ls {
+		if l.Protocol.TLS() && s.cfg.TLS == nil {
+			return nil, fmt.Errorf("listener %s is %s: set ssl.keystore.location (a PEM file of the certificate chain and key)", l.Name, l.Protocol)
+		}
+		ln, err := net.Listen("tcp", l.Addr)
+		if err != nil {
+			return nil, fmt.Errorf("listener %s: %w", l.Name, err)
+		}
+		if l.Protocol.TLS() {
+			ln = tls.NewListener(ln, s.cfg.TLS)
+		}
+		kl := &kafkaListener{Listener: l, ln: ln}
+		s.kafka = append(s.kafka, kl)
+		e, err := kl.endpoint()
+		if err != nil {
+			return nil, fmt.Errorf("listener %s: %w", l.Name, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
 
 // Run serves until ctx is cancelled, then shuts down cleanly: listeners
 // close, connections close, the logs are flushed and closed.
@@ -162,8 +255,12 @@ func (s *Server) Run(ctx context.Context) error {
 	if cid == "" {
 		cid = "to be learnt from the metadata quorum"
 	}
+	var names []string
+	for _, l := range s.kafka {
+		names = append(names, fmt.Sprintf("%s://%s", l.Name, l.ln.Addr()))
+	}
 	s.cfg.Logf("kafka listening on %s, http on http://%s, data in %s (cluster %s)",
-		s.kafka.Addr(), s.webLn.Addr(), s.cfg.DataDir, cid)
+		strings.Join(names, ","), s.webLn.Addr(), s.cfg.DataDir, cid)
 	if s.printToken {
 		s.cfg.Logf("operator token for the web UI beyond loopback (/live, opening a class): %s", s.cfg.OperatorToken)
 	}
@@ -172,44 +269,56 @@ func (s *Server) Run(ctx context.Context) error {
 	adm := newAdmission(s.cfg.Settings.Int64("max.connections"), s.cfg.Settings.Int64("max.connections.per.ip"))
 	go func() {
 		<-ctx.Done()
-		s.kafka.Close()
+		for _, l := range s.kafka {
+			l.ln.Close()
+		}
 		mu.Lock()
 		for c := range conns {
 			c.close()
 		}
 		mu.Unlock()
 	}()
-	for {
-		nc, err := s.kafka.Accept()
-		if err != nil {
-			if ctx.Err() == nil {
-				s.cfg.Logf("accept: %v", err)
-				cancel()
+	var accepting sync.WaitGroup
+	for _, l := range s.kafka {
+		accepting.Go(func() {
+			for {
+				nc, err := l.ln.Accept()
+				if err != nil {
+					if ctx.Err() == nil {
+						s.cfg.Logf("accept on %s: %v", l.Name, err)
+						cancel()
+					}
+					return
+				}
+				ip := remoteIP(nc)
+				if refused, line := adm.admit(ip, time.Now()); refused {
+					if line != "" {
+						s.cfg.Logf("%s", line)
+					}
+					nc.Close()
+					continue
+				}
+				c := newConn(s.nextID.Add(1), nc, s.e, int32(s.cfg.Settings.Int64("socket.request.max.bytes")), s.cfg.Logf)
+				c.listener, c.tls = l.Name, l.Protocol.TLS()
+				if l.Protocol.SASL() {
+					c.sasl = &saslConn{enabled: s.cfg.SASLMechanisms, lifetime: s.cfg.SASLReauth}
+				}
+				mu.Lock()
+				conns[c] = true
+				mu.Unlock()
+				s.wg.Add(1)
+				go func() {
+					defer s.wg.Done()
+					c.serve()
+					mu.Lock()
+					delete(conns, c)
+					mu.Unlock()
+					adm.leave(ip)
+				}()
 			}
-			break
-		}
-		ip := remoteIP(nc)
-		if refused, line := adm.admit(ip, time.Now()); refused {
-			if line != "" {
-				s.cfg.Logf("%s", line)
-			}
-			nc.Close()
-			continue
-		}
-		c := newConn(s.nextID.Add(1), nc, s.e, int32(s.cfg.Settings.Int64("socket.request.max.bytes")), s.cfg.Logf)
-		mu.Lock()
-		conns[c] = true
-		mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			c.serve()
-			mu.Lock()
-			delete(conns, c)
-			mu.Unlock()
-			adm.leave(ip)
-		}()
+		})
 	}
+	accepting.Wait()
 	<-engineDone
 	if s.e.cl != nil {
 		s.e.cl.close()
@@ -231,8 +340,8 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 func (s *Server) closeListeners() {
-	if s.kafka != nil {
-		s.kafka.Close()
+	for _, l := range s.kafka {
+		l.ln.Close()
 	}
 	if s.webLn != nil {
 		s.webLn.Close()

@@ -56,7 +56,7 @@ func (b *Broker) awaitISR(conn *uint64, waits []ackWait, timeoutMs int64, finish
 // its waits with KAFKA_STORAGE_ERROR first (storage_failure.go).
 func (b *Broker) answer(req Request, resp kmsg.Response, syncs []ackWait) func() {
 	return func() {
-		b.afterSyncs(syncs, func() { b.deliver(Response{req.Conn, req.Header.CorrelationID, resp}) })
+		b.afterSyncs(syncs, func() { b.reply(req, resp) })
 	}
 }
 

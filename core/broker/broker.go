@@ -21,6 +21,12 @@ type Config struct {
 	NodeID int32
 	Host   string // advertised host
 	Port   int32  // advertised port
+	// Listeners are every advertised listener, the first at Host and
+	// Port (listeners.go); empty means one, PLAINTEXT, at Host and Port.
+	Listeners []cluster.Endpoint
+	// Authorizer, when set (authorizer.class.name), enforces the ACLs
+	// on every client request (authorize.go).
+	Authorizer *cluster.Authorizer
 	// ClusterID is the cluster id a broker with empty storage starts
 	// with. Empty: a single broker draws one; a clustered broker adopts
 	// the metadata quorum's (cluster_id.go).
@@ -49,6 +55,13 @@ type Request struct {
 	// Host is the client's address as Kafka reports it in DescribeGroups
 	// ("/127.0.0.1"); empty where there is none (peers, the simulator).
 	Host string
+	// Listener names the listener the request came through (KIP-103);
+	// empty is the first. Broker addresses in answers are its endpoints.
+	Listener string
+	// Principal is the client's, as ACLs name it ("User:alice",
+	// "User:ANONYMOUS"); empty for a peer broker and the simulator, whose
+	// requests are not authorized.
+	Principal string
 }
 
 // Response answers a Request on the same connection.
@@ -66,7 +79,10 @@ type Broker struct {
 	topics  map[string]*Topic
 	byID    map[[16]byte]*Topic
 	deliver func(Response)
-	now     int64
+	// trims complete the answers of requests the authorizer trimmed,
+	// whenever they are delivered (authorize.go).
+	trims map[trimKey]func(kmsg.Response)
+	now   int64
 
 	fetches    []*pendingFetch
 	acks       []*pendingAcks // acks=all produces waiting for the ISR
@@ -96,7 +112,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		cfg.Logf = func(string, ...any) {}
 	}
 	b := &Broker{
-		cfg: cfg, st: st, deliver: deliver, now: now,
+		cfg: cfg, st: st, deliver: deliver, now: now, trims: map[trimKey]func(kmsg.Response){},
 		topics: map[string]*Topic{}, byID: map[[16]byte]*Topic{},
 		lastRetain: now, lastOffsetExpiry: now,
 	}
@@ -143,12 +159,21 @@ func (b *Broker) Handle(now int64, req Request) {
 		b.reply(req, unsupported(req.Msg))
 		return
 	}
+	if deny := b.authorize(&req); deny != nil {
+		b.reply(req, deny)
+		return
+	}
 	if resp := h.fn(b, &req); resp != nil {
+		b.advertise(req.Listener, resp)
 		b.reply(req, resp)
 	}
 }
 
 func (b *Broker) reply(req Request, msg kmsg.Response) {
+	if k := (trimKey{req.Conn, req.Header.CorrelationID}); len(b.trims) > 0 && b.trims[k] != nil {
+		b.trims[k](msg)
+		delete(b.trims, k)
+	}
 	if f, ok := msg.(*kmsg.FetchResponse); ok {
 		b.throttleFetch(req, f) // client_quotas.go
 	}

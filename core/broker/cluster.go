@@ -224,9 +224,11 @@ func (b *Broker) register() {
 	c.registering = true
 	req := kmsg.NewPtrBrokerRegistrationRequest()
 	req.BrokerID, req.ClusterID, req.IncarnationID = b.cfg.NodeID, b.meta.ClusterID, c.cfg.Incarnation
-	l := kmsg.NewBrokerRegistrationRequestListener()
-	l.Name, l.Host, l.Port = "PLAINTEXT", b.cfg.Host, uint16(b.cfg.Port)
-	req.Listeners = append(req.Listeners, l)
+	for _, e := range b.listeners() {
+		l := kmsg.NewBrokerRegistrationRequestListener()
+		l.Name, l.Host, l.Port = e.Name, e.Host, uint16(e.Port)
+		req.Listeners = append(req.Listeners, l)
+	}
 	// Asked again after a heartbeat interval, like a heartbeat.
 	b.sendWithin(ToController, req, b.cfg.Settings.Int64("broker.heartbeat.interval.ms"), func(r kmsg.Response) {
 		c.registering = false

@@ -257,6 +257,7 @@ func (b *Broker) recordFollowerFetch(req *kmsg.FetchRequest, id int32) {
 
 // DropConnection forgets pending operations of a closed connection.
 func (b *Broker) DropConnection(conn uint64) {
+	b.dropTrims(conn)
 	kept := b.fetches[:0]
 	for _, f := range b.fetches {
 		if f.req.Conn != conn {

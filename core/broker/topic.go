@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/producer"
 	"github.com/gregor-kafka/gregor/core/quota"
@@ -31,6 +32,10 @@ type metadata struct {
 	// drawnID is the id an earlier Gregor's clustered broker drew for
 	// itself, until the broker adopts the quorum's (cluster_id.go).
 	drawnID string
+	// Scram are the SCRAM credentials (scram.go), by cluster.ScramKey.
+	Scram map[string]*cluster.ScramCredential `json:"scram,omitempty"`
+	// ACLs are the ACL bindings (acls.go), by cluster.ACLKey.
+	ACLs map[string]*cluster.ACL `json:"acls,omitempty"`
 }
 
 type topicRecord struct {

@@ -13,7 +13,11 @@
 //     ClusterIDRecord, RegisterBroker, FenceBroker, UnfenceBroker,
 //     UnregisterBroker, TopicRecord, RemoveTopicRecord, PartitionRecord,
 //     PartitionChange, ConfigRecord, ProducerIDsBlock and
-//     ClientQuotaRecord (KIP-546). A Batch of them
+//     ClientQuotaRecord (KIP-546), and the security records:
+//     UserScramCredentialRecord and its removal (scram.go, KIP-554),
+//     AccessControlEntryRecord and its removal (acl.go, KIP-11);
+//     RegisterBroker carries every listener's endpoint (endpoint.go). A
+//     Batch of them
 //     is one raft entry, encoded as JSON behind a magic byte.
 //   - Image (image.go) is the state machine: brokers, topics, partitions
 //     with replicas, ISR, leader, leader epoch and partition epoch, configs

@@ -20,6 +20,9 @@ type Broker struct {
 	Port          int32  `json:"port,omitempty"`
 	Rack          string `json:"rack,omitempty"`
 	Fenced        bool   `json:"fenced"`
+	// Endpoints are all its listeners (endpoint.go); Host and Port are
+	// the first of them.
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
 }
 
 // Partition is one partition's replication state.
@@ -73,6 +76,10 @@ type Image struct {
 	// Quotas are the client quotas (ClientQuotaRecord), which every
 	// broker enforces on its own traffic.
 	Quotas quota.Quotas `json:"client_quotas,omitempty"`
+	// Scram are the SCRAM credentials by ScramKey (scram.go).
+	Scram map[string]*ScramCredential `json:"scram,omitempty"`
+	// ACLs are the ACL bindings by ACLKey (acl.go).
+	ACLs map[string]*ACL `json:"acls,omitempty"`
 }
 
 // NewImage returns the empty image.
@@ -90,6 +97,7 @@ func (im *Image) Clone() *Image {
 	for id, b := range im.Brokers {
 		if b != nil {
 			cb := *b
+			cb.Endpoints = slices.Clone(b.Endpoints)
 			b = &cb
 		}
 		c.Brokers[id] = b
@@ -112,6 +120,20 @@ func (im *Image) Clone() *Image {
 	c.Defaults = maps.Clone(im.Defaults)
 	if im.Quotas != nil {
 		c.Quotas = im.Quotas.Clone()
+	}
+	if im.ACLs != nil {
+		c.ACLs = make(map[string]*ACL, len(im.ACLs))
+		for k, v := range im.ACLs {
+			cv := *v
+			c.ACLs[k] = &cv
+		}
+	}
+	if im.Scram != nil {
+		c.Scram = make(map[string]*ScramCredential, len(im.Scram))
+		for k, v := range im.Scram {
+			cv := *v // the byte slices are never written to
+			c.Scram[k] = &cv
+		}
 	}
 	return &c
 }
@@ -278,7 +300,7 @@ func (im *Image) applyRecord(index uint64, r *Record) ([]PartitionDelta, error) 
 	case r.RegisterBroker != nil:
 		x := r.RegisterBroker
 		im.Brokers[x.ID] = &Broker{ID: x.ID, Epoch: int64(index), IncarnationID: x.IncarnationID,
-			Host: x.Host, Port: x.Port, Rack: x.Rack, Fenced: true}
+			Host: x.Host, Port: x.Port, Rack: x.Rack, Fenced: true, Endpoints: x.Endpoints}
 	case r.FenceBroker != nil, r.UnfenceBroker != nil:
 		id, epoch, fence := int32(0), int64(0), r.FenceBroker != nil
 		if fence {
@@ -347,6 +369,16 @@ func (im *Image) applyRecord(index uint64, r *Record) ([]PartitionDelta, error) 
 			return nil, fmt.Errorf("%w: producer id block at %d, next is %d", ErrStale, x.Start, im.NextProducerID)
 		}
 		im.NextProducerID = x.Start + int64(x.Len)
+	case r.ScramCredential != nil, r.RemoveScram != nil:
+		if im.Scram == nil {
+			im.Scram = map[string]*ScramCredential{}
+		}
+		ApplyScram(im.Scram, r)
+	case r.ACL != nil, r.RemoveACL != nil:
+		if im.ACLs == nil {
+			im.ACLs = map[string]*ACL{}
+		}
+		ApplyACL(im.ACLs, r)
 	default:
 		return nil, fmt.Errorf("%w: empty record", ErrInvalid)
 	}

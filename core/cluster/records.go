@@ -52,6 +52,9 @@ type RegisterBroker struct {
 	Host          string `json:"host,omitempty"`
 	Port          int32  `json:"port,omitempty"`
 	Rack          string `json:"rack,omitempty"`
+	// Endpoints are every listener of the broker; Host and Port repeat
+	// the first, so records written before listeners read the same.
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
 }
 
 // FenceBroker fences a broker registration (session expired, or asked
@@ -187,6 +190,13 @@ type Record struct {
 	Config           *ConfigRecord      `json:"config,omitempty"`
 	ProducerIDs      *ProducerIDsBlock  `json:"producer_ids,omitempty"`
 	ClientQuota      *ClientQuotaRecord `json:"client_quota,omitempty"`
+	// ScramCredential and RemoveScram are the SCRAM credential records
+	// (scram.go).
+	ScramCredential *ScramCredential       `json:"scram_credential,omitempty"`
+	RemoveScram     *RemoveScramCredential `json:"remove_scram_credential,omitempty"`
+	// ACL and RemoveACL are the ACL records (acl.go).
+	ACL       *ACL       `json:"acl,omitempty"`
+	RemoveACL *RemoveACL `json:"remove_acl,omitempty"`
 }
 
 // Count is how many of the record's kinds are set; a valid record has one.
@@ -194,7 +204,8 @@ func (r *Record) Count() int {
 	n := 0
 	for _, set := range []bool{r.ClusterID != nil, r.RegisterBroker != nil, r.FenceBroker != nil,
 		r.UnfenceBroker != nil, r.UnregisterBroker != nil, r.Topic != nil, r.RemoveTopic != nil,
-		r.Partition != nil, r.PartitionChange != nil, r.Config != nil, r.ProducerIDs != nil, r.ClientQuota != nil} {
+		r.Partition != nil, r.PartitionChange != nil, r.Config != nil, r.ProducerIDs != nil, r.ClientQuota != nil,
+		r.ScramCredential != nil, r.RemoveScram != nil, r.ACL != nil, r.RemoveACL != nil} {
 		if set {
 			n++
 		}

@@ -141,7 +141,7 @@ func TestBadFrames(t *testing.T) {
 	}{
 		{"UnknownApiKey", 9999, 0},
 		{"UnsupportedVersionOfKnownAPI", 3, 999}, // Metadata v999
-		{"UnservedApi", 29, 0},                   // DescribeAcls: no authorizer
+		{"UnservedApi", 38, 0},                   // CreateDelegationToken
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			requireBinary(t) // kfake panics on an unknown key

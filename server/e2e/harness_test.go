@@ -143,6 +143,10 @@ type Broker struct {
 	NodeID   int32 // what Metadata should advertise
 	configs  [][2]string
 	extra    []string
+	// listeners replaces --kafka-addr with --listeners (WithListeners);
+	// listenersFor computes it from the broker (WithListenersFor).
+	listeners    string
+	listenersFor func(*Broker) string
 	// Env is added to the environment of the next runs (e.g. the test-only
 	// GREGOR_TEST_FAULTS); a test may clear it before a Restart.
 	Env []string
@@ -189,6 +193,19 @@ func WithWrapper(cmd ...string) BrokerOpt {
 // instead of free ones picked when it starts.
 func WithAddrs(kafka, http string) BrokerOpt {
 	return func(b *Broker) { b.Addr, b.HTTPAddr = kafka, http }
+}
+
+// WithListeners runs the broker with Kafka's listeners setting instead of
+// --kafka-addr; addr is the listener whose port the harness waits for.
+func WithListeners(listeners, addr string) BrokerOpt {
+	return func(b *Broker) { b.listeners, b.Addr = listeners, addr }
+}
+
+// WithListenersFor is WithListeners for the brokers of a cluster: f makes
+// each broker's listeners from it (its Addr among them, the port the
+// harness waits for).
+func WithListenersFor(f func(b *Broker) string) BrokerOpt {
+	return func(b *Broker) { b.listenersFor = f }
 }
 
 // WithEnv adds KEY=value pairs to the broker's environment.
@@ -262,6 +279,13 @@ func startBroker(t testing.TB, opts ...BrokerOpt) *Broker {
 // Args is the command line of the broker (without the binary).
 func (b *Broker) Args() []string {
 	args := []string{"serve", "--kafka-addr", b.Addr, "--http-addr", b.HTTPAddr, "--data-dir", b.DataDir}
+	listeners := b.listeners
+	if b.listenersFor != nil {
+		listeners = b.listenersFor(b)
+	}
+	if listeners != "" {
+		args = append([]string{"serve", "--listeners", listeners}, args[3:]...)
+	}
 	for _, kv := range b.configs {
 		args = append(args, "--"+kv[0], kv[1])
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/gregor-kafka/gregor/core/store"
 )
@@ -19,6 +20,9 @@ import (
 type FS struct {
 	root   string
 	faults *faultSet // armed by tests only (faults.go)
+	// OnSync, when set before files are opened, is told how long each
+	// successful fsync of a file took (the broker's fsync latency metric).
+	OnSync func(time.Duration)
 }
 
 var _ store.Storage = (*FS)(nil)
@@ -83,7 +87,7 @@ func (s *FS) openFile(name string, flag int) (*File, error) {
 		return nil, fmt.Errorf("open %s: is a directory", p)
 	}
 	return &File{f: f, size: st.Size(), synced: st.Size(), dir: filepath.Dir(p), created: flag&os.O_CREATE != 0,
-		name: rel(name), faults: s.faults}, nil
+		name: rel(name), faults: s.faults, onSync: s.OnSync}, nil
 }
 
 // Open opens an existing file for reading and appending.
@@ -205,6 +209,7 @@ type File struct {
 	created bool // the directory entry still needs an fsync
 	name    string
 	faults  *faultSet
+	onSync  func(time.Duration)
 }
 
 var _ store.File = (*File)(nil)
@@ -252,8 +257,12 @@ func (f *File) Sync() error {
 		}
 		return err
 	}
+	start := time.Now()
 	if err := f.f.Sync(); err != nil {
 		return mapErr(err)
+	}
+	if f.onSync != nil {
+		f.onSync(time.Since(start))
 	}
 	f.synced = f.size
 	if f.created {

@@ -74,6 +74,15 @@ func (c *controller) activate() {
 		}
 		c.propose([]cluster.Record{{ClusterID: &cluster.ClusterIDRecord{ID: c.proposedID}}}, nil, nil)
 	}
+	var creds []cluster.Record
+	for _, cred := range c.n.cfg.BootstrapScram {
+		if c.n.image.Scram[cluster.ScramKey(cred.Name, cred.Mechanism)] == nil {
+			creds = append(creds, cluster.Record{ScramCredential: cred})
+		}
+	}
+	if len(creds) > 0 {
+		c.propose(creds, nil, nil)
+	}
 }
 
 // clusterID is the id every broker registration must carry: the image's,

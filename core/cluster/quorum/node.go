@@ -55,6 +55,11 @@ type Config struct {
 	// Kafka); empty draws a random one from Rand. A log that has an id
 	// keeps it whatever later controllers are configured with.
 	ClusterID string
+	// BootstrapScram are SCRAM credentials an active controller writes
+	// into the metadata log when the user has none of that mechanism
+	// (kafka-storage format's --add-scram): the first admin of a cluster
+	// whose listeners all need SASL.
+	BootstrapScram []*cluster.ScramCredential
 	// ProducerIDBlock is how many producer ids one AllocateProducerIds
 	// hands out. Default 1000, as Kafka.
 	ProducerIDBlock int32

@@ -36,6 +36,15 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 		c.electLeaders(id, r)
 	case *kmsg.AlterClientQuotasRequest:
 		c.alterClientQuotas(id, r)
+	case *kmsg.AlterUserSCRAMCredentialsRequest:
+		resp, recs := cluster.AlterScram(r, c.n.image.Scram)
+		c.commit(id, r, resp, recs)
+	case *kmsg.CreateACLsRequest:
+		resp, recs := cluster.CreateACLs(r, c.n.image.ACLs)
+		c.commit(id, r, resp, recs)
+	case *kmsg.DeleteACLsRequest:
+		resp, recs := cluster.DeleteACLs(r, c.n.image.ACLs)
+		c.commit(id, r, resp, recs)
 	default:
 		c.n.respond(id, errorResponse(req, kerr.UnsupportedVersion.Code))
 	}
@@ -60,6 +69,11 @@ func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
 	}
 	if len(r.Listeners) > 0 {
 		rec.Host, rec.Port = r.Listeners[0].Host, int32(r.Listeners[0].Port)
+	}
+	if len(r.Listeners) > 1 {
+		for _, l := range r.Listeners {
+			rec.Endpoints = append(rec.Endpoints, cluster.Endpoint{Name: l.Name, Host: l.Host, Port: int32(l.Port)})
+		}
 	}
 	c.lastHeard[r.BrokerID] = c.n.now
 	recs, keys := []cluster.Record{{RegisterBroker: rec}}, []string{brokerKey(r.BrokerID)}
@@ -161,6 +175,15 @@ func (c *controller) allocateProducerIDs(id uint64, r *kmsg.AllocateProducerIDsR
 		}
 		return resp
 	}}, nil)
+}
+
+// commit answers resp once recs are committed, at once if there are none.
+func (c *controller) commit(id uint64, req kmsg.Request, resp kmsg.Response, recs []cluster.Record) {
+	if len(recs) == 0 {
+		c.n.respond(id, resp)
+		return
+	}
+	c.propose(recs, &pending{id: id, req: req, done: func([]error) kmsg.Response { return resp }}, nil)
 }
 
 // recordError maps an image error to a Kafka error code.

@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,10 +21,13 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gregor-kafka/gregor"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/server"
 )
@@ -61,7 +65,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	nodeID := fs.String("node-id", "", "this node's id (Kafka's node.id); alias of --node.id")
 	controllerAddr := fs.String("controller-addr", "", "address the metadata quorum and peer brokers listen on (default: this node's entry in --controller-quorum)")
 	controllerQuorum := fs.String("controller-quorum", "", "run as one broker of a cluster: every voter as id@host:port,... (Kafka's controller.quorum.voters)")
-	operatorToken := fs.String(operatorTokenKey, "", "the token a client beyond loopback needs to watch /live and open a class (default: a fresh one, printed at startup)")
+	serverFlags := map[string]*string{}
+	for _, k := range serverKeys {
+		serverFlags[k.name] = fs.String(k.name, "", k.doc)
+	}
 	settings := map[string]*string{}
 	for _, d := range config.BrokerDefs() {
 		settings[d.Name] = fs.String(d.Name, "", brokerHelp(d))
@@ -85,26 +92,85 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	logger := log.New(stderr, "", log.LstdFlags)
 	b := config.NewBroker()
-	token := ""
+	sv := map[string]string{} // the server keys' values: file, then flags
 	if *propsFile != "" {
-		if err := loadProperties(b, *propsFile, &token, logger); err != nil {
+		if err := loadProperties(b, *propsFile, sv, logger); err != nil {
 			return err
 		}
 	}
 	var setErr error
+	kafkaAddrSet := false
 	fs.Visit(func(f *flag.Flag) {
 		if p, ok := settings[f.Name]; ok && setErr == nil {
 			setErr = b.SetStatic(f.Name, *p)
 		}
-		if f.Name == operatorTokenKey {
-			token = *operatorToken
+		if p, ok := serverFlags[f.Name]; ok {
+			sv[f.Name] = *p
 		}
+		kafkaAddrSet = kafkaAddrSet || f.Name == "kafka-addr"
 	})
 	if setErr == nil && *nodeID != "" {
 		setErr = b.SetStatic("node.id", *nodeID)
 	}
 	if setErr != nil {
 		return setErr
+	}
+	if kafkaAddrSet && sv["listeners"] != "" {
+		return errors.New("--kafka-addr and listeners both given: --kafka-addr is the simple case of listeners=PLAINTEXT://HOST:PORT, give one")
+	}
+	listeners, ctl, err := server.ParseListeners(server.ListenerSettings{
+		Listeners: sv["listeners"], Advertised: sv["advertised.listeners"], ProtocolMap: sv["listener.security.protocol.map"],
+		InterBrokerListener: sv["inter.broker.listener.name"], ControllerListeners: sv["controller.listener.names"],
+	}, *kafkaAddr)
+	if err != nil {
+		return err
+	}
+	if ctl.Addr != "" {
+		if *controllerAddr != "" && *controllerAddr != ctl.Addr {
+			return fmt.Errorf("--controller-addr %s and the controller listener %s differ: give one", *controllerAddr, ctl.Addr)
+		}
+		*controllerAddr = ctl.Addr
+	}
+	for _, k := range []string{"ssl.keystore.type", "ssl.truststore.type"} {
+		if v := sv[k]; v != "" && v != "PEM" {
+			return fmt.Errorf("%s=%s: only PEM files are read", k, v)
+		}
+	}
+	tlsSettings := server.TLSSettings{
+		Keystore: sv["ssl.keystore.location"], Truststore: sv["ssl.truststore.location"], ClientAuth: sv["ssl.client.auth"],
+	}
+	tlsCfg, err := server.LoadTLS(tlsSettings)
+	if err != nil {
+		return err
+	}
+	var peerTLS, peerDialTLS *tls.Config
+	if ctl.Protocol == server.SSL {
+		if peerTLS, peerDialTLS, err = server.PeerTLS(tlsSettings); err != nil {
+			return err
+		}
+	}
+	metricsToken := false
+	if v := sv[metricsTokenKey]; v != "" {
+		if metricsToken, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("%s=%s: want true or false", metricsTokenKey, v)
+		}
+	}
+	var reauth time.Duration
+	if v := sv["connections.max.reauth.ms"]; v != "" {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || ms < 0 {
+			return fmt.Errorf("connections.max.reauth.ms=%s: want a number of milliseconds", v)
+		}
+		reauth = time.Duration(ms) * time.Millisecond
+	}
+	var authorizer *cluster.Authorizer
+	if sv["authorizer.class.name"] != "" {
+		authorizer = &cluster.Authorizer{SuperUsers: splitNonEmpty(sv["super.users"], ";")}
+		if v := sv["allow.everyone.if.no.acl.found"]; v != "" {
+			if authorizer.AllowIfNoACL, err = strconv.ParseBool(v); err != nil {
+				return fmt.Errorf("allow.everyone.if.no.acl.found=%s: want true or false", v)
+			}
+		}
 	}
 	var voters map[int32]string
 	if *controllerQuorum != "" {
@@ -115,12 +181,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 		// Several nodes often share a terminal (make cluster).
 		logger.SetPrefix(fmt.Sprintf("[node %d] ", b.Int64("node.id")))
 	} else if *controllerAddr != "" {
-		return fmt.Errorf("--controller-addr needs --controller-quorum")
+		return fmt.Errorf("--controller-addr (or a controller listener) needs --controller-quorum")
 	}
 	srv, err := server.Start(server.Config{
-		KafkaAddr: *kafkaAddr, HTTPAddr: *httpAddr, DataDir: *dataDir,
+		KafkaAddr: *kafkaAddr, Listeners: listeners, TLS: tlsCfg, HTTPAddr: *httpAddr, DataDir: *dataDir,
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
-		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: token,
+		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: sv[operatorTokenKey],
+		MetricsNeedToken: metricsToken,
+		SASLMechanisms:   splitNonEmpty(sv["sasl.enabled.mechanisms"], ","),
+		ScramBootstrap:   splitNonEmpty(sv["add-scram"], ";"),
+		Authorizer:       authorizer,
+		SASLReauth:       reauth,
+		PeerTLS:          peerTLS,
+		PeerDialTLS:      peerDialTLS,
 	})
 	if err != nil {
 		return err
@@ -128,6 +201,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return srv.Run(ctx)
+}
+
+// splitNonEmpty splits s at sep, dropping blanks.
+func splitNonEmpty(s, sep string) []string {
+	var out []string
+	for _, p := range strings.Split(s, sep) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func brokerHelp(d config.Def) string {
@@ -141,14 +225,40 @@ func brokerHelp(d config.Def) string {
 	return fmt.Sprintf("%s (default %s)", d.Doc, def)
 }
 
-// operatorTokenKey is the web UI's operator token (package server/access),
-// a setting of the HTTP server rather than of the broker.
+// operatorTokenKey is the web UI's operator token (package server/access).
 const operatorTokenKey = "http.operator.token"
 
-// loadProperties applies a properties file, and reads the operator token
-// into token. Keys Gregor does not know (a full Kafka server.properties
-// has many) are logged and skipped.
-func loadProperties(b *config.Broker, path string, token *string, logger *log.Logger) error {
+// metricsTokenKey guards /metrics like /live.
+const metricsTokenKey = "http.metrics.require.token"
+
+// serverKeys are settings of the server around the engine (sockets, TLS,
+// the web UI) rather than of the broker: flags and properties-file keys
+// under Kafka's names, read by the server package.
+var serverKeys = []struct{ name, doc string }{
+	{operatorTokenKey, "the token a client beyond loopback needs to watch /live and open a class (default: a fresh one, printed at startup)"},
+	{metricsTokenKey, "true puts /metrics behind the operator token beyond loopback, as /live is (default false: open, for a Prometheus scraper)"},
+	{"listeners", "NAME://host:port,... to listen on, e.g. PLAINTEXT://:9092,SSL://:9093 (default: PLAINTEXT://--kafka-addr)"},
+	{"advertised.listeners", "NAME://host:port,... clients are told to use, per listener (default: the bound address)"},
+	{"listener.security.protocol.map", "NAME:PROTOCOL,... with PROTOCOL one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL (default: the four names map to themselves)"},
+	{"inter.broker.listener.name", "the listener brokers use for each other; checked to be one of listeners (peers travel on the controller listener)"},
+	{"controller.listener.names", "the listener of listeners that is this node's --controller-addr (raft, controller requests, follower fetches)"},
+	{"sasl.enabled.mechanisms", "the SASL mechanisms SASL_PLAINTEXT and SASL_SSL listeners offer (default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)"},
+	{"connections.max.reauth.ms", "how long a SASL session lasts before the client must re-authenticate on its connection (KIP-368); 0 (default): for ever"},
+	{"add-scram", "single broker: SCRAM credentials to add at startup unless the user has one, as kafka-storage --add-scram: 'SCRAM-SHA-256=[name=admin,password=secret]', several separated by ;"},
+	{"authorizer.class.name", "any class name (e.g. org.apache.kafka.metadata.authorizer.StandardAuthorizer) turns on ACL enforcement; empty (default): no ACL is enforced"},
+	{"super.users", "principals that pass every ACL check, separated by ; (User:admin;User:ops)"},
+	{"allow.everyone.if.no.acl.found", "true allows everyone on a resource that no ACL names (default false)"},
+	{"ssl.keystore.location", "PEM file with the server certificate chain and its unencrypted private key, for SSL listeners"},
+	{"ssl.keystore.type", "PEM (the only type read)"},
+	{"ssl.truststore.location", "PEM file of the CA certificates client certificates must chain to (mutual TLS)"},
+	{"ssl.truststore.type", "PEM (the only type read)"},
+	{"ssl.client.auth", "none (default), requested or required: whether SSL clients must present a certificate"},
+}
+
+// loadProperties applies a properties file, and reads the server keys
+// into sv. Keys Gregor does not know (a full Kafka server.properties has
+// many) are logged and skipped.
+func loadProperties(b *config.Broker, path string, sv map[string]string, logger *log.Logger) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("config file: %w", err)
@@ -157,9 +267,11 @@ func loadProperties(b *config.Broker, path string, token *string, logger *log.Lo
 	if err != nil {
 		return fmt.Errorf("config file %s: %w", path, err)
 	}
-	if v, ok := props[operatorTokenKey]; ok {
-		*token = v
-		delete(props, operatorTokenKey)
+	for _, k := range serverKeys {
+		if v, ok := props[k.name]; ok {
+			sv[k.name] = v
+			delete(props, k.name)
+		}
 	}
 	keys := make([]string, 0, len(props))
 	for k := range props {

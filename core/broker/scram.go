@@ -1,0 +1,81 @@
+package broker
+
+import (
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
+)
+
+// DescribeUserScramCredentials v0 and AlterUserScramCredentials v0
+// (KIP-554). The credentials live in the metadata (core/cluster
+// scram.go): a single broker keeps the records in its metadata file, a
+// cluster in the metadata log, where the controller writes them
+// (AlterUserScramCredentials is forwarded to it, KIP-590) and every
+// broker reads them from its image.
+func init() {
+	register(50, 0, 0, handleDescribeUserScram)
+	register(51, 0, 0, handleAlterUserScram)
+}
+
+func handleDescribeUserScram(b *Broker, r *Request) kmsg.Response {
+	return cluster.DescribeScram(r.Msg.(*kmsg.DescribeUserSCRAMCredentialsRequest), b.scramCredentials())
+}
+
+func handleAlterUserScram(b *Broker, r *Request) kmsg.Response {
+	if b.cl != nil {
+		b.forward(r)
+		return nil
+	}
+	if b.meta.Scram == nil {
+		b.meta.Scram = map[string]*cluster.ScramCredential{}
+	}
+	resp, recs := cluster.AlterScram(r.Msg.(*kmsg.AlterUserSCRAMCredentialsRequest), b.meta.Scram)
+	if len(recs) == 0 {
+		return resp
+	}
+	for i := range recs {
+		cluster.ApplyScram(b.meta.Scram, &recs[i])
+	}
+	if err := b.saveMetadata(); err != nil {
+		b.cfg.Logf("saving SCRAM credentials: %v", err)
+		for i := range resp.Results {
+			if resp.Results[i].ErrorCode == 0 {
+				resp.Results[i].ErrorCode = kerr.KafkaStorageError.Code
+			}
+		}
+	}
+	return resp
+}
+
+func (b *Broker) scramCredentials() map[string]*cluster.ScramCredential {
+	if b.cl != nil {
+		return b.cl.image.Scram
+	}
+	return b.meta.Scram
+}
+
+// ScramCredential is user's credential for a mechanism, nil if none.
+func (b *Broker) ScramCredential(user string, mech int8) *cluster.ScramCredential {
+	return b.scramCredentials()[cluster.ScramKey(user, mech)]
+}
+
+// BootstrapScram adds a credential to a single broker's metadata unless
+// the user already has one of that mechanism (Kafka's kafka-storage
+// format --add-scram): the first user of a broker whose listeners all
+// need SASL. It reports whether it added the credential.
+func (b *Broker) BootstrapScram(c *cluster.ScramCredential) (bool, error) {
+	if b.cl != nil {
+		return false, errors.New("broker: SCRAM bootstrap is for a single broker; in a cluster use AlterUserScramCredentials")
+	}
+	if b.ScramCredential(c.Name, c.Mechanism) != nil {
+		return false, nil
+	}
+	if b.meta.Scram == nil {
+		b.meta.Scram = map[string]*cluster.ScramCredential{}
+	}
+	cluster.ApplyScram(b.meta.Scram, &cluster.Record{ScramCredential: c})
+	return true, b.saveMetadata()
+}

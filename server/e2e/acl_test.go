@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// TestACLs runs a SASL broker with an authorizer and admin as super user.
+// The admin gives alice READ and WRITE on the topics prefixed "orders-"
+// and READ on the group "billing"; bob gets nothing. Alice produces and
+// consumes in her group; bob is refused with TOPIC_AUTHORIZATION_FAILED
+// and sees no topic in Metadata; alice is refused another topic
+// (TOPIC_AUTHORIZATION_FAILED), another group (GROUP_AUTHORIZATION_FAILED)
+// and the ACL APIs (CLUSTER_AUTHORIZATION_FAILED). A DENY wins over her
+// ALLOW, and deleting her WRITE binding stops her writes.
+func TestACLs(t *testing.T) {
+	requireBinary(t)
+	addrs := freeAddrs(t, 1)
+	b := startBroker(t, WithListeners("SASL_PLAINTEXT://"+addrs[0], addrs[0]), WithArgs(
+		"--add-scram", "SCRAM-SHA-512=[name=admin,password="+adminPassword+"]",
+		"--authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+		"--super.users", "User:admin"))
+	ctx := testCtx(t, opTimeout)
+	as := func(user, pass string, opts ...kgo.Opt) *kgo.Client {
+		return b.Client(t, append([]kgo.Opt{kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha512Mechanism())}, opts...)...)
+	}
+	adm := kadm.NewClient(as("admin", adminPassword))
+	if _, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{
+		{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "a"},
+		{User: "bob", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "b"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	orders, secret, other := "orders-"+topicName(t, ""), "orders-secret", topicName(t, "other")
+	for _, topic := range []string{orders, secret, other} {
+		if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create := func(acl *kadm.ACLBuilder) {
+		t.Helper()
+		res, err := adm.CreateACLs(ctx, acl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Err != nil {
+				t.Fatalf("CreateACLs: %v", r.Err)
+			}
+		}
+	}
+	create(kadm.NewACLs().Allow("User:alice").Topics("orders-").ResourcePatternType(kadm.ACLPatternPrefixed).
+		Operations(kadm.OpRead, kadm.OpWrite))
+	create(kadm.NewACLs().Allow("User:alice").Groups("billing").Operations(kadm.OpRead))
+	create(kadm.NewACLs().Deny("User:alice").Topics(secret).Operations(kadm.OpAll))
+
+	described, err := adm.DescribeACLs(ctx, kadm.NewACLs().AnyResource().Allow("User:alice").AllowHosts().Operations(kadm.OpAny).
+		ResourcePatternType(kadm.ACLPatternAny))
+	if err != nil || len(described) != 1 || described[0].Err != nil || len(described[0].Described) != 3 {
+		t.Fatalf("DescribeACLs of alice's ALLOW bindings: %+v, %v; want 3 (READ and WRITE on orders-*, READ on billing)", described, err)
+	}
+
+	alice := as("alice", "a", kgo.DefaultProduceTopic(orders), kgo.ConsumeTopics(orders), kgo.ConsumerGroup("billing"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err := alice.ProduceSync(ctx, &kgo.Record{Value: []byte("paid")}).FirstErr(); err != nil {
+		t.Fatalf("alice produces to %s: %v", orders, err)
+	}
+	fs := alice.PollFetches(ctx)
+	if err := fs.Err(); err != nil || fs.NumRecords() != 1 {
+		t.Fatalf("alice consumes in billing: %d records, %v", fs.NumRecords(), err)
+	}
+	if err := alice.CommitUncommittedOffsets(ctx); err != nil {
+		t.Fatalf("alice commits in billing: %v", err)
+	}
+
+	short := func() context.Context {
+		c, cancel := context.WithTimeout(ctx, 5*time.Second)
+		t.Cleanup(cancel)
+		return c
+	}
+	refused := func(label string, err error, want *kerr.Error) {
+		t.Helper()
+		if !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %s", label, err, want.Message)
+		}
+	}
+	refused("alice produces to another topic", alice.ProduceSync(short(), &kgo.Record{Topic: other, Value: []byte("x")}).FirstErr(), kerr.TopicAuthorizationFailed)
+	// One Produce for two topics: the allowed one is written, the other
+	// refused
+	// (refused: the linger makes one request of both).
+	lingering := as("alice", "a", kgo.ProducerLinger(300*time.Millisecond))
+	both := lingering.ProduceSync(short(), &kgo.Record{Topic: orders, Value: []byte("ok")}, &kgo.Record{Topic: other, Value: []byte("no")})
+	errs := map[string]error{}
+	for _, r := range both {
+		errs[r.Record.Topic] = r.Err
+	}
+	if len(both) != 2 || errs[orders] != nil || !errors.Is(errs[other], kerr.TopicAuthorizationFailed) {
+		t.Errorf("alice produces to %s and %s at once: %v and %v, want success and TOPIC_AUTHORIZATION_FAILED", orders, other, errs[orders], errs[other])
+	}
+	refused("alice produces to the denied topic", alice.ProduceSync(short(), &kgo.Record{Topic: secret, Value: []byte("x")}).FirstErr(), kerr.TopicAuthorizationFailed)
+	aliceAdm := kadm.NewClient(as("alice", "a"))
+	_, err = aliceAdm.FetchOffsets(short(), "payroll")
+	refused("alice fetches another group's offsets", err, kerr.GroupAuthorizationFailed)
+	res, err := aliceAdm.DescribeACLs(short(), kadm.NewACLs().AnyResource().Allow().AllowHosts().Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternAny))
+	if err == nil && len(res) == 1 {
+		err = res[0].Err
+	}
+	refused("alice describes ACLs", err, kerr.ClusterAuthorizationFailed)
+
+	bob := as("bob", "b")
+	refused("bob produces", bob.ProduceSync(short(), &kgo.Record{Topic: orders, Value: []byte("x")}).FirstErr(), kerr.TopicAuthorizationFailed)
+	md, err := kadm.NewClient(bob).Metadata(short())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := md.Topics.Names(); len(names) != 0 {
+		t.Errorf("bob's Metadata lists %v, want no topic", names)
+	}
+	md, err = kadm.NewClient(bob).Metadata(short(), orders)
+	if err == nil {
+		err = md.Topics[orders].Err
+	}
+	refused("bob's Metadata of "+orders, err, kerr.TopicAuthorizationFailed)
+
+	// Alice may read and write orders-*, but not create them: Metadata
+	// does not auto-create one for her.
+	md, err = kadm.NewClient(alice).Metadata(short(), "orders-new")
+	if err == nil {
+		err = md.Topics["orders-new"].Err
+	}
+	refused("alice's Metadata auto-creating orders-new", err, kerr.TopicAuthorizationFailed)
+	if td, err := adm.ListTopics(ctx, "orders-new"); err != nil || td["orders-new"].Err == nil {
+		t.Error("orders-new was created for alice, who may not create topics")
+	}
+
+	if _, err := adm.DeleteACLs(ctx, kadm.NewACLs().Allow("User:alice").AllowHosts().Topics("orders-").
+		ResourcePatternType(kadm.ACLPatternPrefixed).Operations(kadm.OpWrite)); err != nil {
+		t.Fatal(err)
+	}
+	refused("alice produces after her WRITE was deleted", alice.ProduceSync(short(), &kgo.Record{Value: []byte("x")}).FirstErr(), kerr.TopicAuthorizationFailed)
+}
