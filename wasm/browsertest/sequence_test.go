@@ -11,7 +11,8 @@ import (
 // follows as the learner steps on; the background toggle of the cards
 // stays ticked too.
 func TestSequenceFollowsTheStep(t *testing.T) {
-	p := open(t, "/?lesson=coordinator-failover&step=14")
+	// Step 15 asks a question: answered (Show me), it shows its messages.
+	p := open(t, "/?lesson=coordinator-failover&step=14&answers=15:0")
 	box := `document.querySelector(".seq .seq-folded")`
 	p.click("details.seq > summary")
 	check := func(step int) {
