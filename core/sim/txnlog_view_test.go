@@ -7,19 +7,19 @@ import (
 	"github.com/gregor-kafka/gregor/core/txn"
 )
 
-// execEach runs commands, failing on the first one refused, and returns
-// what the last one printed.
-func execEach(t *testing.T, w *World, cmds ...string) string {
+// execAll runs simulator commands, failing the test on the first one
+// refused, and returns their output (also the cluster tests').
+func execAll(t *testing.T, w *World, lines ...string) string {
 	t.Helper()
-	var out string
-	for _, c := range cmds {
-		o, err := w.Exec(c)
+	var out strings.Builder
+	for _, l := range lines {
+		o, err := w.Exec(l)
 		if err != nil {
-			t.Fatalf("%s: %v", c, err)
+			t.Fatalf("%s: %v", l, err)
 		}
-		out = o
+		out.WriteString(o)
 	}
-	return out
+	return out.String()
 }
 
 // viewLines are the lines of a view's output without their actor column.
@@ -41,17 +41,17 @@ func TestShowTxnLog(t *testing.T) {
 		t.Fatal("the test needs two ids in one partition")
 	}
 	w := New(1)
-	if out := execEach(t, w, "broker", "show txn-log shop"); !strings.Contains(out, "__transaction_state does not exist yet") {
+	if out := execAll(t, w, "broker", "show txn-log shop"); !strings.Contains(out, "__transaction_state does not exist yet") {
 		t.Fatalf("before any transaction: %q", out)
 	}
-	out := execEach(t, w,
+	execAll(t, w,
 		"topic t partitions=1",
 		"producer p transactional.id=shop",
 		"producer q transactional.id=export",
 		"begin p", "produce p t value=a",
 		"advance 2s",
-		"commit p",
-		"show txn-log shop")
+		"commit p")
+	out := execAll(t, w, "show txn-log shop")
 	want := []string{
 		`__transaction_state-12: abs(hashCode("shop")=3529462) % 50 = 12, leo 5`,
 		"offset 0: TxnMetadataKey(shop) -> TxnMetadataValue(EMPTY pid=0 epoch=0 timeout=60000ms partitions=[] txn_start=-1 last_update=1000000)",
@@ -65,11 +65,11 @@ func TestShowTxnLog(t *testing.T) {
 
 	// export (offset 1) expires after transactional.id.expiration.ms, a
 	// week by default: its tombstone follows its EMPTY record.
-	execEach(t, w, "advance 169h")
+	execAll(t, w, "advance 169h")
 	if _, ok := w.nodes[0].Broker.Transactions().Get("export"); ok {
 		t.Fatal("export did not expire")
 	}
-	before := viewLines(execEach(t, w, "show txn-log export"))
+	before := viewLines(execAll(t, w, "show txn-log export"))
 	if len(before) != 3 || !strings.HasPrefix(before[1], "offset 1: TxnMetadataKey(export) -> TxnMetadataValue(EMPTY pid=1") ||
 		!strings.HasSuffix(before[2], "TxnMetadataKey(export) -> null (tombstone)") {
 		t.Fatalf("export after its expiry: %q", before)
@@ -81,7 +81,7 @@ func TestShowTxnLog(t *testing.T) {
 // id only its tombstone, stamped with its delete horizon.
 func TestShowTxnLogCompacted(t *testing.T) {
 	w := New(1)
-	execEach(t, w,
+	execAll(t, w,
 		"broker log.cleaner.enable=false transaction.state.log.segment.bytes=200 transactional.id.expiration.ms=60000 transaction.remove.expired.transaction.cleanup.interval.ms=1000",
 		"topic t partitions=1",
 		"producer q transactional.id=export",
@@ -92,8 +92,8 @@ func TestShowTxnLogCompacted(t *testing.T) {
 	if got := p.Log().Config().SegmentBytes; got != 200 {
 		t.Fatalf("__transaction_state segment.bytes = %d, want 200", got)
 	}
-	execEach(t, w, "compact b0 __transaction_state-12")
-	got := viewLines(execEach(t, w, "show txn-log export"))
+	execAll(t, w, "compact b0 __transaction_state-12")
+	got := viewLines(execAll(t, w, "show txn-log export"))
 	want := "offset 4: TxnMetadataKey(export) -> null (tombstone) delete_horizon=87461000"
 	if len(got) != 2 || got[1] != want {
 		t.Fatalf("export after a cleaning: %q, want the header and %q", got, want)
@@ -104,7 +104,7 @@ func TestShowTxnLogCompacted(t *testing.T) {
 // and counts the empty ones.
 func TestRestartedLine(t *testing.T) {
 	w := New(1)
-	out := execEach(t, w,
+	out := execAll(t, w,
 		"broker log.flush.interval.messages=1",
 		"topic t partitions=3",
 		"producer p",
@@ -115,7 +115,7 @@ func TestRestartedLine(t *testing.T) {
 		t.Fatalf("restart: %q", out)
 	}
 	w = New(1)
-	if out := execEach(t, w, "broker", "crash b0", "restart b0"); !strings.HasSuffix(out, "restarted\n") {
+	if out := execAll(t, w, "broker", "crash b0", "restart b0"); !strings.HasSuffix(out, "restarted\n") {
 		t.Fatalf("restart with no topic: %q", out)
 	}
 }
