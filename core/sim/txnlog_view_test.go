@@ -81,13 +81,11 @@ func TestShowTxnLog(t *testing.T) {
 // id only its tombstone, stamped with its delete horizon.
 func TestShowTxnLogCompacted(t *testing.T) {
 	w := New(1)
-	execAll(t, w,
-		"broker log.cleaner.enable=false transaction.state.log.segment.bytes=200 transactional.id.expiration.ms=60000 transaction.remove.expired.transaction.cleanup.interval.ms=1000",
-		"topic t partitions=1",
-		"producer q transactional.id=export",
-		"begin q", "produce q t value=a", "commit q",
-		"advance 61s",
-		"producer p transactional.id=shop") // rolls the tombstone's segment
+	broker := "broker log.cleaner.enable=false transaction.state.log.segment.bytes=200 transactional.id.expiration.ms=60000 transaction.remove.expired.transaction.cleanup.interval.ms=1000"
+	txn1 := []string{"producer q transactional.id=export", "begin q", "produce q t value=a", "commit q"}
+	execAll(t, w, append([]string{broker, "topic t partitions=1"}, txn1...)...)
+	// export expires; shop's first record rolls the tombstone's segment.
+	execAll(t, w, "advance 61s", "producer p transactional.id=shop")
 	p := w.nodes[0].Broker.Topic(txn.Topic).Partitions[12]
 	if got := p.Log().Config().SegmentBytes; got != 200 {
 		t.Fatalf("__transaction_state segment.bytes = %d, want 200", got)
@@ -104,13 +102,8 @@ func TestShowTxnLogCompacted(t *testing.T) {
 // and counts the empty ones.
 func TestRestartedLine(t *testing.T) {
 	w := New(1)
-	out := execAll(t, w,
-		"broker log.flush.interval.messages=1",
-		"topic t partitions=3",
-		"producer p",
-		"produce p t partition=1 value=a",
-		"crash b0",
-		"restart b0")
+	execAll(t, w, "broker log.flush.interval.messages=1", "topic t partitions=3", "producer p", "produce p t partition=1 value=a")
+	out := execAll(t, w, "crash b0", "restart b0")
 	if !strings.Contains(out, "restarted: t-1 leo=1, 2 empty partitions\n") {
 		t.Fatalf("restart: %q", out)
 	}
