@@ -60,6 +60,8 @@ var Catalog = []Meta{
 		zh("僵尸实例隔离", "两个实例共用一个 transactional.id，epoch 递增把旧实例挡在门外。")},
 	{"exactly-once-pipeline", "Exactly-once pipeline", "Read-process-write with offsets inside the transaction.",
 		zh("精确一次流水线", "消费-处理-生产，消费位移随事务一起提交。")},
+	{"transaction-log", "The transaction log", "Every state change of a transactional id is a record in __transaction_state: a restarted coordinator replays them, an idle id expires as a tombstone, compaction keeps the latest.",
+		zh("事务日志", "事务 id 的每一次状态变更都是 __transaction_state 中的一条记录：重启的协调者靠重放它们恢复状态，闲置的事务 id 过期后留下墓碑消息，日志压缩只保留最新的一条。")},
 	{"consumer-groups", "Consumer groups", "Coordinator, join, sync, heartbeat, commit, and a rebalance.",
 		zh("消费者组", "协调者、加入、同步、心跳、提交位移，以及一次再均衡。")},
 	{"rebalance-triggers", "Rebalance triggers", "A member joins, leaves or dies, partitions are added, a subscription changes: each starts a rebalance.",

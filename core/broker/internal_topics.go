@@ -51,11 +51,14 @@ func isInternalTopic(name string) bool {
 // internalTopicConfigs are the internal topics' overrides, Kafka's:
 // compacted (the latest offset commit, group or transaction record of
 // each key stays; a coordinator's load reads no more than that), with
-// 100 MiB segments.
+// segments of offsets.topic.segment.bytes or
+// transaction.state.log.segment.bytes (100 MiB by default).
 func (b *Broker) internalTopicConfigs(name string) map[string]string {
-	c := map[string]string{"cleanup.policy": "compact", "segment.bytes": "104857600"}
+	s := b.cfg.Settings
+	c := map[string]string{"cleanup.policy": "compact", "segment.bytes": strconv.FormatInt(s.Int64("offsets.topic.segment.bytes"), 10)}
 	if name == TransactionStateTopic {
-		c["min.insync.replicas"] = strconv.FormatInt(b.cfg.Settings.Int64("transaction.state.log.min.isr"), 10)
+		c["segment.bytes"] = strconv.FormatInt(s.Int64("transaction.state.log.segment.bytes"), 10)
+		c["min.insync.replicas"] = strconv.FormatInt(s.Int64("transaction.state.log.min.isr"), 10)
 	}
 	return c
 }

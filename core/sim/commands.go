@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/broker"
 )
 
 func init() {
@@ -453,16 +455,30 @@ func cmdRestart(w *World, c command) error {
 	if err := w.start(n); err != nil {
 		return err
 	}
+	w.notef(name, "state", "%s", restartedLine(n.Broker.Topics()))
+	return nil
+}
+
+// restartedLine says what a restarted broker recovered: the log end
+// offset of each partition with records, and how many are empty (the 50
+// partitions of an internal topic would otherwise fill the line).
+func restartedLine(topics []*broker.Topic) string {
 	var parts []string
-	for _, t := range n.Broker.Topics() {
+	empty := 0
+	for _, t := range topics {
 		for _, p := range t.Partitions {
-			parts = append(parts, fmt.Sprintf("%s leo=%d", p, p.Log().EndOffset()))
+			if leo := p.Log().EndOffset(); leo > 0 {
+				parts = append(parts, fmt.Sprintf("%s leo=%d", p, leo))
+			} else {
+				empty++
+			}
 		}
 	}
-	if len(parts) == 0 {
-		w.notef(name, "state", "restarted")
-	} else {
-		w.notef(name, "state", "restarted: %s", strings.Join(parts, ", "))
+	if empty > 0 {
+		parts = append(parts, fmt.Sprintf("%d empty partitions", empty))
 	}
-	return nil
+	if len(parts) == 0 {
+		return "restarted"
+	}
+	return "restarted: " + strings.Join(parts, ", ")
 }

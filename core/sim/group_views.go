@@ -191,37 +191,18 @@ func (w *World) showMoves(n *Node, id string, gen, since int32, current map[stri
 // partition: keys (group, topic, partition) and values (the offset), and
 // the group metadata the coordinator writes at every generation.
 func (w *World) showOffsetsLog(n *Node, id string) error {
-	t := n.Broker.Topic(group.Topic)
-	if t == nil {
-		w.notef(n.Name, "view", "%s does not exist yet", group.Topic)
-		return nil
-	}
-	np := int32(len(t.Partitions))
-	p := t.Partitions[group.PartitionFor(id, np)]
-	w.notef(n.Name, "view", "%s: abs(hashCode(%q)=%d) %% %d = %d, leo %d", p, id, group.JavaStringHashCode(id), np, p.Index, p.Log().EndOffset())
-	l := p.Log()
-	return l.Scan(l.StartOffset(), func(b record.Batch) error {
-		if b.IsControl() {
-			w.notef(n.Name, "view", "  offset %d: control batch (transaction marker)", b.BaseOffset())
-			return nil
+	return w.scanInternal(n, group.Topic, id, func(off int64, _ record.Batch, r *record.Record) { // txnlog_view.go
+		if r == nil {
+			w.notef(n.Name, "view", "  offset %d: control batch (transaction marker)", off)
+			return
 		}
-		recs, err := b.Records()
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			off := b.BaseOffset() + int64(r.OffsetDelta)
-			e, err := group.DecodeEntry(r.Key, r.Value)
-			if err != nil {
-				w.notef(n.Name, "view", "  offset %d: <%v>", off, err)
-				continue
-			}
-			if e.Group != id {
-				continue
-			}
+		e, err := group.DecodeEntry(r.Key, r.Value)
+		switch {
+		case err != nil:
+			w.notef(n.Name, "view", "  offset %d: <%v>", off, err)
+		case e.Group == id:
 			w.describeEntry(n, off, e)
 		}
-		return nil
 	})
 }
 

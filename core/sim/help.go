@@ -43,7 +43,7 @@ var usages = []Usage{
 	{"committed", "committed GROUP TOPIC-P", "the group's committed offset, as read_committed consumers ask (OffsetFetch require_stable)"},
 	{"assign", "assign STRATEGY members=C1-0,C2-0 topics=T1:10,T2:10", "run an assignor as a pure function and print its result"},
 	{"kill", "kill CLIENT", "end a client process at once: what it had in flight is answered to no one"},
-	{"show", "show log|records|producers|replicas TOPIC-P | show files [BROKER] | show txn ID | show group G | show offsets-log G | show metadata [from=INDEX] | show quorum | show controller", "print a partition's segments, batches or producer state, a broker's files, a transaction's or a group's state, the metadata log, the quorum's voters, the controller's broker sessions"},
+	{"show", "show log|records|producers|replicas TOPIC-P | show files [BROKER] | show txn ID | show txn-log ID | show group G | show offsets-log G | show metadata [from=INDEX] | show quorum | show controller", "print a partition's segments, batches or producer state, a broker's files, a transaction's or a group's state, a transactional id's or a group's records in its internal topic, the metadata log, the quorum's voters, the controller's broker sessions"},
 	{"lookup", "lookup TOPIC-P offset=N | timestamp=T", "how the broker finds a record through its indexes"},
 	{"advance", "advance DURATION", "move the virtual clock (500ms, 30s, 5m)"},
 	{"crash", "crash BROKER [process]", "lose what was not synced (with process, only the process dies)"},

@@ -19,6 +19,8 @@ import (
 //	                        __consumer_offsets decoded
 //	show producers TOPIC-P  the partition's producer state
 //	show txn ID             the coordinator's state of a transactional id
+//	show txn-log ID         the id's records in __transaction_state, every
+//	                        field decoded
 func (w *World) showTxn(c command, what string) (bool, error) {
 	switch what {
 	case "records", "producers":
@@ -35,7 +37,7 @@ func (w *World) showTxn(c command, what string) (bool, error) {
 		}
 		w.showProducers(n, p)
 		return true, nil
-	case "txn":
+	case "txn", "txn-log":
 		id, err := c.arg(1, "transactional id")
 		if err != nil {
 			return true, err
@@ -43,6 +45,9 @@ func (w *World) showTxn(c command, what string) (bool, error) {
 		n, err := w.coordinatorNode(c, txn.Topic, func(n *Node) int32 { return n.Broker.Transactions().PartitionFor(id) })
 		if err != nil {
 			return true, err
+		}
+		if what == "txn-log" {
+			return true, w.showTxnLog(n, id) // txnlog_view.go
 		}
 		co := n.Broker.Transactions()
 		m, ok := co.Get(id)

@@ -117,7 +117,7 @@ func cmdShow(w *World, c command) error {
 		if ok, err := w.showGroup(c, what); ok { // group_views.go
 			return err
 		}
-		return fmt.Errorf("show: unknown view %q (log, files, replicas, metadata, quorum, records, producers, txn, group, offsets-log)", what)
+		return fmt.Errorf("show: unknown view %q (log, files, replicas, metadata, quorum, records, producers, txn, txn-log, group, offsets-log)", what)
 	}
 	return nil
 }

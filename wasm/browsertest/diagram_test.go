@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -61,18 +62,24 @@ func (p *page) checkDiagram(width int, want ui.Diagram, actors []string) {
 
 // TestDiagramEveryLesson opens every lesson at its first and last step,
 // at 1280px and at 390px, in one browser, and checks the diagram against
-// the native replay of the same URL.
+// the native replay of the same URL. Each lesson has a tab of its own,
+// and so its own 90 s: one tab for all of them ran out of time as
+// lessons were added.
 func TestDiagramEveryLesson(t *testing.T) {
-	var p *page
+	exe := chromium(t)
+	base := serve(t, false)
+	b := browser(t, exe)
 	for _, m := range lessons.Catalog {
 		if !lessons.Available(m.Slug) {
 			continue
 		}
 		total := len(play.Parse("lesson=" + m.Slug).Items)
+		lesson, closeTab := context.WithCancel(b)
+		var p *page
 		for _, step := range []int{1, total} {
 			query := fmt.Sprintf("lesson=%s&step=%d", m.Slug, step)
 			if p == nil {
-				p = open(t, "/?"+query)
+				p = tab(t, lesson, base, "/?"+query, 90*time.Second)
 				p.reducedMotion(true) // screenshots show each step's final state
 			} else {
 				p.do(chromedp.EmulateViewport(1280, 900))
@@ -91,6 +98,7 @@ func TestDiagramEveryLesson(t *testing.T) {
 				p.shot(fmt.Sprintf("%s-%d-%dpx", m.Slug, step, width))
 			}
 		}
+		closeTab()
 	}
 }
 
