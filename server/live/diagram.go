@@ -39,8 +39,8 @@ type Recent struct {
 	xs        []*liveExchange // the newest Keep
 	pending   map[connCorr]*liveExchange
 	state     *Sample // the broker's newest (a State event)
-	node      int32            // the broker's node.id, from a State event
-	start     int64            // ms of the first event: the views' clock starts there
+	node      int32   // the broker's node.id, from a State event
+	start     int64   // ms of the first event: the views' clock starts there
 	changed   bool
 }
 
