@@ -41,6 +41,10 @@ type Config struct {
 	// watch /live and open classes (package access). Empty: Start makes
 	// one, and Run prints it.
 	OperatorToken string
+	// HTTPPeers (--http-peers) is every node's HTTP address, node id ->
+	// host:port, so that /live links a partition to the same partition
+	// on its other replicas' pages. Nil: no links.
+	HTTPPeers map[int32]string
 }
 
 // Server is a running broker with its listeners.
@@ -101,6 +105,7 @@ func Start(cfg Config) (*Server, error) {
 		return fail(err)
 	}
 	s.e = newEngine(cfg.Logf)
+	s.e.trace.Peers = cfg.HTTPPeers
 	now := time.Now()
 	bcfg := broker.Config{
 		NodeID:    int32(cfg.Settings.Int64("node.id")),

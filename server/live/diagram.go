@@ -36,12 +36,15 @@ const BrokerName = "broker"
 //     client.id, with "@host" when another host uses the same client.id.
 type Recent struct {
 	Max, Keep int
-	xs        []*liveExchange // the newest Keep
-	pending   map[connCorr]*liveExchange
-	state     *Sample // the broker's newest (a State event)
-	node      int32   // the broker's node.id, from a State event
-	start     int64   // ms of the first event: the views' clock starts there
-	changed   bool
+	// Peers is every node's HTTP address (Hub.Peers): the view links a
+	// partition to its other replicas' /live pages.
+	Peers   map[int32]string
+	xs      []*liveExchange // the newest Keep
+	pending map[connCorr]*liveExchange
+	state   *Sample // the broker's newest (a State event)
+	node    int32   // the broker's node.id, from a State event
+	start   int64   // ms of the first event: the views' clock starts there
+	changed bool
 }
 
 type connCorr struct {
@@ -192,7 +195,7 @@ func walk(lxs []*liveExchange, node int32, step func(world func() view.World, x 
 func (r *Recent) Render() []byte {
 	w, xs := r.View()
 	var b bytes.Buffer
-	if err := ui.LiveView(w, xs).Render(context.Background(), &b); err != nil {
+	if err := ui.LiveView(w, xs, r.Peers).Render(context.Background(), &b); err != nil {
 		return []byte(`<p class="error">` + html.EscapeString(err.Error()) + `</p>`)
 	}
 	return b.Bytes()

@@ -172,3 +172,39 @@ func TestViewSocket(t *testing.T) {
 		t.Errorf("the trace's step 2: %+v", got)
 	}
 }
+
+// TestFollow: in a cluster, each replicated partition links to the same
+// partition on its other replicas' /live pages whose HTTP address is
+// known; this broker and a replica of unknown address are not links.
+func TestFollow(t *testing.T) {
+	r := &Recent{Max: 3, Peers: map[int32]string{1: "10.0.0.1:8080", 2: "10.0.0.2:8081"}}
+	in, out := exchange(1, 1, "kgo", "10.0.0.5:4000", time.Unix(1000, 0))
+	r.Add(in)
+	r.Add(out)
+	r.Add(&Event{Dir: State, Node: 1, State: &Sample{Partitions: []view.Partition{
+		{Name: "orders-0", Leader: 2, Replicas: []int32{2, 1, 3}, ISR: []int32{2, 1, 3}},
+		{Name: "__consumer_offsets-0", Leader: 1, Replicas: []int32{1, 2, 3}, Internal: true},
+	}}})
+	html := string(r.Render())
+	for _, want := range []string{
+		`data-follow="orders-0"`,
+		`href="http://10.0.0.2:8081/live?topic=orders#orders-0" data-node="2"`,
+		`<b class="here" title="this broker">1</b>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the view lacks %s", want)
+		}
+	}
+	for _, bad := range []string{`data-node="3"`, `data-node="1"`, `data-follow="__consumer_offsets-0"`} {
+		if strings.Contains(html, bad) {
+			t.Errorf("the view has %s", bad)
+		}
+	}
+	// A single broker has nothing to follow.
+	single := &Recent{Max: 3}
+	single.Add(in)
+	single.Add(&Event{Dir: State, Node: 1, State: &Sample{Partitions: []view.Partition{{Name: "orders-0", Leader: 1, Replicas: []int32{1}}}}})
+	if html := string(single.Render()); strings.Contains(html, `class="follow"`) {
+		t.Errorf("a single broker's view offers to follow a partition")
+	}
+}

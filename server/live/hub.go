@@ -17,6 +17,10 @@ type Hub struct {
 	watchers atomic.Pointer[[]*Watcher]
 	count    atomic.Int32
 	drawing  atomic.Int32 // watchers that draw the broker's state (DrawState)
+	// Peers is every node's HTTP address (node id -> host:port), for the
+	// views' links to the other replicas' /live pages; set before the
+	// hub serves, read only after.
+	Peers map[int32]string
 }
 
 // WantsState reports whether a watcher draws the broker's state: then a

@@ -151,7 +151,7 @@ func writeLoop(ctx context.Context, c *websocket.Conn, h *Hub, wt *Watcher, stat
 	}()
 	send := func(ev *Event) error {
 		if recent == nil && diagram.Load() {
-			recent = &Recent{Max: ViewExchanges}
+			recent = &Recent{Max: ViewExchanges, Peers: h.Peers}
 			ticker = time.NewTicker(ViewEvery)
 			redraw = ticker.C
 			h.DrawState(true)

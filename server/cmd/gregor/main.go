@@ -61,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	nodeID := fs.String("node-id", "", "this node's id (Kafka's node.id); alias of --node.id")
 	controllerAddr := fs.String("controller-addr", "", "address the metadata quorum and peer brokers listen on (default: this node's entry in --controller-quorum)")
 	controllerQuorum := fs.String("controller-quorum", "", "run as one broker of a cluster: every voter as id@host:port,... (Kafka's controller.quorum.voters)")
+	httpPeers := fs.String("http-peers", "", "in a cluster, every node's --http-addr as id@host:port,... (as --controller-quorum), for /live's links between replicas")
 	operatorToken := fs.String(operatorTokenKey, "", "the token a client beyond loopback needs to watch /live and open a class (default: a fresh one, printed at startup)")
 	settings := map[string]*string{}
 	for _, d := range config.BrokerDefs() {
@@ -117,10 +118,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	} else if *controllerAddr != "" {
 		return fmt.Errorf("--controller-addr needs --controller-quorum")
 	}
+	var peers map[int32]string
+	if *httpPeers != "" {
+		var err error
+		if peers, err = server.ParseNodes("http peers", *httpPeers); err != nil {
+			return err
+		}
+	}
 	srv, err := server.Start(server.Config{
 		KafkaAddr: *kafkaAddr, HTTPAddr: *httpAddr, DataDir: *dataDir,
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
 		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: token,
+		HTTPPeers: peers,
 	})
 	if err != nil {
 		return err
