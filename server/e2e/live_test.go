@@ -394,3 +394,57 @@ func TestLiveState(t *testing.T) {
 	}
 	t.Logf("%d events, %d Fetch v13+ texts name the topic", len(evs), byID)
 }
+
+// TestLiveCluster: in a cluster each broker's /live shows its own
+// clients' traffic (the Produce requests reach the partition's leader
+// only) and its own copy of a replicated partition, linked to the same
+// partition on the other replicas' /live pages (--http-peers).
+func TestLiveCluster(t *testing.T) {
+	bs := startCluster(t, 3)
+	topic := topicName(t, "")
+	_, part := createReplicated(t, bs, topic)
+	ctx := testCtx(t, opTimeout)
+	const client = "live-cluster"
+	ws := make([]*watcher, len(bs))
+	for i, b := range bs {
+		ws[i] = watchLive(t, ctx, b, client)
+		if err := ws[i].c.Write(ctx, websocket.MessageText, []byte(`{"type":"diagram"}`)); err != nil {
+			t.Fatal(err)
+		}
+		ws[i].nextStatus(t)
+	}
+	cl := clusterClient(t, bs, kgo.ClientID(client), kgo.DefaultProduceTopic(topic))
+	for i := range 5 {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: fmt.Appendf(nil, "v%d", i)}).FirstErr(); err != nil {
+			t.Fatalf("produce %d: %v", i, err)
+		}
+	}
+	for i, b := range bs {
+		// A request of the client to each broker: a response there
+		// samples that broker's state for its view.
+		if _, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl.Broker(int(b.NodeID))); err != nil {
+			t.Fatalf("metadata from node %d: %v", b.NodeID, err)
+		}
+		want := []string{fmt.Sprintf(`data-follow="%s-0"`, topic), fmt.Sprintf(`<b class="here" title="this broker">%d</b>`, b.NodeID)}
+		for _, o := range bs {
+			if o != b {
+				want = append(want, fmt.Sprintf(`href="http://%s/live?topic=%s#%s-0" data-node="%d"`, o.HTTPAddr, topic, topic, o.NodeID))
+			}
+		}
+		_, evs := ws[i].untilView(t, fmt.Sprintf("node %d's links to the other replicas", b.NodeID), holds(want...))
+		more, _ := ws[i].untilStatus(t)
+		produced := 0
+		for _, ev := range append(evs, more...) {
+			if ev.API == "Produce" && ev.Dir == "request" {
+				produced++
+			}
+		}
+		switch leader := b.NodeID == part.Leader; {
+		case leader && produced == 0:
+			t.Errorf("node %d leads %s-0 but its /live shows no Produce", b.NodeID, topic)
+		case !leader && produced > 0:
+			t.Errorf("node %d follows %s-0 but its /live shows %d Produce requests", b.NodeID, topic, produced)
+		}
+		t.Logf("node %d (leader %d): %d events, %d Produce", b.NodeID, part.Leader, len(evs)+len(more), produced)
+	}
+}
