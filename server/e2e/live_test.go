@@ -86,23 +86,35 @@ func (w *watcher) untilStatus(t *testing.T) ([]liveEvent, uint64) {
 // skipped count it reports.
 func (w *watcher) nextStatus(t *testing.T) ([]liveEvent, uint64) {
 	t.Helper()
+	st, evs := w.until(t, "a status", func(m liveEvent) bool { return m.Type == "status" })
+	return evs, st.Skipped
+}
+
+// until reads up to the first message that stop accepts (what says what
+// it waits for), and returns it with the events received on the way.
+func (w *watcher) until(t *testing.T, what string, stop func(liveEvent) bool) (liveEvent, []liveEvent) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var evs []liveEvent
+	var lastView string
 	for {
 		select {
 		case m, ok := <-w.msgs:
 			if !ok {
 				t.Fatal("/live/ws closed")
 			}
+			if stop(m) {
+				return m, evs
+			}
 			switch m.Type {
-			case "status":
-				return evs, m.Skipped
 			case "event":
 				evs = append(evs, m)
+			case "view":
+				lastView = m.HTML
 			}
 		case <-ctx.Done():
-			t.Fatal("no status from /live/ws")
+			t.Fatalf("no %s from /live/ws; the last view:\n%s", what, lastView)
 		}
 	}
 }
@@ -253,28 +265,8 @@ func (f writeCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _
 // it waits for), and returns it with the events received on the way.
 func (w *watcher) untilView(t *testing.T, what string, ok func(html string) bool) (string, []liveEvent) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var evs []liveEvent
-	last := ""
-	for {
-		select {
-		case m, open := <-w.msgs:
-			if !open {
-				t.Fatal("/live/ws closed")
-			}
-			switch m.Type {
-			case "event":
-				evs = append(evs, m)
-			case "view":
-				if last = m.HTML; ok(last) {
-					return last, evs
-				}
-			}
-		case <-ctx.Done():
-			t.Fatalf("no view with %s; the last:\n%s", what, last)
-		}
-	}
+	v, evs := w.until(t, "view with "+what, func(m liveEvent) bool { return m.Type == "view" && ok(m.HTML) })
+	return v.HTML, evs
 }
 
 // holds is a view predicate: the HTML holds every one of subs.

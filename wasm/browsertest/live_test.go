@@ -13,15 +13,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/gregor-kafka/gregor/lessons/play"
+	"github.com/gregor-kafka/gregor/server"
 )
 
-// TestLiveDiagram: /live draws a real client's exchanges with the
-// lessons' views (the client a node named by its client.id and address,
-// the request and response cards) while it keeps up: its skipped counter
-// stays 0; beside them the broker's partitions as the state panel draws
-// them. Saved, the trace opens in the playground, one exchange a step,
-// drawn the same way.
-func TestLiveDiagram(t *testing.T) {
+// openLive serves a broker and opens its /live, connected.
+func openLive(t *testing.T) (*page, *server.Server) {
+	t.Helper()
 	exe := chromium(t)
 	base, srv := gregorServe(t)
 	ctx, cancel := chromedp.NewContext(browser(t, exe))
@@ -31,6 +28,17 @@ func TestLiveDiagram(t *testing.T) {
 	p := &page{t: t, ctx: ctx, base: base}
 	p.do(chromedp.Navigate(base + "/live"))
 	p.waitText("#state", "Watching")
+	return p, srv
+}
+
+// TestLiveDiagram: /live draws a real client's exchanges with the
+// lessons' views (the client a node named by its client.id and address,
+// the request and response cards) while it keeps up: its skipped counter
+// stays 0; beside them the broker's partitions as the state panel draws
+// them. Saved, the trace opens in the playground, one exchange a step,
+// drawn the same way.
+func TestLiveDiagram(t *testing.T) {
+	p, srv := openLive(t)
 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(srv.KafkaAddr().String()), kgo.ClientID("teach-live"),
 		kgo.AllowAutoTopicCreation(), kgo.DefaultProduceTopic("live-orders"))
@@ -118,15 +126,7 @@ func TestLiveDiagram(t *testing.T) {
 // draw them: the transaction Ongoing with its partitions, then
 // CompleteCommit; the group Stable, its member owning both partitions.
 func TestLiveGroupsAndTxns(t *testing.T) {
-	exe := chromium(t)
-	base, srv := gregorServe(t)
-	ctx, cancel := chromedp.NewContext(browser(t, exe))
-	t.Cleanup(cancel)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(cancelTimeout)
-	p := &page{t: t, ctx: ctx, base: base}
-	p.do(chromedp.Navigate(base + "/live"))
-	p.waitText("#state", "Watching")
+	p, srv := openLive(t)
 
 	const topic = "live-pay"
 	seeds := kgo.SeedBrokers(srv.KafkaAddr().String())
