@@ -45,9 +45,9 @@ func (e *engine) traceResponse(c *conn, corr int32, r broker.Response) {
 	e.stateStale = e.trace.WantsState()
 }
 
-// traceState publishes the broker's state (from memory: the partitions'
-// view.Summary, the coordinators' view.Coordinated) for a watcher that
-// draws it, once responses changed it, at most every
+// traceState publishes the broker's state (the partitions' view.Tail,
+// which reads the newest batches of each log; the coordinators'
+// view.Coordinated, from memory) for a watcher that draws it, once responses changed it, at most every
 // live.ViewEvery. The engine calls it after each round of requests and on
 // its ticks, so the state after a burst of requests follows it within a
 // tick.
@@ -57,7 +57,7 @@ func (e *engine) traceState() {
 	}
 	e.stateStale, e.stateAt = false, time.Now()
 	gs, ts := view.Coordinated(e.b, live.BrokerName)
-	st := &live.Sample{Partitions: view.Summary(e.b), Groups: gs, Txns: ts}
+	st := &live.Sample{Partitions: view.Tail(e.b), Groups: gs, Txns: ts}
 	e.trace.Publish(&live.Event{Time: e.stateAt, Dir: live.State, State: st, Node: e.node})
 }
 

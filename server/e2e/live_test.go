@@ -312,7 +312,8 @@ var byIDText = regexp.MustCompile(`(^|[ ;])-\d`)
 // consumer in a group (franz-go, which names topics by id in Produce v13
 // and Fetch v13+) show on the broker's state panel as the lessons draw
 // them: the transaction Ongoing while it is open and CompleteCommit
-// after, the group Stable with its member owning the partitions; and the
+// after, its batches as cells (open, then committed with its marker),
+// the group Stable with its member owning the partitions; and the
 // one-line texts name the topic, not "-0".
 func TestLiveState(t *testing.T) {
 	requireBinary(t)
@@ -341,11 +342,11 @@ func TestLiveState(t *testing.T) {
 		}
 	}
 	open := fmt.Sprintf(`data-txn="%s" data-state="Ongoing"`, txnID)
-	_, evs := w.untilView(t, "the transaction Ongoing", holds(open, `<code class="chip">`+topic+`-0</code>`, `<code class="chip">`+topic+`-1</code>`))
+	_, evs := w.untilView(t, "the transaction Ongoing", holds(open, `<code class="chip">`+topic+`-0</code>`, `<code class="chip">`+topic+`-1</code>`, `data-offset="0" data-kind="open"`))
 	if err := pr.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		t.Fatal(err)
 	}
-	_, more := w.untilView(t, "the transaction committed", holds(fmt.Sprintf(`data-txn="%s" data-state="CompleteCommit"`, txnID)))
+	_, more := w.untilView(t, "the transaction committed", holds(fmt.Sprintf(`data-txn="%s" data-state="CompleteCommit"`, txnID), `data-offset="0" data-kind="txn"`, `data-offset="1" data-kind="commit"`))
 	evs = append(evs, more...)
 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr), kgo.ClientID("live-group"), kgo.ConsumerGroup(groupID),

@@ -124,7 +124,8 @@ func TestLiveDiagram(t *testing.T) {
 // TestLiveGroupsAndTxns: with /live open, a transactional producer and a
 // consumer in a group show on the broker's state panel as the lessons
 // draw them: the transaction Ongoing with its partitions, then
-// CompleteCommit; the group Stable, its member owning both partitions.
+// CompleteCommit, its batch a cell (open, then committed, with the
+// COMMIT marker after it); the group Stable, its member owning both partitions.
 func TestLiveGroupsAndTxns(t *testing.T) {
 	p, srv := openLive(t)
 
@@ -149,6 +150,10 @@ func TestLiveGroupsAndTxns(t *testing.T) {
 	if st := p.eval(fmt.Sprintf(`document.querySelector(%q).dataset.state`, txn)); st != "Ongoing" {
 		t.Errorf("the open transaction is drawn %q", st)
 	}
+	cells := `#view .state section[data-partition="live-pay-0"] .cells`
+	if got := p.count(cells + ` li[data-kind="open"]`); got != 1 {
+		t.Errorf("%d open transactional batches drawn, want 1", got)
+	}
 	p.shot("txn-open")
 	if err := pr.EndTransaction(kctx, kgo.TryCommit); err != nil {
 		t.Fatal(err)
@@ -156,6 +161,10 @@ func TestLiveGroupsAndTxns(t *testing.T) {
 	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector(%q)?.dataset.state === "CompleteCommit"`, txn),
 		chromedp.WithPollingTimeout(15*time.Second))); err != nil {
 		t.Errorf("the committed transaction is drawn %q", p.eval(fmt.Sprintf(`document.querySelector(%q).dataset.state`, txn)))
+	}
+	p.waitText(cells+` li[data-kind="commit"]`, "C")
+	if got := p.count(cells + ` li[data-kind="txn"]`); got != 1 {
+		t.Errorf("%d committed transactional batches drawn, want 1", got)
 	}
 
 	cl, err := kgo.NewClient(seeds, kgo.ClientID("teach-group"), kgo.ConsumerGroup("pay-shop"), kgo.ConsumeTopics(topic),
