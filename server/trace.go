@@ -47,10 +47,10 @@ func (e *engine) traceResponse(c *conn, corr int32, r broker.Response) {
 
 // traceState publishes the broker's state (the partitions' view.Tail,
 // which reads the newest batches of each log; the coordinators'
-// view.Coordinated, from memory) for a watcher that draws it, once responses changed it, at most every
-// live.ViewEvery. The engine calls it after each round of requests and on
-// its ticks, so the state after a burst of requests follows it within a
-// tick.
+// view.Coordinated, from memory) for a watcher that draws it, once
+// responses changed it, at most every live.ViewEvery. The engine calls
+// it after each round of requests and on its ticks, so the state after a
+// burst of requests follows it within a tick.
 func (e *engine) traceState() {
 	if !e.stateStale || time.Since(e.stateAt) < live.ViewEvery || !e.trace.WantsState() {
 		return

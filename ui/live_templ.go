@@ -91,7 +91,7 @@ func brokerState(st view.World, peers map[int32]string) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if len(st.Brokers) > 0 && (len(st.Brokers[0].Partitions) > 0 || len(st.Groups) > 0 || len(st.Txns) > 0) {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<aside class=\"state\" aria-label=\"the broker's state\"><h2>The broker <small>as last sampled (at most every 400 ms), from memory</small></h2>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<aside class=\"state\" aria-label=\"the broker's state\"><h2>The broker <small>as last sampled, at most every 400 ms: each log read at its tail</small></h2>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
