@@ -52,7 +52,13 @@ func (e *engine) traceResponse(c *conn, corr int32, r broker.Response) {
 // it after each round of requests and on its ticks, so the state after a
 // burst of requests follows it within a tick.
 func (e *engine) traceState() {
-	if !e.stateStale || time.Since(e.stateAt) < live.ViewEvery || !e.trace.WantsState() {
+	if !e.trace.WantsState() {
+		return
+	}
+	if e.trace.NewDrawer() {
+		e.stateStale = true // a page that just opened draws the state now
+	}
+	if !e.stateStale || time.Since(e.stateAt) < live.ViewEvery {
 		return
 	}
 	e.stateStale, e.stateAt = false, time.Now()

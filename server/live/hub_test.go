@@ -40,6 +40,14 @@ func TestSlowWatcher(t *testing.T) {
 	if a, b := <-slow.Events(), <-slow.Events(); a.Corr != 0 || b.Corr != 1 {
 		t.Errorf("slow watcher kept corr %d, %d; want the first two", a.Corr, b.Corr)
 	}
+	if h.NewDrawer() {
+		t.Error("a hub nobody draws from reports a new drawer")
+	}
+	h.DrawState(true)
+	if !h.WantsState() || !h.NewDrawer() || h.NewDrawer() {
+		t.Error("a watcher that starts drawing is not reported, once, as a new drawer")
+	}
+	h.DrawState(false)
 	h.Unwatch(slow)
 	h.Unwatch(fast)
 	if h.Watched() {
