@@ -31,6 +31,10 @@ type Config struct {
 	// Assets is the browser build served under /assets/ (see WebHandler).
 	Assets fs.FS
 	Logf   func(format string, args ...any)
+	// HTTPPeers (--http-peers) is every node's HTTP address, node id ->
+	// host:port, so that /live links a partition to the same partition
+	// on its other replicas' pages. Nil: no links.
+	HTTPPeers map[int32]string
 	// ControllerQuorum (--controller-quorum) makes the broker one of a
 	// cluster: node id -> controller address of every voter. Nil runs a
 	// single broker. ControllerAddr (--controller-addr) is where this
@@ -41,10 +45,6 @@ type Config struct {
 	// watch /live and open classes (package access). Empty: Start makes
 	// one, and Run prints it.
 	OperatorToken string
-	// HTTPPeers (--http-peers) is every node's HTTP address, node id ->
-	// host:port, so that /live links a partition to the same partition
-	// on its other replicas' pages. Nil: no links.
-	HTTPPeers map[int32]string
 }
 
 // Server is a running broker with its listeners.
@@ -105,7 +105,6 @@ func Start(cfg Config) (*Server, error) {
 		return fail(err)
 	}
 	s.e = newEngine(cfg.Logf)
-	s.e.trace.Peers = cfg.HTTPPeers
 	now := time.Now()
 	bcfg := broker.Config{
 		NodeID:    int32(cfg.Settings.Int64("node.id")),

@@ -56,12 +56,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	kafkaAddr := fs.String("kafka-addr", "127.0.0.1:9092", "address the Kafka protocol listens on (and is advertised)")
 	httpAddr := fs.String("http-addr", "127.0.0.1:8080", "address the web UI listens on")
+	httpPeers := fs.String("http-peers", "", "in a cluster, every node's --http-addr as id@host:port,... (as --controller-quorum), for /live's links between replicas")
 	dataDir := fs.String("data-dir", "./data", "directory holding the logs (Kafka's log.dirs)")
 	propsFile := fs.String("config", "", "a Kafka-style .properties file of broker settings")
 	nodeID := fs.String("node-id", "", "this node's id (Kafka's node.id); alias of --node.id")
 	controllerAddr := fs.String("controller-addr", "", "address the metadata quorum and peer brokers listen on (default: this node's entry in --controller-quorum)")
 	controllerQuorum := fs.String("controller-quorum", "", "run as one broker of a cluster: every voter as id@host:port,... (Kafka's controller.quorum.voters)")
-	httpPeers := fs.String("http-peers", "", "in a cluster, every node's --http-addr as id@host:port,... (as --controller-quorum), for /live's links between replicas")
 	operatorToken := fs.String(operatorTokenKey, "", "the token a client beyond loopback needs to watch /live and open a class (default: a fresh one, printed at startup)")
 	settings := map[string]*string{}
 	for _, d := range config.BrokerDefs() {
