@@ -390,7 +390,7 @@ func TestLiveState(t *testing.T) {
 
 // TestLiveCluster: in a cluster each broker's /live shows its own
 // clients' traffic (the Produce requests reach the partition's leader
-// only) and its own copy of a replicated partition, linked to the same
+// only, named by topic though v13 gives its id) and its own copy of a replicated partition, linked to the same
 // partition on the other replicas' /live pages (--http-peers).
 func TestLiveCluster(t *testing.T) {
 	bs := startCluster(t, 3)
@@ -426,10 +426,17 @@ func TestLiveCluster(t *testing.T) {
 		}
 		_, evs := ws[i].untilView(t, fmt.Sprintf("node %d's links to the other replicas", b.NodeID), holds(want...))
 		more, _ := ws[i].untilStatus(t)
-		produced := 0
+		produced, v13 := 0, 0
 		for _, ev := range append(evs, more...) {
 			if ev.API == "Produce" && ev.Dir == "request" {
 				produced++
+				if ev.Version >= 13 {
+					v13++
+				}
+				// Produce v13 names its topic by id only (KIP-516).
+				if !strings.HasPrefix(ev.Text, "Produce "+topic+"-0 ") || byIDText.MatchString(ev.Text) {
+					t.Errorf("node %d: Produce v%d reads %q", b.NodeID, ev.Version, ev.Text)
+				}
 			}
 		}
 		switch leader := b.NodeID == part.Leader; {
@@ -438,6 +445,6 @@ func TestLiveCluster(t *testing.T) {
 		case !leader && produced > 0:
 			t.Errorf("node %d follows %s-0 but its /live shows %d Produce requests", b.NodeID, topic, produced)
 		}
-		t.Logf("node %d (leader %d): %d events, %d Produce", b.NodeID, part.Leader, len(evs)+len(more), produced)
+		t.Logf("node %d (leader %d): %d events, %d Produce (%d of v13+)", b.NodeID, part.Leader, len(evs)+len(more), produced, v13)
 	}
 }
