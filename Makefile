@@ -21,11 +21,12 @@ run: build
 # the quorum on 9192/9193/9194, data in $(DATA)/1..3. In the foreground;
 # Ctrl-C stops all three.
 QUORUM  := 1@127.0.0.1:9192,2@127.0.0.1:9193,3@127.0.0.1:9194
+HTTPS   := 1@127.0.0.1:8080,2@127.0.0.1:8081,3@127.0.0.1:8082
 cluster: build
 	@pids=""; \
 	for i in 1 2 3; do \
 		./bin/gregor serve --node-id $$i --kafka-addr 127.0.0.1:$$((9091+i)) --http-addr 127.0.0.1:$$((8079+i)) \
-			--controller-addr 127.0.0.1:$$((9191+i)) --controller-quorum $(QUORUM) --data-dir $(DATA)/$$i & \
+			--controller-addr 127.0.0.1:$$((9191+i)) --controller-quorum $(QUORUM) --http-peers $(HTTPS) --data-dir $(DATA)/$$i & \
 		pids="$$pids $$!"; \
 	done; \
 	trap 'kill -INT $$pids 2>/dev/null' INT TERM; \

@@ -84,7 +84,11 @@ const peerConnBase = 1 << 62
 func raftID(id int32) uint64 { return uint64(id) + 1 }
 
 // ParseQuorum parses --controller-quorum: 1@host:port,2@host:port,...
-func ParseQuorum(s string) (map[int32]string, error) {
+func ParseQuorum(s string) (map[int32]string, error) { return ParseNodes("controller quorum", s) }
+
+// ParseNodes parses a flag that gives each node an address, what (named
+// in errors) as --controller-quorum spells it: 1@host:port,2@host:port,...
+func ParseNodes(what, s string) (map[int32]string, error) {
 	out := map[int32]string{}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
@@ -93,22 +97,22 @@ func ParseQuorum(s string) (map[int32]string, error) {
 		}
 		idStr, addr, ok := strings.Cut(part, "@")
 		if !ok {
-			return nil, fmt.Errorf("controller quorum %q: want id@host:port", part)
+			return nil, fmt.Errorf("%s %q: want id@host:port", what, part)
 		}
 		id, err := strconv.ParseInt(idStr, 10, 32)
 		if err != nil || id < 0 {
-			return nil, fmt.Errorf("controller quorum %q: bad node id", part)
+			return nil, fmt.Errorf("%s %q: bad node id", what, part)
 		}
 		if _, _, err := net.SplitHostPort(addr); err != nil {
-			return nil, fmt.Errorf("controller quorum %q: %w", part, err)
+			return nil, fmt.Errorf("%s %q: %w", what, part, err)
 		}
 		if _, dup := out[int32(id)]; dup {
-			return nil, fmt.Errorf("controller quorum: node %d given twice", id)
+			return nil, fmt.Errorf("%s: node %d given twice", what, id)
 		}
 		out[int32(id)] = addr
 	}
 	if len(out) == 0 {
-		return nil, errors.New("controller quorum: empty")
+		return nil, fmt.Errorf("%s: empty", what)
 	}
 	return out, nil
 }

@@ -36,6 +36,7 @@ func (s *Server) routes() http.Handler {
 		w.Write([]byte("ok\n"))
 	})
 	op := access.Guard{Token: s.cfg.OperatorToken}
+	s.e.trace.Peers = s.cfg.HTTPPeers // before any watcher: read only after
 	mux.HandleFunc("/login", op.ServeLogin)
 	mux.Handle("GET /live", op.Only(http.HandlerFunc(live.ServePage)))
 	mux.Handle("GET /live/style.css", live.StyleFrom(s.cfg.IndexHTML))

@@ -55,6 +55,10 @@ type Config struct {
 	// Assets is the browser build served under /assets/ (see WebHandler).
 	Assets fs.FS
 	Logf   func(format string, args ...any)
+	// HTTPPeers (--http-peers) is every node's HTTP address, node id ->
+	// host:port, so that /live links a partition to the same partition
+	// on its other replicas' pages. Nil: no links.
+	HTTPPeers map[int32]string
 	// ControllerQuorum (--controller-quorum) makes the broker one of a
 	// cluster: node id -> controller address of every voter. Nil runs a
 	// single broker. ControllerAddr (--controller-addr) is where this

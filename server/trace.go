@@ -21,10 +21,11 @@ func (e *engine) traceRequest(in inbound) {
 	}
 	h := in.req.Header
 	in.conn.clientID = h.ClientID // for the responses (Kafka's carry none)
+	msg := live.Named(in.req.Msg, e.topicName)
 	e.trace.Publish(&live.Event{
 		Time: time.Now(), Conn: in.conn.id, Client: h.ClientID, Remote: in.conn.nc.RemoteAddr().String(),
 		Dir: live.Request, Key: h.Key, API: kmsg.NameForKey(h.Key), Version: h.Version, Corr: in.corr,
-		Text: describe.Message(in.req.Msg), Topics: live.Topics(in.req.Msg, e.topicName), Msg: in.req.Msg,
+		Text: describe.Message(msg), Topics: live.Topics(msg, e.topicName), Msg: msg,
 	})
 }
 
@@ -34,26 +35,36 @@ func (e *engine) traceResponse(c *conn, corr int32, r broker.Response) {
 	if !e.trace.Watched() {
 		return
 	}
+	msg := live.Named(r.Msg, e.topicName)
 	ev := &live.Event{
 		Time: time.Now(), Conn: c.id, Client: c.clientID, Remote: c.nc.RemoteAddr().String(),
 		Dir: live.Response, Key: r.Msg.Key(), API: kmsg.NameForKey(r.Msg.Key()), Version: r.Msg.GetVersion(),
-		Corr: corr, Text: describe.Message(r.Msg), Topics: live.Topics(r.Msg, e.topicName), Msg: r.Msg,
+		Corr: corr, Text: describe.Message(msg), Topics: live.Topics(msg, e.topicName), Msg: msg,
 	}
 	e.trace.Publish(ev)
 	e.stateStale = e.trace.WantsState()
 }
 
-// traceState publishes the partitions' state (from memory: view.Summary)
-// for a watcher that draws it, once responses changed it, at most every
-// live.ViewEvery. The engine calls it after each round of requests and on
-// its ticks, so the state after a burst of requests follows it within a
-// tick.
+// traceState publishes the broker's state (the partitions' view.Tail,
+// which reads the newest batches of each log; the coordinators'
+// view.Coordinated, from memory) for a watcher that draws it, once
+// responses changed it, at most every live.ViewEvery. The engine calls
+// it after each round of requests and on its ticks, so the state after a
+// burst of requests follows it within a tick.
 func (e *engine) traceState() {
-	if !e.stateStale || time.Since(e.stateAt) < live.ViewEvery || !e.trace.WantsState() {
+	if !e.trace.WantsState() {
+		return
+	}
+	if e.trace.NewDrawer() {
+		e.stateStale = true // a page that just opened draws the state now
+	}
+	if !e.stateStale || time.Since(e.stateAt) < live.ViewEvery {
 		return
 	}
 	e.stateStale, e.stateAt = false, time.Now()
-	e.trace.Publish(&live.Event{Time: e.stateAt, Dir: live.State, State: view.Summary(e.b), Node: e.node})
+	gs, ts := view.Coordinated(e.b, live.BrokerName)
+	st := &live.Sample{Partitions: view.Tail(e.b), Groups: gs, Txns: ts}
+	e.trace.Publish(&live.Event{Time: e.stateAt, Dir: live.State, State: st, Node: e.node})
 }
 
 // topicName names a topic by its id (KIP-516), or "" if the broker has no

@@ -140,6 +140,7 @@ var zhCatalog = map[string]string{
 	", ★ the batch holding it":         "，★ 包含它的批次",
 	", not found in this segment":      "，在这个日志段中没有找到",
 	"… %d earlier batches not drawn":   "… 更早的 %d 个批次没有画出",
+	"… earlier batches not drawn":      "… 更早的批次没有画出",
 	"producer state on %s":             "%s 上的生产者状态",
 	"producer id":                      "producer id（PID）",
 	"epoch":                            "纪元（epoch）",

@@ -127,6 +127,10 @@ func (g *Group) Generation() int32 {
 	return g.generation
 }
 
+// Leader is the member id of the classic group's leader, the member
+// that ran the assignor; "" when the group has none.
+func (g *Group) Leader() string { return g.leader }
+
 // Group returns a group by id, or nil.
 func (c *Coordinator) Group(id string) *Group { return c.groups[id] }
 

@@ -179,3 +179,27 @@ func TestViewCapsLongLogs(t *testing.T) {
 		t.Fatalf("a 40-batch log: %d drawn, %d earlier, last %+v", len(bs), p.Earlier, bs[len(bs)-1])
 	}
 }
+
+// TestViewTail: the tail (what the native broker draws) holds the same
+// newest batches as the full read, older ones uncounted (-1); a log no
+// longer than the tail reads whole, nothing earlier.
+func TestViewTail(t *testing.T) {
+	w := sim.New(1)
+	for _, c := range []string{"broker", "topic t partitions=2", "producer p1 acks=1",
+		"produce p1 t partition=0 value=v count=40", "produce p1 t partition=1 value=v count=3"} {
+		if _, err := w.Exec(c); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+	}
+	b := w.Nodes()[0].Broker
+	full, tail := view.Partitions(b), view.Tail(b)
+	if len(full) != 2 || len(tail) != 2 {
+		t.Fatalf("%d and %d partitions", len(full), len(tail))
+	}
+	if kinds(tail[0]) != kinds(full[0]) || tail[0].Earlier != -1 || full[0].Earlier != 40-view.MaxBatches {
+		t.Errorf("t-0's tail %s (earlier %d), full %s (earlier %d)", kinds(tail[0]), tail[0].Earlier, kinds(full[0]), full[0].Earlier)
+	}
+	if kinds(tail[1]) != kinds(full[1]) || len(batches(tail[1])) != 3 || tail[1].Earlier != 0 {
+		t.Errorf("t-1's tail %s (earlier %d), full %s", kinds(tail[1]), tail[1].Earlier, kinds(full[1]))
+	}
+}

@@ -10,23 +10,15 @@ import (
 )
 
 // txnViews reads every transactional id from the coordinator in charge
-// of it.
+// of it (view.TxnOf).
 func (w *World) txnViews() []view.Txn {
 	var out []view.Txn
 	w.eachHeld(txn.Topic, func(b *broker.Broker) []string { return b.Transactions().IDs() },
 		func(b *broker.Broker, id string) int32 { return b.Transactions().PartitionFor(id) },
 		func(n *Node, id string) {
-			co := n.Broker.Transactions()
-			m, ok := co.Get(id)
-			if !ok {
-				return
+			if t, ok := view.TxnOf(n.Name, n.Broker.Transactions(), id); ok {
+				out = append(out, t)
 			}
-			t := view.Txn{ID: id, Coordinator: n.Name, Partition: co.PartitionFor(id), State: m.State.Name(),
-				ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, TimeoutMs: m.TimeoutMs}
-			for _, tp := range m.Partitions {
-				t.Partitions = append(t.Partitions, tp.String())
-			}
-			out = append(out, t)
 		})
 	return out
 }

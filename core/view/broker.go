@@ -11,15 +11,18 @@ import (
 
 // Partitions reads what a running broker holds: every partition's log,
 // segments, sparse indexes and producers, in the broker's topic order.
-// The simulator and the native server build their views with it alike.
-func Partitions(b *broker.Broker) []Partition { return partitions(b, true) }
+// The simulator builds its views with it, the native server with Tail.
+func Partitions(b *broker.Broker) []Partition { return partitions(b, false) }
 
-// Summary is Partitions without the record batches, whose reading scans
-// each log from its start: what the native broker can afford to show
-// while real clients write (server/live), from memory only.
-func Summary(b *broker.Broker) []Partition { return partitions(b, false) }
+// Tail is Partitions with only the batches at the log's tail: each log is
+// read from MaxBatches offsets before its end (so at most MaxBatches+1
+// batches, found through the offset index), never from its start, and
+// the older batches are not counted (Earlier is -1 when some exist).
+// What the native broker can afford to show while real clients write
+// (server/live).
+func Tail(b *broker.Broker) []Partition { return partitions(b, true) }
 
-func partitions(b *broker.Broker, batches bool) []Partition {
+func partitions(b *broker.Broker, tail bool) []Partition {
 	var out []Partition
 	for _, t := range b.Topics() {
 		for _, p := range t.Partitions {
@@ -40,9 +43,7 @@ func partitions(b *broker.Broker, batches bool) []Partition {
 				}
 				pv.Segments = append(pv.Segments, sv)
 			}
-			if batches {
-				pv.Earlier = readBatches(p, pv.Segments, segs) // log.go
-			}
+			pv.Earlier = readBatches(p, pv.Segments, segs, tail) // log.go
 			if ps := p.Producers(); ps != nil {
 				for _, e := range ps.Entries() {
 					pv.Producers = append(pv.Producers, Producer{ID: e.ProducerID, Epoch: e.Epoch, LastSeq: e.LastSeq(), Batches: len(e.Batches)})

@@ -2,9 +2,9 @@
 // after one step (brokers, their partitions' logs down to each batch, and
 // files; consumer groups; transactions, coordinator and client side; the
 // step's lookup; the network's cuts), as plain data. The simulator builds it after every
-// step (sim.World.View), the native server can build the same from a real
-// broker (Partitions), and package ui draws only from it: no view reads
-// the engine's internals.
+// step (sim.World.View), the native server builds the same from a real
+// broker (Tail, Coordinated: the same builders, GroupOf and TxnOf), and
+// package ui draws only from it: no view reads the engine's internals.
 //
 // # Invariants
 //

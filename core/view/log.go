@@ -99,8 +99,10 @@ func (b Batch) Describe() string {
 // readBatches reads the newest MaxBatches batches of a partition's log
 // into its segments, each batch's kind decided from the markers, the
 // segments' aborted transaction indexes and the producer state, and
-// returns how many older batches it left out.
-func readBatches(p *broker.Partition, segs []Segment, infos []log.SegmentInfo) int {
+// returns how many older batches it left out. With tail it reads from
+// MaxBatches offsets before the log's end only, and returns -1 when
+// older batches exist, uncounted.
+func readBatches(p *broker.Partition, segs []Segment, infos []log.SegmentInfo, tail bool) int {
 	var aborted []log.AbortedTxn
 	for _, s := range infos {
 		aborted = append(aborted, s.AbortedTxns...)
@@ -115,7 +117,11 @@ func readBatches(p *broker.Partition, segs []Segment, infos []log.SegmentInfo) i
 	}
 	var all []Batch
 	l := p.Log()
-	err := l.Scan(l.StartOffset(), func(rb record.Batch) error {
+	from := l.StartOffset()
+	if tail {
+		from = max(from, l.EndOffset()-MaxBatches)
+	}
+	err := l.Scan(from, func(rb record.Batch) error {
 		all = append(all, batchOf(rb, aborted, open))
 		return nil
 	})
@@ -130,6 +136,9 @@ func readBatches(p *broker.Partition, segs []Segment, infos []log.SegmentInfo) i
 				break
 			}
 		}
+	}
+	if tail && (earlier > 0 || len(all) > 0 && all[0].Base > l.StartOffset()) {
+		return -1 // older batches exist; the tail does not count them
 	}
 	return earlier
 }

@@ -42,7 +42,7 @@ type Partition struct {
 	// Internal marks __consumer_offsets and __transaction_state.
 	Internal bool
 	// Earlier counts the batches older than those the segments hold
-	// (at most MaxBatches are kept).
+	// (at most MaxBatches are kept); -1: some, not counted (Tail).
 	Earlier int
 }
 

@@ -35,10 +35,14 @@ func startCluster(t *testing.T, n int, opts ...BrokerOpt) []*Broker {
 		voters = append(voters, fmt.Sprintf("%d@%s", i+1, ctl[i]))
 	}
 	q := strings.Join(voters, ",")
+	var webs []string // every node's HTTP address, for /live's links
+	for i := range n {
+		webs = append(webs, fmt.Sprintf("%d@%s", i+1, http[i]))
+	}
 	bs := make([]*Broker, n)
 	for i := range n {
 		bs[i] = startBroker(t, append([]BrokerOpt{WithAddrs(kafka[i], http[i]), WithArgs("--node-id", strconv.Itoa(i+1),
-			"--controller-addr", ctl[i], "--controller-quorum", q)}, opts...)...)
+			"--controller-addr", ctl[i], "--controller-quorum", q, "--http-peers", strings.Join(webs, ","))}, opts...)...)
 		bs[i].NodeID = int32(i + 1)
 	}
 	for _, b := range bs {

@@ -6,7 +6,6 @@ import (
 	"html"
 	"net"
 	"slices"
-	"strings"
 
 	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/lessons/play"
@@ -37,12 +36,15 @@ const BrokerName = "broker"
 //     client.id, with "@host" when another host uses the same client.id.
 type Recent struct {
 	Max, Keep int
-	xs        []*liveExchange // the newest Keep
-	pending   map[connCorr]*liveExchange
-	state     []view.Partition // the broker's newest (a State event)
-	node      int32            // the broker's node.id, from a State event
-	start     int64            // ms of the first event: the views' clock starts there
-	changed   bool
+	// Peers is every node's HTTP address (Hub.Peers): the view links a
+	// partition to its other replicas' /live pages.
+	Peers   map[int32]string
+	xs      []*liveExchange // the newest Keep
+	pending map[connCorr]*liveExchange
+	state   *Sample // the broker's newest (a State event)
+	node    int32   // the broker's node.id, from a State event
+	start   int64   // ms of the first event: the views' clock starts there
+	changed bool
 }
 
 type connCorr struct {
@@ -54,7 +56,7 @@ type liveExchange struct {
 	client, remote string
 	key            connCorr
 	x              ui.Exchange
-	state          []view.Partition // the broker's after it, as far as known
+	state          *Sample // the broker's after it, as far as known
 }
 
 // Add records one event.
@@ -76,7 +78,6 @@ func (r *Recent) Add(ev *Event) {
 	if side.Msg.API == "" {
 		side.Msg = ui.MsgView{API: ev.API, Key: ev.Key, Response: ev.Dir == Response, Summary: ev.Text, Describe: ev.Text}
 	}
-	nameTopic(&side.Msg, ev.Topics)
 	if ev.Dir == Response {
 		if x := r.pending[k]; x != nil {
 			delete(r.pending, k)
@@ -89,20 +90,6 @@ func (r *Recent) Add(ev *Event) {
 	x := &liveExchange{client: ev.Client, remote: ev.Remote, key: k, x: ui.Exchange{Req: side}, state: r.state}
 	r.pending[k] = x
 	r.push(x)
-}
-
-// nameTopic names the parts of a message that gives its topic by id only
-// (Produce v13 and Fetch v13+, KIP-516): the card would read "-0" where
-// the publisher resolved the one topic the message names.
-func nameTopic(m *ui.MsgView, topics []string) {
-	if len(topics) != 1 {
-		return
-	}
-	for i := range m.Parts {
-		if strings.HasPrefix(m.Parts[i].Name, "-") {
-			m.Parts[i].Name = topics[0] + m.Parts[i].Name
-		}
-	}
 }
 
 // TraceKeep is how many exchanges a saved trace holds by default: a few
@@ -153,17 +140,21 @@ func (r *Recent) Trace(title string) play.Trace {
 
 // walk names the clients of lxs and calls step with each exchange, routed
 // between its client and the broker, and the world so far (the clients
-// seen, the broker with its partitions as they were after it); it
-// returns the world after the last.
+// seen, the broker with its partitions, groups and transactions as they
+// were after it); it returns the world after the last.
 func walk(lxs []*liveExchange, node int32, step func(world func() view.World, x ui.Exchange)) view.World {
 	var clients []view.Actor
 	names := map[string]string{} // client.id + host -> node name
 	taken := map[string]bool{BrokerName: true}
 	var clock int64
-	var state []view.Partition
+	var state *Sample
 	world := func() view.World {
-		return view.World{Clock: clock, Brokers: []view.Broker{{ID: node, Name: BrokerName, Up: true, Partitions: state}},
+		w := view.World{Clock: clock, Brokers: []view.Broker{{ID: node, Name: BrokerName, Up: true}},
 			Actors: append(slices.Clone(clients), view.Actor{Name: BrokerName, Kind: view.KindBroker, Up: true})}
+		if state != nil {
+			w.Brokers[0].Partitions, w.Groups, w.Txns = state.Partitions, state.Groups, state.Txns
+		}
+		return w
 	}
 	for _, lx := range lxs {
 		host := lx.remote
@@ -204,7 +195,7 @@ func walk(lxs []*liveExchange, node int32, step func(world func() view.World, x 
 func (r *Recent) Render() []byte {
 	w, xs := r.View()
 	var b bytes.Buffer
-	if err := ui.LiveView(w, xs).Render(context.Background(), &b); err != nil {
+	if err := ui.LiveView(w, xs, r.Peers).Render(context.Background(), &b); err != nil {
 		return []byte(`<p class="error">` + html.EscapeString(err.Error()) + `</p>`)
 	}
 	return b.Bytes()

@@ -74,15 +74,6 @@ func TestRecent(t *testing.T) {
 	if _, xs := r.View(); len(xs) != 3 || xs[1].Resp == nil || xs[2].Resp != nil {
 		t.Errorf("after eviction: %d exchanges, rdkafka's answered %v", len(xs), len(xs) > 1 && xs[1].Resp != nil)
 	}
-	// A topic given by id only (Produce v13) is named as the publisher
-	// resolved it.
-	byID, _ := exchange(4, 1, "kgo", "10.0.0.5:4000", t0)
-	byID.Msg.(*kmsg.ProduceRequest).Topics[0].Topic = ""
-	byID.Topics = []string{"orders"}
-	r.Add(byID)
-	if _, xs := r.View(); xs[2].Req.Msg.Parts[0].Name != "orders-0" {
-		t.Errorf("a partition of a topic given by id reads %q", xs[2].Req.Msg.Parts[0].Name)
-	}
 	html := string(r.Render())
 	for _, want := range []string{`<svg class="dg wide"`, ">rdkafka<", "10.0.0.7<", ">broker<", `class="exchanges"`, "Produce"} {
 		if !strings.Contains(html, want) {
@@ -94,9 +85,14 @@ func TestRecent(t *testing.T) {
 	e1, e1r := exchange(5, 1, "kgo", "10.0.0.5:4000", t0)
 	r.Add(e1)
 	r.Add(e1r)
-	r.Add(&Event{Dir: State, Node: 3, State: []view.Partition{{Name: "orders-0", LEO: 5, HW: 5, Leader: 3}}})
-	if w, _ := r.View(); len(w.Brokers) != 1 || w.Brokers[0].ID != 3 || len(w.Brokers[0].Partitions) != 1 || w.Brokers[0].Partitions[0].LEO != 5 {
-		t.Errorf("the view's broker: %+v", w.Brokers)
+	r.Add(&Event{Dir: State, Node: 3, State: &Sample{
+		Partitions: []view.Partition{{Name: "orders-0", LEO: 5, HW: 5, Leader: 3}},
+		Groups:     []view.Group{{ID: "shop", Coordinator: BrokerName, Type: "classic", State: "Stable", Generation: 2, Members: []view.Member{{ID: "m-1", Name: "kgo"}}}},
+		Txns:       []view.Txn{{ID: "app", Coordinator: BrokerName, State: "Ongoing", ProducerID: 7, Partitions: []string{"orders-0"}}},
+	}})
+	if w, _ := r.View(); len(w.Brokers) != 1 || w.Brokers[0].ID != 3 || len(w.Brokers[0].Partitions) != 1 || w.Brokers[0].Partitions[0].LEO != 5 ||
+		len(w.Groups) != 1 || len(w.Txns) != 1 {
+		t.Errorf("the view's broker: %+v, groups %+v, transactions %+v", w.Brokers, w.Groups, w.Txns)
 	}
 	tr := r.Trace("t")
 	if n := len(tr.Steps); tr.Steps[n-1].World.Brokers[0].Partitions == nil || tr.Steps[n-2].World.Brokers[0].Partitions != nil {
@@ -105,8 +101,11 @@ func TestRecent(t *testing.T) {
 	if !(&Filter{Clients: []string{"x"}, APIs: []string{"Fetch"}}).Match(&Event{Dir: State}) {
 		t.Errorf("a filter drops the state the view draws")
 	}
-	if html := string(r.Render()); !strings.Contains(html, `data-partition="orders-0"`) {
-		t.Errorf("the view does not draw the broker's partition")
+	html = string(r.Render())
+	for _, want := range []string{`data-partition="orders-0"`, `data-group="shop"`, `data-txn="app" data-state="Ongoing"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the view does not draw the broker's state: no %s", want)
+		}
 	}
 }
 
@@ -171,5 +170,41 @@ func TestViewSocket(t *testing.T) {
 	}
 	if got := tr.Page(2); got.Step == nil || got.Total != 2 || got.PrevHref != play.TraceHref(1) || len(got.State.Actors) != 2 {
 		t.Errorf("the trace's step 2: %+v", got)
+	}
+}
+
+// TestFollow: in a cluster, each replicated partition links to the same
+// partition on its other replicas' /live pages whose HTTP address is
+// known; this broker and a replica of unknown address are not links.
+func TestFollow(t *testing.T) {
+	r := &Recent{Max: 3, Peers: map[int32]string{1: "10.0.0.1:8080", 2: "10.0.0.2:8081"}}
+	in, out := exchange(1, 1, "kgo", "10.0.0.5:4000", time.Unix(1000, 0))
+	r.Add(in)
+	r.Add(out)
+	r.Add(&Event{Dir: State, Node: 1, State: &Sample{Partitions: []view.Partition{
+		{Name: "orders-0", Leader: 2, Replicas: []int32{2, 1, 3}, ISR: []int32{2, 1, 3}},
+		{Name: "__consumer_offsets-0", Leader: 1, Replicas: []int32{1, 2, 3}, Internal: true},
+	}}})
+	html := string(r.Render())
+	for _, want := range []string{
+		`data-follow="orders-0"`,
+		`href="http://10.0.0.2:8081/live?topic=orders#orders-0" data-node="2"`,
+		`<b class="here" title="this broker">1</b>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the view lacks %s", want)
+		}
+	}
+	for _, bad := range []string{`data-node="3"`, `data-node="1"`, `data-follow="__consumer_offsets-0"`} {
+		if strings.Contains(html, bad) {
+			t.Errorf("the view has %s", bad)
+		}
+	}
+	// A single broker has nothing to follow.
+	single := &Recent{Max: 3}
+	single.Add(in)
+	single.Add(&Event{Dir: State, Node: 1, State: &Sample{Partitions: []view.Partition{{Name: "orders-0", Leader: 1, Replicas: []int32{1}}}}})
+	if html := string(single.Render()); strings.Contains(html, `class="follow"`) {
+		t.Errorf("a single broker's view offers to follow a partition")
 	}
 }

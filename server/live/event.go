@@ -14,8 +14,8 @@ type Direction string
 const (
 	Request  Direction = "request"
 	Response Direction = "response"
-	// State is no message: the broker's partitions (Event.State) for the
-	// watchers that draw them (Hub.WantsState). Every filter selects it;
+	// State is no message: the broker's state (Event.State) for the
+	// watchers that draw it (Hub.WantsState). Every filter selects it;
 	// the socket does not send it as an event, it feeds the view.
 	State Direction = "state"
 )
@@ -41,10 +41,19 @@ type Event struct {
 	// Msg is the message itself, for views that draw it; it is not sent
 	// to watchers, and nobody may modify it.
 	Msg any `json:"-"` // a kmsg.Request or kmsg.Response
-	// State is the broker's partitions (view.Summary) in a State event,
-	// and Node the broker's node.id; nobody may modify State.
-	State []view.Partition `json:"-"`
-	Node  int32            `json:"-"`
+	// State is the broker's state in a State event, and Node the
+	// broker's node.id; nobody may modify State.
+	State *Sample `json:"-"`
+	Node  int32   `json:"-"`
+}
+
+// Sample is what the broker holds, as the lessons' state panel draws it:
+// its partitions (view.Summary), and the consumer groups and
+// transactional ids its coordinators hold (view.Coordinated).
+type Sample struct {
+	Partitions []view.Partition
+	Groups     []view.Group
+	Txns       []view.Txn
 }
 
 // topicField and idField are the kmsg field names that name a topic.
@@ -105,6 +114,48 @@ func Topics(msg any, byID func([16]byte) string) []string {
 	}
 	walk(reflect.ValueOf(msg), 0)
 	return out
+}
+
+// Named is msg with the topics it gives by id only (Produce v13, Fetch
+// v13+: KIP-516) named by byID, so that describe.Message and the cards
+// read "orders-0" where the message itself says only "-0". When a topic
+// needs a name, it returns a copy of the message with a copy of its
+// Topics; otherwise msg itself. It never modifies msg, which the broker
+// and the other watchers share.
+func Named(msg any, byID func([16]byte) string) any {
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct || byID == nil {
+		return msg
+	}
+	ts := v.Elem().FieldByName("Topics")
+	if !ts.IsValid() || ts.Kind() != reflect.Slice || ts.Type().Elem().Kind() != reflect.Struct {
+		return msg
+	}
+	var named reflect.Value // the copy of Topics, once a topic needs a name
+	for i := range ts.Len() {
+		name, id := ts.Index(i).FieldByName(topicField), ts.Index(i).FieldByName(idField)
+		if name.Kind() != reflect.String || name.String() != "" || !id.IsValid() {
+			continue
+		}
+		tid, ok := id.Interface().([16]byte)
+		if !ok || tid == ([16]byte{}) {
+			continue
+		}
+		if n := byID(tid); n != "" {
+			if !named.IsValid() {
+				named = reflect.MakeSlice(ts.Type(), ts.Len(), ts.Len())
+				reflect.Copy(named, ts)
+			}
+			named.Index(i).FieldByName(topicField).SetString(n)
+		}
+	}
+	if !named.IsValid() {
+		return msg
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	cp.Elem().FieldByName("Topics").Set(named)
+	return cp.Interface()
 }
 
 // stringOf reads a string or *string field.

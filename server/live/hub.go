@@ -17,16 +17,26 @@ type Hub struct {
 	watchers atomic.Pointer[[]*Watcher]
 	count    atomic.Int32
 	drawing  atomic.Int32 // watchers that draw the broker's state (DrawState)
+	newDraw  atomic.Bool  // one started drawing since the last NewDrawer
+	// Peers is every node's HTTP address (node id -> host:port), for the
+	// views' links to the other replicas' /live pages; set before the
+	// hub serves, read only after.
+	Peers map[int32]string
 }
 
 // WantsState reports whether a watcher draws the broker's state: then a
 // response's Event may carry it (Event.State).
 func (h *Hub) WantsState() bool { return h.drawing.Load() > 0 }
 
+// NewDrawer reports, once, that a watcher started drawing the broker's
+// state since the last call: it needs the state before any response.
+func (h *Hub) NewDrawer() bool { return h.newDraw.Swap(false) }
+
 // DrawState counts a watcher that draws the broker's state in or out.
 func (h *Hub) DrawState(on bool) {
 	if on {
 		h.drawing.Add(1)
+		h.newDraw.Store(true)
 	} else {
 		h.drawing.Add(-1)
 	}

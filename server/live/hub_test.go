@@ -2,9 +2,12 @@ package live
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/describe"
 )
 
 func event(conn uint64, corr int32, client, api string, topics ...string) *Event {
@@ -37,6 +40,14 @@ func TestSlowWatcher(t *testing.T) {
 	if a, b := <-slow.Events(), <-slow.Events(); a.Corr != 0 || b.Corr != 1 {
 		t.Errorf("slow watcher kept corr %d, %d; want the first two", a.Corr, b.Corr)
 	}
+	if h.NewDrawer() {
+		t.Error("a hub nobody draws from reports a new drawer")
+	}
+	h.DrawState(true)
+	if !h.WantsState() || !h.NewDrawer() || h.NewDrawer() {
+		t.Error("a watcher that starts drawing is not reported, once, as a new drawer")
+	}
+	h.DrawState(false)
 	h.Unwatch(slow)
 	h.Unwatch(fast)
 	if h.Watched() {
@@ -108,6 +119,45 @@ func TestTopics(t *testing.T) {
 	}
 	if got := Topics(kmsg.NewPtrApiVersionsRequest(), nil); len(got) != 0 {
 		t.Errorf("ApiVersions names topics: %v", got)
+	}
+}
+
+// TestNamed: a topic given by id only is named in a copy, for the text
+// and the cards; the message itself stays as the client sent it.
+func TestNamed(t *testing.T) {
+	id := [16]byte{9}
+	byID := func(x [16]byte) string {
+		if x == id {
+			return "orders"
+		}
+		return ""
+	}
+	req := kmsg.NewPtrProduceRequest()
+	req.Version = 13
+	rt := kmsg.NewProduceRequestTopic()
+	rt.TopicID = id
+	rt.Partitions = append(rt.Partitions, kmsg.NewProduceRequestTopicPartition())
+	req.Topics = append(req.Topics, rt)
+	named, ok := Named(req, byID).(*kmsg.ProduceRequest)
+	if !ok || named == req || named.Topics[0].Topic != "orders" || req.Topics[0].Topic != "" {
+		t.Fatalf("Named(Produce v13): %+v; the original's topic %q", named, req.Topics[0].Topic)
+	}
+	if got := describe.Message(named); !strings.HasPrefix(got, "Produce orders-0 ") {
+		t.Errorf("the text of a named Produce v13: %q", got)
+	}
+	resp := kmsg.NewPtrFetchResponse()
+	rt2 := kmsg.NewFetchResponseTopic()
+	rt2.TopicID = [16]byte{8} // unknown: left as it is
+	resp.Topics = append(resp.Topics, rt2)
+	if Named(resp, byID) != any(resp) {
+		t.Errorf("a message whose topics the broker does not know is copied")
+	}
+	byName := kmsg.NewPtrFetchRequest()
+	ft := kmsg.NewFetchRequestTopic()
+	ft.Topic, ft.TopicID = "audit", id
+	byName.Topics = append(byName.Topics, ft)
+	if Named(byName, byID) != any(byName) || Named(kmsg.NewPtrApiVersionsRequest(), byID) == nil {
+		t.Errorf("a message that names its topics is copied")
 	}
 }
 

@@ -149,13 +149,16 @@ func writeLoop(ctx context.Context, c *websocket.Conn, h *Hub, wt *Watcher, stat
 			h.DrawState(false)
 		}
 	}()
-	send := func(ev *Event) error {
+	draw := func() { // once the watcher asked for the diagram
 		if recent == nil && diagram.Load() {
-			recent = &Recent{Max: ViewExchanges}
+			recent = &Recent{Max: ViewExchanges, Peers: h.Peers}
 			ticker = time.NewTicker(ViewEvery)
 			redraw = ticker.C
 			h.DrawState(true)
 		}
+	}
+	send := func(ev *Event) error {
+		draw()
 		if recent != nil {
 			recent.Add(ev)
 		}
@@ -186,6 +189,7 @@ func writeLoop(ctx context.Context, c *websocket.Conn, h *Hub, wt *Watcher, stat
 				return err
 			}
 		case <-status:
+			draw() // the broker's state comes before any event does
 			// Everything published before the control goes out first.
 			for n := len(wt.Events()); n > 0; n-- {
 				if err := send(<-wt.Events()); err != nil {

@@ -13,15 +13,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/gregor-kafka/gregor/lessons/play"
+	"github.com/gregor-kafka/gregor/server"
 )
 
-// TestLiveDiagram: /live draws a real client's exchanges with the
-// lessons' views (the client a node named by its client.id and address,
-// the request and response cards) while it keeps up: its skipped counter
-// stays 0; beside them the broker's partitions as the state panel draws
-// them. Saved, the trace opens in the playground, one exchange a step,
-// drawn the same way.
-func TestLiveDiagram(t *testing.T) {
+// openLive serves a broker and opens its /live, connected.
+func openLive(t *testing.T) (*page, *server.Server) {
+	t.Helper()
 	exe := chromium(t)
 	base, srv := gregorServe(t)
 	ctx, cancel := chromedp.NewContext(browser(t, exe))
@@ -31,6 +28,17 @@ func TestLiveDiagram(t *testing.T) {
 	p := &page{t: t, ctx: ctx, base: base}
 	p.do(chromedp.Navigate(base + "/live"))
 	p.waitText("#state", "Watching")
+	return p, srv
+}
+
+// TestLiveDiagram: /live draws a real client's exchanges with the
+// lessons' views (the client a node named by its client.id and address,
+// the request and response cards) while it keeps up: its skipped counter
+// stays 0; beside them the broker's partitions as the state panel draws
+// them. Saved, the trace opens in the playground, one exchange a step,
+// drawn the same way.
+func TestLiveDiagram(t *testing.T) {
+	p, srv := openLive(t)
 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(srv.KafkaAddr().String()), kgo.ClientID("teach-live"),
 		kgo.AllowAutoTopicCreation(), kgo.DefaultProduceTopic("live-orders"))
@@ -111,4 +119,69 @@ func TestLiveDiagram(t *testing.T) {
 			break
 		}
 	}
+}
+
+// TestLiveGroupsAndTxns: with /live open, a transactional producer and a
+// consumer in a group show on the broker's state panel as the lessons
+// draw them: the transaction Ongoing with its partitions, then
+// CompleteCommit, its batch a cell (open, then committed, with the
+// COMMIT marker after it); the group Stable, its member owning both partitions.
+func TestLiveGroupsAndTxns(t *testing.T) {
+	p, srv := openLive(t)
+
+	const topic = "live-pay"
+	seeds := kgo.SeedBrokers(srv.KafkaAddr().String())
+	pr, err := kgo.NewClient(seeds, kgo.ClientID("teach-txn"), kgo.TransactionalID("pay-app"),
+		kgo.AllowAutoTopicCreation(), kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	kctx, kcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer kcancel()
+	if err := pr.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pr.ProduceSync(kctx, &kgo.Record{Value: []byte("paid")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	txn := `#view .state .txns [data-txn="pay-app"]`
+	p.waitText(txn, "live-pay-0")
+	if st := p.eval(fmt.Sprintf(`document.querySelector(%q).dataset.state`, txn)); st != "Ongoing" {
+		t.Errorf("the open transaction is drawn %q", st)
+	}
+	cells := `#view .state section[data-partition="live-pay-0"] .cells`
+	if got := p.count(cells + ` li[data-kind="open"]`); got != 1 {
+		t.Errorf("%d open transactional batches drawn, want 1", got)
+	}
+	p.shot("txn-open")
+	if err := pr.EndTransaction(kctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector(%q)?.dataset.state === "CompleteCommit"`, txn),
+		chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		t.Errorf("the committed transaction is drawn %q", p.eval(fmt.Sprintf(`document.querySelector(%q).dataset.state`, txn)))
+	}
+	p.waitText(cells+` li[data-kind="commit"]`, "C")
+	if got := p.count(cells + ` li[data-kind="txn"]`); got != 1 {
+		t.Errorf("%d committed transactional batches drawn, want 1", got)
+	}
+
+	cl, err := kgo.NewClient(seeds, kgo.ClientID("teach-group"), kgo.ConsumerGroup("pay-shop"), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if fs := cl.PollFetches(kctx); fs.Err0() != nil || fs.NumRecords() != 1 {
+		t.Fatalf("the group consumer read %d records: %v", fs.NumRecords(), fs.Err0())
+	}
+	group := `#view .state .groups [data-group="pay-shop"]`
+	p.waitText(group+" .machine li.here", "Stable")
+	p.waitText(group+` .grid [data-partition="live-pay-0"]`, "teach-group")
+	if got := p.count(group + " .members li.member"); got != 1 {
+		t.Errorf("the group shows %d members, want 1", got)
+	}
+	p.eval(fmt.Sprintf(`document.querySelector(%q).scrollIntoView({block: "center"}), ""`, group))
+	p.shot("group")
 }

@@ -60,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	kafkaAddr := fs.String("kafka-addr", "127.0.0.1:9092", "address the Kafka protocol listens on (and is advertised)")
 	httpAddr := fs.String("http-addr", "127.0.0.1:8080", "address the web UI listens on")
+	httpPeers := fs.String("http-peers", "", "in a cluster, every node's --http-addr as id@host:port,... (as --controller-quorum), for /live's links between replicas")
 	dataDir := fs.String("data-dir", "./data", "directory holding the logs (Kafka's log.dirs)")
 	propsFile := fs.String("config", "", "a Kafka-style .properties file of broker settings")
 	nodeID := fs.String("node-id", "", "this node's id (Kafka's node.id); alias of --node.id")
@@ -183,6 +184,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	} else if *controllerAddr != "" {
 		return fmt.Errorf("--controller-addr (or a controller listener) needs --controller-quorum")
 	}
+	var peers map[int32]string
+	if *httpPeers != "" {
+		var err error
+		if peers, err = server.ParseNodes("http peers", *httpPeers); err != nil {
+			return err
+		}
+	}
 	srv, err := server.Start(server.Config{
 		KafkaAddr: *kafkaAddr, Listeners: listeners, TLS: tlsCfg, HTTPAddr: *httpAddr, DataDir: *dataDir,
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
@@ -194,6 +202,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		SASLReauth:       reauth,
 		PeerTLS:          peerTLS,
 		PeerDialTLS:      peerDialTLS,
+		HTTPPeers:        peers,
 	})
 	if err != nil {
 		return err
