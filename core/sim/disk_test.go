@@ -51,3 +51,58 @@ func TestDiskFault(t *testing.T) {
 		t.Errorf("the record whose sync failed was acknowledged:\n%s", s)
 	}
 }
+
+// TestDiskMedia: a full disk refuses the next append (the partition goes
+// offline, the producer hears KAFKA_STORAGE_ERROR) until freed; a flipped
+// byte of a synced record reaches the consumer, whose CRC check refuses
+// it; a torn write at a power loss is truncated by recovery, and what
+// was synced stays.
+func TestDiskMedia(t *testing.T) {
+	w := New(3)
+	var out strings.Builder
+	for _, c := range []string{
+		"broker log.flush.interval.messages=1",
+		"topic t partitions=2",
+		"topic u flush.messages=1000",
+		"producer p retries=0",
+		"produce p t partition=0 value=a",
+		"disk b0 full",
+		"produce p t partition=0 value=b",
+		"disk b0 clear",
+		"produce p t partition=1 value=c",
+		"disk b0 flip t-1/00000000000000000000.log",
+		"consumer c",
+		"fetch c t-1 offset=0",
+		"produce p u value=d",
+		"produce p u value=e",
+		"disk b0 tear",
+		"crash b0",
+		"restart b0",
+		"fetch c t-0 offset=0",
+		"fetch c u-0 offset=0",
+	} {
+		got, err := w.Exec(c)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		out.WriteString("> " + c + "\n" + got)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"disk full: 0 bytes left",
+		"Produce t-0 base_offset=0 error=KAFKA_STORAGE_ERROR",
+		"p            acked t-1 offset 0",
+		"disk flip: byte ",
+		"c            t-1: " + corruptBatch + " 0: ",
+		"disk tear armed",
+		"the last write of each file torn",
+		"recovery: t-1: truncated 69 bytes of a torn batch at position 0",
+		"recovery: u-0: truncated ",
+		"c            t-0: 0:a (position 1)",
+		"c            u-0: 0:d (position 1)",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q in:\n%s", want, s)
+		}
+	}
+}
