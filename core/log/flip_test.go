@@ -2,6 +2,7 @@ package log_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gregor-kafka/gregor/core/log"
@@ -68,5 +69,42 @@ func TestReadRefusesFlippedBaseOffset(t *testing.T) {
 	ctx := log.CleanContext{Now: 0, UpTo: l.EndOffset(), Force: true}
 	if _, err := l.Clean(ctx, 1<<20); !errors.Is(err, log.ErrCorrupt) {
 		t.Fatalf("Clean over a batch whose base offset flipped: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestTxnIndexFlipRebuilt: a byte flipped in a .txnindex entry's producer
+// id would hand read_committed consumers an aborted list naming another
+// producer, so the aborted transaction's records would show; Open checks
+// each entry against its abort marker, deletes the index it contradicts
+// and reports the segment for a rebuild from the log (TxnIndexSuspect).
+func TestTxnIndexFlipRebuilt(t *testing.T) {
+	st := store.NewMem()
+	l, _ := logtest.Open(t, st, logtest.SmallConfig(), -1)
+	first, err := l.Append(logtest.TxnBatch(5, 0, "k=aborted"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abort, err := l.Append(logtest.Marker(5, false), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := log.AbortedTxn{ProducerID: 5, FirstOffset: first, LastOffset: abort, LastStableOffset: abort + 1}
+	if err := l.AddAbortedTxn(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := logtest.Dir + "/" + log.FileName(0, log.TxnIndexSuffix)
+	if err := st.Flip(name, 9, 0x40); err != nil { // the low byte of the producer id
+		t.Fatal(err)
+	}
+	l, notes := logtest.Open(t, st, logtest.SmallConfig(), -1)
+	defer func() { _ = l.Close() }()
+	if got := l.AbortedTxns(0, l.EndOffset()); len(got) != 0 {
+		t.Fatalf("aborted list %+v from a flipped index, want none until the rebuild", got)
+	}
+	if l.TxnIndexSuspect() != 0 || !strings.Contains(strings.Join(notes, "\n"), "the batch there is pid 5's") {
+		t.Fatalf("suspect %d, notes %q: want the index deleted for a rebuild", l.TxnIndexSuspect(), notes)
 	}
 }
