@@ -108,3 +108,17 @@ func TestTxnIndexFlipRebuilt(t *testing.T) {
 		t.Fatalf("suspect %d, notes %q: want the index deleted for a rebuild", l.TxnIndexSuspect(), notes)
 	}
 }
+
+// TestScanRefusesFlippedBatch: the owner rebuilds producer state, leader
+// epochs and coordinators with Scan; a batch that fails its CRC, or whose
+// base offset flipped, ends the scan with ErrCorrupt before fn sees it.
+func TestScanRefusesFlippedBatch(t *testing.T) {
+	for _, off := range []int{record.HeaderSize + 3, 7} { // a record; the base offset
+		_, l := flipped(t, off, 0x01)
+		calls := 0
+		err := l.Scan(0, func(record.Batch) error { calls++; return nil })
+		if !errors.Is(err, log.ErrCorrupt) || calls != 0 {
+			t.Fatalf("byte %d flipped: Scan = %v after %d batches, want ErrCorrupt before any", off, err, calls)
+		}
+	}
+}

@@ -119,18 +119,34 @@ var singleBroker = txnShape{
 // b0 (the simulation's data or its transaction coordinator's), fills its
 // disk, tears its unsynced writes at the next power loss, or flips a byte
 // of a segment file (.log, an index, the .txnindex, a producer snapshot).
-func diskFault(rng *rand.Rand) string {
-	what := []string{"t-0", "t-1", "__transaction_state-"}[rng.IntN(3)]
+func diskFault(w *World, rng *rand.Rand) string {
+	what := []string{"t-0", "t-1", "__transaction_state"}[rng.IntN(3)]
 	switch rng.IntN(6) {
 	case 0:
 		return fmt.Sprintf("disk b0 full room=%d", rng.IntN(3000))
 	case 1:
 		return "disk b0 tear"
 	case 2:
-		return fmt.Sprintf("disk b0 flip %s/0", strings.TrimSuffix(what, "-"))
+		return "disk b0 flip " + segmentFiles(w, what)
 	}
 	op := []string{"write", "sync"}[rng.IntN(2)]
 	return fmt.Sprintf("disk b0 fail %s %s nth=%d err=%s", op, what, 1+rng.IntN(3), []string{"EIO", "ENOSPC"}[rng.IntN(2)])
+}
+
+// segmentFiles names the segment files (named by a 20-digit offset) of
+// partition tp on b0, or for an internal topic's name those of its first
+// partition that has any, the coordinator's.
+func segmentFiles(w *World, tp string) string {
+	if !strings.HasPrefix(tp, "__") {
+		return tp + "/0"
+	}
+	names, _ := w.nodes[0].Store.Synced(tp + "-")
+	for _, name := range names {
+		if dir, file, _ := strings.Cut(name, "/"); strings.HasPrefix(file, "0") {
+			return dir + "/0"
+		}
+	}
+	return tp + "-0/0"
 }
 
 // anyOffline reports whether a partition is offline on a broker that is up.
@@ -185,7 +201,7 @@ func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
 		case r < 15:
 			cmd = fmt.Sprintf("fault delay=%dms from=%s", rng.IntN(3000), prod)
 		case r == 16 && shape.diskFaults && seed%2 == 1:
-			cmd = diskFault(rng)
+			cmd = diskFault(w, rng)
 		case r < 17:
 			cmd = shape.crash(w, rng)
 		case r < 18:
