@@ -1,6 +1,7 @@
 package log_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
@@ -120,5 +121,55 @@ func TestScanRefusesFlippedBatch(t *testing.T) {
 		if !errors.Is(err, log.ErrCorrupt) || calls != 0 {
 			t.Fatalf("byte %d flipped: Scan = %v after %d batches, want ErrCorrupt before any", off, err, calls)
 		}
+	}
+}
+
+// TestReadPastFlippedIndexEntry: an offset index entry whose position
+// changed at rest, still in order (so Open's checks pass), pointed a
+// lookup at a later batch and Read skipped the records in between; find
+// now sees that the batch there does not end at the entry's offset and
+// scans from the segment's start.
+func TestReadPastFlippedIndexEntry(t *testing.T) {
+	st := store.NewMem()
+	l, _ := logtest.Open(t, st, logtest.SmallConfig(), -1)
+	for i := range 12 {
+		if _, err := l.Append(logtest.Batch(3, int64(1000+10*i)), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Roll(0); err != nil {
+		t.Fatal(err)
+	}
+	seg := l.Segments()[0]
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(seg.IndexEntries) < 2 {
+		t.Fatalf("want 2 index entries or more, have %v", seg.IndexEntries)
+	}
+	// The first entry now points at the batch after its own.
+	e := seg.IndexEntries[0]
+	batchSize := int64(len(logtest.Batch(3, 1000)))
+	if e.Position+batchSize >= seg.IndexEntries[1].Position {
+		t.Fatalf("entries %v: no batch between the first two", seg.IndexEntries)
+	}
+	name := logtest.Dir + "/" + log.FileName(0, log.IndexSuffix)
+	ix, err := st.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.BigEndian.PutUint32(ix[4:], uint32(e.Position+batchSize))
+	if err := st.WriteFile(name, ix); err != nil {
+		t.Fatal(err)
+	}
+	l, _ = logtest.Open(t, st, logtest.SmallConfig(), -1)
+	defer func() { _ = l.Close() }()
+	p, err := l.Read(e.Offset, 1<<20, l.EndOffset(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := record.NewIter(p).Next()
+	if b == nil || b.BaseOffset() > e.Offset || b.LastOffset() < e.Offset {
+		t.Fatalf("Read(%d) starts with a batch not holding it: %v", e.Offset, b)
 	}
 }
