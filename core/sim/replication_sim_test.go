@@ -278,7 +278,8 @@ func replicationRun(t *testing.T, seed uint64) (st replStats) {
 		}
 	}
 	st.acked, st.elections, st.offline = len(acked), elections, offline
-	st.corrupt = consumeChecked(t, w, leader, flipped[leader.Name], fail)
+	var read map[string]bool
+	st.corrupt, read = consumeChecked(t, w, leader, flipped[leader.Name], fail)
 	if w.UncleanElections() > 0 || diskLost || flippedLed {
 		t.Logf("seed %d: %d unclean elections, disk lost: %v, a flipped disk led: %v; %d records acknowledged", seed, w.UncleanElections(), diskLost, flippedLed, len(acked))
 		return st
@@ -286,6 +287,9 @@ func replicationRun(t *testing.T, seed uint64) (st replStats) {
 	for _, a := range acked {
 		if a.offset >= lp.HighWatermark {
 			fail("acknowledged offset %d (%s) is not below the leader %s's high watermark %d", a.offset, a.value, leader.Name, lp.HighWatermark)
+		}
+		if !read[a.value] && !flipped[leader.Name] {
+			fail("acknowledged offset %d (%s) was not read by the consumer", a.offset, a.value)
 		}
 		for _, r := range ip.ISR {
 			n := w.Nodes()[r]
@@ -322,10 +326,10 @@ var (
 
 // consumeChecked reads t-0 from its leader up to the high watermark as a
 // consumer that checks CRCs, and returns how many corrupt batches it
-// caught. A corrupt batch from a leader whose disk flipped nothing, a
+// caught and the values it read. A corrupt batch from a leader whose disk flipped nothing, a
 // record that passes its CRC but is not one the producer wrote, or a
 // value read twice fails the run.
-func consumeChecked(t *testing.T, w *World, leader *Node, flipped bool, fail func(string, ...any)) (corrupt int) {
+func consumeChecked(t *testing.T, w *World, leader *Node, flipped bool, fail func(string, ...any)) (corrupt int, seen map[string]bool) {
 	t.Helper()
 	if _, err := w.Exec("consumer checker"); err != nil {
 		t.Fatal(err)
@@ -334,7 +338,7 @@ func consumeChecked(t *testing.T, w *World, leader *Node, flipped bool, fail fun
 	if p == nil {
 		fail("%s (up: %v) lost t-0 once healed", leader.Name, leader.Up)
 	}
-	seen := map[string]bool{}
+	seen = map[string]bool{}
 	for pos := p.Log().StartOffset(); pos < p.HighWatermark; {
 		out, err := w.Exec(fmt.Sprintf("fetch checker t-0 offset=%d", pos))
 		if err != nil {
@@ -377,7 +381,7 @@ func consumeChecked(t *testing.T, w *World, leader *Node, flipped bool, fail fun
 		}
 		pos = next
 	}
-	return corrupt
+	return corrupt, seen
 }
 
 func partition(n *Node) *broker.Partition {
