@@ -53,6 +53,7 @@ func TestDiskMedia(t *testing.T) {
 		"producer p retries=0",
 		"produce p t partition=0 value=a",
 		"disk b0 full",
+		"disk b0",
 		"produce p t partition=0 value=b",
 		"disk b0 clear",
 		"produce p t partition=1 value=c",
@@ -69,6 +70,7 @@ func TestDiskMedia(t *testing.T) {
 	)
 	wantAll(t, s,
 		"disk full: 0 bytes left",
+		"disk faults armed: full, 0 bytes left",
 		"Produce t-0 base_offset=0 error=KAFKA_STORAGE_ERROR",
 		"p            acked t-1 offset 0",
 		"disk flip: byte ",

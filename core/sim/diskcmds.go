@@ -38,6 +38,12 @@ func cmdDisk(w *World, c command) error {
 		for _, f := range n.Store.Faults() {
 			armed = append(armed, f.String())
 		}
+		if free := n.Store.Free(); free >= 0 {
+			armed = append(armed, fmt.Sprintf("full, %d bytes left", free))
+		}
+		if n.Store.TearArmed() {
+			armed = append(armed, "tear at the next power loss")
+		}
 		if len(armed) == 0 {
 			armed = append(armed, "none")
 		}
