@@ -218,40 +218,33 @@ func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int6
 // topic, in offset order, skipping control batches. Coordinators rebuild
 // their state with it when they start leading p. It reads the whole log,
 // not just below the high watermark: the leader's log is what the
-// partition will hold as long as it leads.
+// partition will hold as long as it leads. It reads through Log.Scan,
+// which checks every batch's CRC: a byte flipped at rest stops the replay
+// with log.ErrCorrupt rather than load a corrupt record into a
+// coordinator.
 func (b *Broker) ReplayInternal(topic string, p int32, fn func(offset int64, r record.Record)) error {
 	part := b.topics[topic].partition(p)
 	if part == nil {
 		return fmt.Errorf("%w: %s-%d", ErrNoInternalPartition, topic, p)
 	}
-	end := part.log.EndOffset()
-	for next := part.log.StartOffset(); next < end; {
-		data, err := part.log.Read(next, 1<<20, end, true)
+	start := part.log.StartOffset()
+	err := part.log.Scan(start, func(batch record.Batch) error {
+		if batch.IsControl() {
+			return nil
+		}
+		recs, err := append(record.Batch(nil), batch...).Records() // Scan reuses its buffer
 		if err != nil {
-			return fmt.Errorf("broker: replaying %s at %d: %w", part, next, err)
+			return fmt.Errorf("batch at %d: %w", batch.BaseOffset(), err)
 		}
-		if len(data) == 0 {
-			break
-		}
-		it := record.NewIter(data)
-		for batch, ok := it.Next(); ok; batch, ok = it.Next() {
-			next = batch.LastOffset() + 1
-			if batch.IsControl() {
-				continue
-			}
-			recs, err := batch.Records()
-			if err != nil {
-				return fmt.Errorf("broker: replaying %s at %d: %w", part, batch.BaseOffset(), err)
-			}
-			for _, r := range recs {
-				if o := batch.BaseOffset() + int64(r.OffsetDelta); o >= part.log.StartOffset() {
-					fn(o, r)
-				}
+		for _, r := range recs {
+			if o := batch.BaseOffset() + int64(r.OffsetDelta); o >= start {
+				fn(o, r)
 			}
 		}
-		if err := it.Err(); err != nil {
-			return fmt.Errorf("broker: replaying %s at %d: %w", part, next, err)
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("broker: replaying %s: %w", part, err)
 	}
 	return nil
 }

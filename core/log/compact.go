@@ -92,6 +92,7 @@ type cleanPass struct {
 	// cursor: the segment being read (by base) and the position in it
 	segBase int64
 	pos     int64
+	after   int64        // the offset after the last batch read in that segment
 	aborted []AbortedTxn // of the cleanable range, in marker order
 	txn     txnTracker
 	out     *segment // the .cleaned segment being written
@@ -257,7 +258,13 @@ func (l *Log) segAt(base int64) (int, bool) {
 
 // stepSegment reads the batches of the segment at the pass's cursor, up
 // to budget bytes, calling fn for each, and moves the cursor on; done
-// reports that the segment was read to its end.
+// reports that the segment was read to its end. Every batch is checked
+// against its CRC first: the cleaner decodes what it reads and writes the
+// records it keeps under a fresh CRC, so a byte flipped at rest would
+// otherwise come out as a valid record; and its offsets, which the CRC
+// does not cover, must grow inside the segment. A damaged batch stops the pass
+// with ErrCorrupt (the broker leaves the partition uncleaned, as Kafka's
+// cleaner marks it uncleanable, KIP-346).
 func (l *Log) stepSegment(budget int64, fn func(*segment, record.Batch) error) (i int, used int64, done bool, err error) {
 	p := l.clean.pass
 	i, ok := l.segAt(p.segBase)
@@ -265,12 +272,19 @@ func (l *Log) stepSegment(budget int64, fn func(*segment, record.Batch) error) (
 		return 0, 0, false, fmt.Errorf("%w: %s: segment %d went away during cleaning", ErrCorrupt, l.name, p.segBase)
 	}
 	s := l.segs[i]
-	sc := newScanner(s.log, p.pos, s.size, int(min(budget, 1<<20)), false)
+	if p.pos == 0 {
+		p.after = s.base
+	}
+	sc := newScanner(s.log, p.pos, s.size, int(min(budget, 1<<20)), true)
 	for used < budget {
-		b, _, more := sc.next()
+		b, pos, more := sc.next()
 		if !more {
 			break
 		}
+		if err := s.inSequence(b, p.after, pos); err != nil {
+			return i, used, false, err
+		}
+		p.after = b.LastOffset() + 1
 		used += int64(b.Size())
 		if err := fn(s, b); err != nil {
 			return i, used, false, err

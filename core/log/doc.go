@@ -69,5 +69,14 @@
 //     increasing offset order; a snapshot's offset is between the first
 //     segment's base and the log end, and a snapshot written at a roll
 //     covers only synced batches.
+//   - Nothing decoded from storage is trusted unchecked, since a byte may
+//     flip at rest: recovery checks the active segment's batches (and the
+//     tail of the others), the cleaner and Scan check every batch's CRC
+//     and offsets before they decode it, Read and Scan refuse a batch
+//     whose offsets (outside the CRC) are out of sequence in its segment
+//     (ErrCorrupt), an index entry that does not point at its batch makes
+//     the lookup scan from the segment's start, and each .txnindex entry
+//     is checked against its marker at Open. Read serves other batches
+//     as stored: consumers check their CRCs.
 //   - The log is not safe for concurrent use; its owner serializes calls.
 package log

@@ -227,11 +227,16 @@ func (l *Log) readFrom(seg *segment, pos int64, maxBytes int, maxOffset int64, m
 		if _, err := seg.log.ReadAt(buf, pos); err != nil {
 			return nil, err
 		}
+		after := seg.base
 		for len(buf)-end >= record.HeaderSize {
 			n, err := record.Peek(buf[end:])
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s at position %d: %w", ErrCorrupt, seg.name(), pos+int64(end), err)
 			}
+			if err := seg.inSequence(record.Batch(buf[end:]), after, pos+int64(end)); err != nil {
+				return nil, err
+			}
+			after = record.Batch(buf[end:]).LastOffset() + 1
 			if record.Batch(buf[end:]).LastOffset() >= maxOffset {
 				return buf[:end], nil
 			}

@@ -236,18 +236,47 @@ func (s *segment) readHeader(hdr []byte, pos int64) (record.Batch, int, error) {
 // offset (Kafka's LogSegment.translateOffset): the offset index narrows the
 // start, then batch headers are read forward.
 func (s *segment) find(hdr []byte, offset int64) (int64, bool, error) {
-	pos := s.ix.lookup(offset).Position
+	e := s.ix.lookup(offset)
+	pos, entry := e.Position, e.Position > 0
+	after := s.base
 	for pos < s.size {
 		b, n, err := s.readHeader(hdr, pos)
+		if entry && (err != nil || b.LastOffset() != e.Offset) {
+			// The entry does not point at its batch: a byte of the
+			// .index flipped at rest, which the checks at Open let
+			// pass (they see order and bounds, not every entry). Scan
+			// from the segment's start rather than skip records.
+			pos, entry = 0, false
+			continue
+		}
+		entry = false
 		if err != nil {
 			return 0, false, err
 		}
+		if err := s.inSequence(b, after, pos); err != nil {
+			return 0, false, err
+		}
+		after = b.LastOffset() + 1
 		if b.LastOffset() >= offset {
 			return pos, true, nil
 		}
 		pos += int64(n)
 	}
 	return 0, false, nil
+}
+
+// inSequence checks the offsets of the batch at pos, which follows a batch
+// ending before after: they must lie in the segment and grow. The CRC
+// does not cover a batch's base offset, so a byte flipped there at rest
+// would otherwise move the batch's records to other offsets, unseen by
+// the consumer's CRC check; the broker refuses it (ErrCorrupt, which a
+// Fetch answers with KAFKA_STORAGE_ERROR).
+func (s *segment) inSequence(b record.Batch, after, pos int64) error {
+	if b.BaseOffset() < after || b.LastOffset() >= s.next {
+		return fmt.Errorf("%w: %s: batch at position %d has offsets %d..%d, out of sequence in %d..%d",
+			ErrCorrupt, s.name(), pos, b.BaseOffset(), b.LastOffset(), after, s.next-1)
+	}
+	return nil
 }
 
 // scanner walks the batches of a segment file through a reused buffer.

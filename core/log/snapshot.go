@@ -112,7 +112,11 @@ func (l *Log) loadSnapshots(names []string, note func(string, ...any)) error {
 // Scan calls fn for every batch whose last offset is >= from, in offset
 // order, up to the log end, reading segment after segment. The batch
 // aliases a reused buffer: fn must not keep it. It is how the owner
-// rebuilds state kept beside the log (producer state) after Open.
+// rebuilds state kept beside the log (producer state, leader epochs, a
+// coordinator's groups) after Open. Every batch is checked first (its
+// CRC, and offsets that grow inside its segment): state decoded from a
+// byte flipped at rest would be wrong with no one to tell, so a damaged
+// batch ends the scan with ErrCorrupt instead.
 func (l *Log) Scan(from int64, fn func(record.Batch) error) error {
 	if l.closed {
 		return ErrClosed
@@ -133,12 +137,17 @@ func (l *Log) Scan(from int64, fn func(record.Batch) error) error {
 			}
 			pos = p
 		}
-		sc := newScanner(s.log, pos, s.size, 1<<20, false)
+		sc := newScanner(s.log, pos, s.size, 1<<20, true)
+		after := s.base
 		for {
-			b, _, ok := sc.next()
+			b, at, ok := sc.next()
 			if !ok {
 				break
 			}
+			if err := s.inSequence(b, after, at); err != nil {
+				return err
+			}
+			after = b.LastOffset() + 1
 			if b.LastOffset() < from {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/gregor-kafka/gregor/core/record"
 	"github.com/gregor-kafka/gregor/core/store"
 )
 
@@ -84,6 +85,12 @@ func (l *Log) loadTxnIndex(s *segment, note func(string, ...any)) error {
 		return err
 	}
 	txns, dropped, why := parseTxnIndex(data, s.base, s.next)
+	for _, a := range txns {
+		if why != "" {
+			break
+		}
+		why = l.checkAborted(s, a)
+	}
 	if why != "" {
 		note("deleted %s (%s); it will be rebuilt from the log", path.Base(name), why)
 		if err := l.st.Remove(name); err != nil {
@@ -106,6 +113,69 @@ func (l *Log) loadTxnIndex(s *segment, note func(string, ...any)) error {
 	}
 	s.txnF, s.txns = f, txns
 	return nil
+}
+
+// checkAborted checks an entry of s's .txnindex against the log: the
+// index has no checksum (Kafka's neither), and Fetch hands its entries to
+// read_committed consumers, so a byte flipped at rest would show them an
+// aborted transaction's records, or hide a committed one's. The entry is
+// refused when the log contradicts it: the batch at LastOffset is
+// transactional but not that producer's marker ending there, or the batch
+// holding FirstOffset is another producer's transactional data or a
+// marker. (A flip that points an entry at plain, non-transactional
+// batches goes unseen: they cannot tell.) Batches read must pass their
+// CRC. It returns why the entry cannot be trusted, or "". It reads one or
+// two batches per aborted transaction, at Open only.
+func (l *Log) checkAborted(s *segment, a AbortedTxn) string {
+	bad := func(what string) string {
+		return fmt.Sprintf("entry pid=%d %d..%d: %s", a.ProducerID, a.FirstOffset, a.LastOffset, what)
+	}
+	m, err := s.batchAt(l.hdr[:], a.LastOffset)
+	switch {
+	case err != nil:
+		return bad(err.Error())
+	case m == nil || m.BaseOffset() > a.LastOffset:
+		return bad("no batch at its last offset")
+	case m.IsTransactional() && (!m.IsControl() || m.ProducerID() != a.ProducerID || m.LastOffset() != a.LastOffset):
+		return bad(fmt.Sprintf("the batch there is pid %d's, control %v", m.ProducerID(), m.IsControl()))
+	}
+	fs := s
+	if a.FirstOffset < s.base {
+		i := l.segmentFor(a.FirstOffset)
+		if i >= len(l.segs) {
+			return bad("its first offset is before the log")
+		}
+		fs = l.segs[i]
+	}
+	b, err := fs.batchAt(l.hdr[:], a.FirstOffset)
+	if err != nil {
+		return bad(err.Error())
+	}
+	if b != nil && b.BaseOffset() <= a.FirstOffset && b.IsTransactional() && (b.IsControl() || b.ProducerID() != a.ProducerID) {
+		return bad(fmt.Sprintf("its first offset holds pid %d's batch, control %v", b.ProducerID(), b.IsControl()))
+	}
+	return ""
+}
+
+// batchAt reads the whole batch holding offset, or the first one after it
+// (a compacted segment has gaps), checking its CRC; nil past the end.
+func (s *segment) batchAt(hdr []byte, offset int64) (record.Batch, error) {
+	pos, ok, err := s.find(hdr, offset)
+	if err != nil || !ok {
+		return nil, err
+	}
+	_, n, err := s.readHeader(hdr, pos)
+	if err != nil {
+		return nil, err
+	}
+	b := make(record.Batch, n)
+	if _, err := s.log.ReadAt(b, pos); err != nil {
+		return nil, err
+	}
+	if err := record.ValidateStored(b); err != nil {
+		return nil, fmt.Errorf("%w: %s at position %d: %w", ErrCorrupt, s.name(), pos, err)
+	}
+	return b, nil
 }
 
 // truncateTxns drops the entries whose marker is at or past next.

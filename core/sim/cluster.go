@@ -3,6 +3,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -210,7 +211,12 @@ func (w *World) process(n *Node) {
 	}
 	out, err := n.Quorum.Process()
 	if err != nil {
+		// The metadata log could not be written (a full or failing
+		// disk): the node halts, as Kafka's does; a restart recovers it.
 		w.notef(n.Name, "error", "metadata quorum: %v", err)
+		if errors.Is(err, quorum.ErrHalted) {
+			_ = cmdCrash(w, command{name: "crash", args: []string{n.Name, "process"}})
+		}
 		return
 	}
 	for _, m := range out.Messages {

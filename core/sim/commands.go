@@ -410,7 +410,7 @@ func cmdCrash(w *World, c command) error {
 	if !n.Up {
 		return fmt.Errorf("crash: %s is already down", name)
 	}
-	lost := 0
+	lost, torn := 0, n.Store.TearArmed()
 	for _, f := range n.Store.Names() {
 		lost += n.Store.Unsynced(f)
 	}
@@ -420,7 +420,15 @@ func cmdCrash(w *World, c command) error {
 	if c.has("process") {
 		n.Store.Kill()
 	} else {
+		size := func() (sum int) {
+			for _, f := range n.Store.Names() {
+				sum += n.Store.Size(f)
+			}
+			return sum
+		}
+		before := size()
 		n.Store.Crash()
+		lost = before - size() // a torn crash keeps part of the unsynced bytes
 	}
 	n.Up = false
 	kept := w.net.queue[:0]
@@ -434,7 +442,11 @@ func cmdCrash(w *World, c command) error {
 	if c.has("process") {
 		w.notef(name, "state", "process killed: the page cache keeps its %d unsynced bytes", lost)
 	} else {
-		w.notef(name, "state", "crashed: %d unsynced bytes lost", lost)
+		how := ""
+		if torn {
+			how = " (the rest reached the disk, the last write of each file torn)"
+		}
+		w.notef(name, "state", "crashed: %d unsynced bytes lost%s", lost, how)
 	}
 	return nil
 }

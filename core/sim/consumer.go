@@ -115,6 +115,10 @@ func (c *consumer) receive(w *World, m *Message) {
 	}
 }
 
+// corruptBatch starts what a consumer prints for a batch that fails its
+// CRC check.
+const corruptBatch = "<corrupt batch at"
+
 // records lists "offset:value" for the visible records at or after from,
 // and the position after the last batch read.
 func (c *consumer) records(p kmsg.FetchResponseTopicPartition, from int64) ([]string, int64) {
@@ -139,6 +143,12 @@ func (c *consumer) records(p kmsg.FetchResponseTopicPartition, from int64) ([]st
 			continue
 		}
 		if c.readCommited && b.IsTransactional() && aborted[b.ProducerID()] {
+			continue
+		}
+		if err := record.ValidateStored(b); err != nil {
+			// Consumers check every batch's CRC (check.crcs): a byte
+			// flipped on the broker's disk stops here.
+			out = append(out, fmt.Sprintf("%s %d: %v>", corruptBatch, b.BaseOffset(), err))
 			continue
 		}
 		recs, err := b.Records()

@@ -25,7 +25,8 @@ func (w *World) brokerArg(c command) (*Node, error) {
 // the faults still armed, `disk B clear` disarms them. What the broker
 // does about a failed write or sync is in core/broker/storage_failure.go:
 // the partition goes offline there and nothing that waited for the failed
-// sync is acknowledged.
+// sync is acknowledged. `disk B full`, `tear` and `flip` are the disk's
+// other misdeeds (mediacmds.go).
 func cmdDisk(w *World, c command) error {
 	n, err := w.brokerArg(c)
 	if err != nil {
@@ -36,6 +37,12 @@ func cmdDisk(w *World, c command) error {
 		var armed []string
 		for _, f := range n.Store.Faults() {
 			armed = append(armed, f.String())
+		}
+		if free := n.Store.Free(); free >= 0 {
+			armed = append(armed, fmt.Sprintf("full, %d bytes left", free))
+		}
+		if n.Store.TearArmed() {
+			armed = append(armed, "tear at the next power loss")
 		}
 		if len(armed) == 0 {
 			armed = append(armed, "none")
@@ -48,14 +55,15 @@ func cmdDisk(w *World, c command) error {
 		w.notef(name, "note", "disk faults cleared")
 		return nil
 	}
+	if len(c.args) >= 2 {
+		if verb, ok := mediaVerbs[c.args[1]]; ok {
+			return verb(w, n, c)
+		}
+	}
 	if len(c.args) != 4 || c.args[1] != "fail" {
-		return fmt.Errorf("disk: want disk %s fail <write|sync|rename> <partition or file> [nth=N] [err=EIO|ENOSPC], or disk %s clear", name, name)
+		return fmt.Errorf("disk: want disk %s fail <write|sync|rename> <partition or file> [nth=N] [err=EIO|ENOSPC], disk %s full [room=BYTES], disk %s tear, disk %s flip <partition or file>, or disk %s clear", name, name, name, name, name)
 	}
-	match := c.args[3]
-	if !strings.ContainsAny(match, "/.") {
-		match += "/" // a partition: the files of its directory
-	}
-	words := []string{c.args[2], match}
+	words := []string{c.args[2], fileMatch(c.args[3])}
 	for _, k := range c.keys {
 		words = append(words, k+"="+c.kv[k])
 	}
@@ -66,4 +74,13 @@ func cmdDisk(w *World, c command) error {
 	n.Store.Arm(f)
 	w.notef(name, "note", "disk fault armed: %s", f)
 	return nil
+}
+
+// fileMatch turns a command's WHAT into a file name substring: a
+// partition (t-0) stands for the files of its directory.
+func fileMatch(what string) string {
+	if !strings.ContainsAny(what, "/.") {
+		return what + "/"
+	}
+	return what
 }

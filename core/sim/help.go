@@ -49,7 +49,7 @@ var usages = []Usage{
 	{"crash", "crash BROKER [process]", "lose what was not synced (with process, only the process dies)"},
 	{"restart", "restart BROKER", "recover a crashed broker from its storage"},
 	{"compact", "compact BROKER TOPIC-P", "run the log cleaner over a compacted partition now: the latest record of each key stays"},
-	{"disk", "disk BROKER fail write|sync|rename FILE [nth=N] [err=EIO|ENOSPC] | disk BROKER [clear]", "make a write, fsync or rename of a broker's disk fail; list or clear the armed faults"},
+	{"disk", "disk BROKER fail write|sync|rename FILE [nth=N] [err=EIO|ENOSPC] | disk BROKER full [room=BYTES] | disk BROKER tear | disk BROKER flip FILE | disk BROKER [clear]", "make a write, fsync or rename of a broker's disk fail, fill the disk (ENOSPC), tear the unsynced writes at the next crash, flip a byte of a synced file; list or clear the armed faults"},
 	{"partition", "partition BROKER [BROKER ...]", "in a cluster: cut those brokers off from the others (clients reach both sides)"},
 	{"heal", "heal", "end a network partition"},
 	{"fault", "fault drop|duplicate|delay=D [request|response] [from=X] [to=Y]", "arm a fault against the next matching message"},

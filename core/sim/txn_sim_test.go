@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gregor-kafka/gregor/core/log"
 	pstate "github.com/gregor-kafka/gregor/core/producer"
 	"github.com/gregor-kafka/gregor/core/record"
 )
@@ -31,10 +33,17 @@ var visibleRe = regexp.MustCompile(`\b(\d+):(v\d+)\b`)
 //     one transaction may reach one partition and not the other).
 //
 // In odd seeds the broker's disk fails too: a write or sync of t-0, t-1
-// or __transaction_state fails with EIO or ENOSPC, and the invariants
+// or __transaction_state fails with EIO or ENOSPC, the disk fills up,
+// a power loss tears the unsynced writes, or a byte of a segment file
+// (.log, indexes, .txnindex, snapshots) flips at rest; and the invariants
 // must hold all the same (no aborted record visible, no duplicate, no
 // open transaction passed by the last stable offset), through the
-// restarts that recover the failed partitions.
+// restarts that recover the failed partitions. The checks read the log
+// as a consumer that checks CRCs: a batch that fails its CRC, or that the
+// log refuses as corrupt, must be on a partition whose disk flipped a
+// byte, and it excuses that partition the checks it can no longer prove
+// (a flipped marker leaves its transaction open to the scan, a flipped
+// record makes its transaction partly visible).
 func TestTransactionsRandom(t *testing.T) { runTxnSims(t, "TXNSIM", 60, singleBroker) }
 
 // runTxnSims runs the seeds simSeeds gives and checks that, together, they
@@ -49,8 +58,9 @@ func runTxnSims(t *testing.T, env string, n int, shape txnShape) {
 		total.aborted += s.aborted
 		total.restarts += s.restarts
 		total.diskFailures += s.diskFailures
+		total.flips += s.flips
 	}
-	if !trace && (total.visible == 0 || total.aborted == 0 || total.restarts == 0 || shape.diskFaults && total.diskFailures == 0) {
+	if !trace && (total.visible == 0 || total.aborted == 0 || total.restarts == 0 || shape.diskFaults && (total.diskFailures == 0 || total.flips == 0)) {
 		t.Fatalf("runs too tame: %+v", total)
 	}
 	t.Logf("%+v", total)
@@ -73,7 +83,7 @@ func simSeeds(env string, n int) (seeds []uint64, trace bool) {
 	return seeds, false
 }
 
-type txnSimStats struct{ visible, aborted, restarts, diskFailures int }
+type txnSimStats struct{ visible, aborted, restarts, diskFailures, flips int }
 
 // txnShape is the world a transaction simulation runs in.
 type txnShape struct {
@@ -106,11 +116,37 @@ var singleBroker = txnShape{
 }
 
 // diskFault is a command that fails one write or sync of a partition of
-// b0 (the simulation's data or its transaction coordinator's).
-func diskFault(rng *rand.Rand) string {
+// b0 (the simulation's data or its transaction coordinator's), fills its
+// disk, tears its unsynced writes at the next power loss, or flips a byte
+// of a segment file (.log, an index, the .txnindex, a producer snapshot).
+func diskFault(w *World, rng *rand.Rand) string {
 	what := []string{"t-0", "t-1", "__transaction_state"}[rng.IntN(3)]
+	switch rng.IntN(6) {
+	case 0:
+		return fmt.Sprintf("disk b0 full room=%d", rng.IntN(3000))
+	case 1:
+		return "disk b0 tear"
+	case 2:
+		return "disk b0 flip " + segmentFiles(w, what)
+	}
 	op := []string{"write", "sync"}[rng.IntN(2)]
 	return fmt.Sprintf("disk b0 fail %s %s nth=%d err=%s", op, what, 1+rng.IntN(3), []string{"EIO", "ENOSPC"}[rng.IntN(2)])
+}
+
+// segmentFiles names the segment files (named by a 20-digit offset) of
+// partition tp on b0, or for an internal topic's name those of its first
+// partition that has any, the coordinator's.
+func segmentFiles(w *World, tp string) string {
+	if !strings.HasPrefix(tp, "__") {
+		return tp + "/0"
+	}
+	names, _ := w.nodes[0].Store.Synced(tp + "-")
+	for _, name := range names {
+		if dir, file, _ := strings.Cut(name, "/"); strings.HasPrefix(file, "0") {
+			return dir + "/0"
+		}
+	}
+	return tp + "-0/0"
 }
 
 // anyOffline reports whether a partition is offline on a broker that is up.
@@ -165,7 +201,7 @@ func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
 		case r < 15:
 			cmd = fmt.Sprintf("fault delay=%dms from=%s", rng.IntN(3000), prod)
 		case r == 16 && shape.diskFaults && seed%2 == 1:
-			cmd = diskFault(rng)
+			cmd = diskFault(w, rng)
 		case r < 17:
 			cmd = shape.crash(w, rng)
 		case r < 18:
@@ -186,6 +222,9 @@ func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
 		}
 		if strings.Contains(out, "KAFKA_STORAGE_ERROR:") {
 			st.diskFailures++
+		}
+		if strings.Contains(out, "disk flip: byte ") {
+			st.flips++
 		}
 		v, a := checkTxnInvariants(t, w, seed, trace, txnOf, shape, shape.settled && !anyOffline(w))
 		st.visible, st.aborted = max(st.visible, v), max(st.aborted, a)
@@ -215,6 +254,7 @@ func checkTxnInvariants(t *testing.T, w *World, seed uint64, trace []string, txn
 	}
 	inLog := map[int]map[string]bool{}   // transaction → values in the log
 	visible := map[int]map[string]bool{} // transaction → values read_committed returned
+	partial := false                     // a damaged batch hides part of a log
 	for idx := int32(0); idx < 2; idx++ {
 		n := shape.leader(w, idx)
 		if n == nil || !n.Up || n.Broker.Topic("t") == nil || len(n.Broker.Topic("t").Partitions) <= int(idx) {
@@ -230,7 +270,7 @@ func checkTxnInvariants(t *testing.T, w *World, seed uint64, trace []string, txn
 		open := map[int64]int64{}           // pid → first offset of its open transaction
 		pendingVals := map[int64][]string{} // pid → values of its open transaction
 		aborted := map[string]bool{}
-		err := p.Log().Scan(p.Log().StartOffset(), func(b record.Batch) error {
+		damaged, err := scanChecked(p.Log(), func(b record.Batch) error {
 			pid := b.ProducerID()
 			if b.IsControl() {
 				kind, _, err := pstate.DecodeMarker(b)
@@ -278,13 +318,18 @@ func checkTxnInvariants(t *testing.T, w *World, seed uint64, trace []string, txn
 		if err != nil {
 			fail("%s: scan: %v", p, err)
 		}
+		if damaged && !flippedOn(w, n, p.String()) {
+			fail("%s: a damaged batch on %s, whose disk flipped no byte of it", p, n.Name)
+		}
 		nAborted += len(aborted)
 		lso := p.LastStableOffset()
 		for pid, first := range open {
-			if lso > first {
+			// A flipped marker leaves its transaction open to this scan.
+			if lso > first && !damaged {
 				fail("%s: lso %d passes the open transaction of pid %d at %d", p, lso, pid, first)
 			}
 		}
+		partial = partial || damaged
 		// In a cluster the consumer may have asked a deposed leader: it
 		// refreshes its metadata and asks again.
 		var out string
@@ -322,9 +367,51 @@ func checkTxnInvariants(t *testing.T, w *World, seed uint64, trace []string, txn
 		}
 	}
 	for tx, vs := range visible {
-		if settled && len(vs) != len(inLog[tx]) {
+		if settled && !partial && len(vs) != len(inLog[tx]) {
 			fail("transaction %d partly visible: %d of %d records (%v of %v)", tx, len(vs), len(inLog[tx]), vs, inLog[tx])
 		}
 	}
 	return nVisible, nAborted
+}
+
+// scanChecked calls fn for every batch of l, read as a consumer that
+// checks CRCs does: a batch that fails its CRC is skipped, and a read the
+// log refuses as corrupt ends the scan; damaged reports either.
+func scanChecked(l *log.Log, fn func(record.Batch) error) (damaged bool, err error) {
+	for off := l.StartOffset(); off < l.EndOffset(); {
+		data, err := l.Read(off, 1<<20, l.EndOffset(), true)
+		if errors.Is(err, log.ErrCorrupt) {
+			return true, nil
+		}
+		if err != nil {
+			return damaged, err
+		}
+		it := record.NewIter(data)
+		n := 0
+		for b, ok := it.Next(); ok; b, ok = it.Next() {
+			n++
+			off = b.LastOffset() + 1
+			if record.ValidateStored(b) != nil {
+				damaged = true
+				continue
+			}
+			if err := fn(b); err != nil {
+				return damaged, err
+			}
+		}
+		if n == 0 {
+			return true, nil
+		}
+	}
+	return damaged, nil
+}
+
+// flippedOn reports whether a byte of partition tp's files flipped on n.
+func flippedOn(w *World, n *Node, tp string) bool {
+	for _, e := range w.Events() {
+		if e.From == n.Name && strings.Contains(e.Text, "disk flip: byte ") && strings.Contains(e.Text, " of "+tp+"/") {
+			return true
+		}
+	}
+	return false
 }

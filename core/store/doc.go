@@ -19,4 +19,8 @@
 //     simulator, the file store's GREGOR_TEST_FAULTS in the end-to-end
 //     tests. A fault fires once; a Mem sync that failed loses its
 //     unsynced bytes at the next Crash even if a later sync succeeds.
+//   - Mem also models a full disk (ENOSPC past a byte budget), torn
+//     writes at a Crash and bytes flipped at rest (memfaults.go); the
+//     caller's seeded randomness picks what a tear keeps and which byte
+//     flips, so a simulation replays the same damage.
 package store

@@ -24,20 +24,22 @@ type Mem struct {
 	dirs   map[string]bool
 	kids   map[string]map[string]bool // directory → names of its entries
 	faults Faults
+	media  media // a full disk, torn writes, bit flips (memfaults.go)
 }
 
 type memNode struct {
 	data    []byte
 	synced  int
 	lostAt  int        // -1, or where a failed sync left the durable bytes
+	lastAt  int        // -1, or where the last append since the last sync began
 	handles []*memFile // open handles, closed by Crash
 }
 
 // Arm makes a chosen append or sync fail (see Fault).
 func (m *Mem) Arm(f Fault) { m.faults.Arm(f) }
 
-// Disarm drops every armed fault.
-func (m *Mem) Disarm() { m.faults = Faults{} }
+// Disarm drops every armed fault, a full disk's budget and torn writes.
+func (m *Mem) Disarm() { m.faults, m.media = Faults{}, media{} }
 
 // Faults lists the armed faults that have not fired yet.
 func (m *Mem) Faults() []Fault { return m.faults.Armed() }
@@ -96,14 +98,14 @@ func (m *Mem) Create(name string) (File, error) {
 	if !m.parentExists(name) {
 		return nil, fmt.Errorf("create %s: parent directory: %w", name, ErrNotExist)
 	}
-	n := &memNode{lostAt: -1}
+	n := &memNode{lostAt: -1, lastAt: -1}
 	m.files[name] = n
 	m.link(name)
 	return m.handle(name, n), nil
 }
 
 func (m *Mem) handle(name string, n *memNode) *memFile {
-	f := &memFile{name: name, node: n, faults: &m.faults}
+	f := &memFile{name: name, node: n, m: m}
 	// Forget handles closed earlier so the list does not grow without bound.
 	live := n.handles[:0]
 	for _, h := range n.handles {
@@ -136,8 +138,11 @@ func (m *Mem) WriteFile(name string, data []byte) error {
 	}
 	// Replace the node, as rename of a temporary file would: open handles
 	// keep seeing the old content.
+	if err := m.media.room(m, name, len(data)-max(m.Size(name), 0)); err != nil {
+		return err
+	}
 	d := append([]byte(nil), data...)
-	m.files[name] = &memNode{data: d, synced: len(d), lostAt: -1}
+	m.files[name] = &memNode{data: d, synced: len(d), lostAt: -1, lastAt: -1}
 	m.link(name)
 	return nil
 }
@@ -274,14 +279,23 @@ func (m *Mem) RemoveAll(dir string) error {
 // Crash simulates a power loss: every file reverts to the bytes it had when
 // last synced, and every open handle is closed (the process died with the
 // machine). Files and directories themselves survive: Gregor treats file
-// creation, removal and rename as durable metadata operations.
+// creation, removal and rename as durable metadata operations. With torn
+// writes armed (ArmTear), the unsynced appends of a file reach the disk
+// instead, the last of them only in part.
 func (m *Mem) Crash() {
-	for _, n := range m.files {
+	cut := m.media.tear
+	m.media.tear = nil
+	for _, name := range m.Names() {
+		n := m.files[name]
 		keep := n.synced
-		if n.lostAt >= 0 {
+		switch {
+		case n.lostAt >= 0:
 			keep = min(keep, n.lostAt)
-			n.synced, n.lostAt = keep, -1
+			n.lostAt = -1
+		case cut != nil && n.lastAt >= 0:
+			keep = n.lastAt + cut(len(n.data)-n.lastAt)
 		}
+		n.synced, n.lastAt = keep, -1
 		n.data = n.data[:keep:keep]
 		for _, f := range n.handles {
 			f.closed = true
@@ -313,7 +327,7 @@ func (m *Mem) Unsynced(name string) int {
 type memFile struct {
 	name   string
 	node   *memNode
-	faults *Faults
+	m      *Mem
 	closed bool
 }
 
@@ -341,9 +355,13 @@ func (f *memFile) Append(p []byte) error {
 	if f.closed {
 		return fmt.Errorf("append %s: %w", f.name, ErrClosed)
 	}
-	if err := f.faults.Check(OpWrite, f.name); err != nil {
+	if err := f.m.faults.Check(OpWrite, f.name); err != nil {
 		return err
 	}
+	if err := f.m.media.room(f.m, f.name, len(p)); err != nil {
+		return err
+	}
+	f.node.lastAt = len(f.node.data)
 	f.node.data = append(f.node.data, p...)
 	return nil
 }
@@ -364,6 +382,9 @@ func (f *memFile) Truncate(n int64) error {
 	if f.node.lostAt > int(n) {
 		f.node.lostAt = int(n)
 	}
+	if f.node.lastAt >= int(n) {
+		f.node.lastAt = -1
+	}
 	return nil
 }
 
@@ -371,13 +392,13 @@ func (f *memFile) Sync() error {
 	if f.closed {
 		return fmt.Errorf("sync %s: %w", f.name, ErrClosed)
 	}
-	if err := f.faults.Check(OpSync, f.name); err != nil {
+	if err := f.m.faults.Check(OpSync, f.name); err != nil {
 		if f.node.lostAt < 0 {
 			f.node.lostAt = f.node.synced
 		}
 		return err
 	}
-	f.node.synced = len(f.node.data)
+	f.node.synced, f.node.lastAt = len(f.node.data), -1
 	return nil
 }
 

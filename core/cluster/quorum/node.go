@@ -101,6 +101,7 @@ type Node struct {
 
 	responses []Response
 	applied   []Applied
+	halted    error // why Process failed; it fails from then on (process.go)
 }
 
 // Response is a controller response to a Submit'ed request.

@@ -1,6 +1,7 @@
 package quorum
 
 import (
+	"errors"
 	"fmt"
 	"github.com/gregor-kafka/gregor/core/cluster"
 
@@ -9,23 +10,36 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// ErrHalted is what Process returns once it failed: a Ready that could not
+// be persisted or applied was accepted by raft and never advanced, so the
+// node cannot go on (raft would panic at the next Ready). Like Kafka,
+// which halts a KRaft node whose metadata log cannot be written, the
+// caller stops the node; a restart recovers it from its disk.
+var ErrHalted = errors.New("quorum: node halted after a failure")
+
 // Process handles everything raft has ready: it persists new entries, the
 // hard state and any snapshot (durably, before anything is sent), applies
 // committed entries to the image, and returns the messages to send, the
 // controller responses and what was applied. Call it after every Tick,
-// Step or Submit.
+// Step or Submit. After an error (a full or failing disk under the
+// metadata log) it returns ErrHalted for good.
 func (n *Node) Process() (Output, error) {
 	var out Output
+	if n.halted != nil {
+		return out, n.halted
+	}
 	for n.rn.HasReady() {
 		rd := n.rn.Ready()
 		if err := n.persist(&rd); err != nil {
-			return out, err
+			n.halted = fmt.Errorf("%w: %w", ErrHalted, err)
+			return out, n.halted
 		}
 		out.Messages = append(out.Messages, rd.Messages...)
 		n.syncLeadership()
 		for _, e := range rd.CommittedEntries {
 			if err := n.apply(e); err != nil {
-				return out, err
+				n.halted = fmt.Errorf("%w: %w", ErrHalted, err)
+				return out, n.halted
 			}
 		}
 		n.rn.Advance(rd)

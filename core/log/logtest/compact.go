@@ -257,8 +257,8 @@ func testCompactRespectsBounds(t *testing.T, st store.Storage) {
 	}
 }
 
-// txnBatch is a transactional batch of one producer.
-func txnBatch(pid int64, seq int32, kvs ...string) record.Batch {
+// TxnBatch is a transactional batch of one producer.
+func TxnBatch(pid int64, seq int32, kvs ...string) record.Batch {
 	b := keyed(100, kvs...)
 	recs, _ := b.Records()
 	h := record.NewBatchHeader(100)
@@ -266,8 +266,8 @@ func txnBatch(pid int64, seq int32, kvs ...string) record.Batch {
 	return record.AppendBatch(nil, h, recs)
 }
 
-// marker is a commit or abort control batch.
-func marker(pid int64, commit bool) record.Batch {
+// Marker is a commit or abort control batch.
+func Marker(pid int64, commit bool) record.Batch {
 	h := record.NewBatchHeader(100)
 	h.ProducerID, h.ProducerEpoch, h.Transactional, h.Control = pid, 0, true, true
 	typ := byte(0)
@@ -286,14 +286,14 @@ func testCompactTransactions(t *testing.T, st store.Storage) {
 		must(t, err)
 		return off
 	}
-	c := app(txnBatch(7, 0, "a=committed"))
-	app(marker(7, true))
-	first := app(txnBatch(8, 0, "a=aborted", "b=aborted"))
-	abort := app(marker(8, false))
+	c := app(TxnBatch(7, 0, "a=committed"))
+	app(Marker(7, true))
+	first := app(TxnBatch(8, 0, "a=aborted", "b=aborted"))
+	abort := app(Marker(8, false))
 	must(t, l.AddAbortedTxn(log.AbortedTxn{ProducerID: 8, FirstOffset: first, LastOffset: abort, LastStableOffset: abort + 1}))
-	app(txnBatch(9, 0, "c=1"))
-	app(txnBatch(9, 1, "c=2")) // producer 9's last batch: supersedes c=1 but stays
-	app(marker(9, true))
+	app(TxnBatch(9, 0, "c=1"))
+	app(TxnBatch(9, 1, "c=2")) // producer 9's last batch: supersedes c=1 but stays
+	app(Marker(9, true))
 	must(t, l.Roll(0))
 	last9 := map[int64]int64{9: abort + 2}
 	ctx := log.CleanContext{Now: 5000, UpTo: l.EndOffset(), Force: true,
