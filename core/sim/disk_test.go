@@ -84,21 +84,6 @@ func TestDiskMedia(t *testing.T) {
 	)
 }
 
-// execAll runs simulator commands, failing the test on the first one
-// refused, and returns their output.
-func execAll(t *testing.T, w *World, lines ...string) string {
-	t.Helper()
-	var out strings.Builder
-	for _, l := range lines {
-		o, err := w.Exec(l)
-		if err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-		out.WriteString(o)
-	}
-	return out.String()
-}
-
 // wantAll fails the test for each of wants missing from out.
 func wantAll(t *testing.T, out string, wants ...string) {
 	t.Helper()

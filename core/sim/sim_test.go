@@ -92,3 +92,18 @@ func TestRandomFaults(t *testing.T) {
 		}
 	}
 }
+
+// execAll runs simulator commands, failing the test on the first one
+// refused, and returns their output.
+func execAll(t *testing.T, w *World, lines ...string) string {
+	t.Helper()
+	var out strings.Builder
+	for _, l := range lines {
+		o, err := w.Exec(l)
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		out.WriteString(o)
+	}
+	return out.String()
+}

@@ -7,21 +7,6 @@ import (
 	"github.com/gregor-kafka/gregor/core/txn"
 )
 
-// execAll runs simulator commands, failing the test on the first one
-// refused, and returns their output (also the cluster tests').
-func execAll(t *testing.T, w *World, lines ...string) string {
-	t.Helper()
-	var out strings.Builder
-	for _, l := range lines {
-		o, err := w.Exec(l)
-		if err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-		out.WriteString(o)
-	}
-	return out.String()
-}
-
 // viewLines are the lines of a view's output without their actor column.
 func viewLines(out string) []string {
 	var ls []string
