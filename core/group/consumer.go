@@ -38,7 +38,8 @@ type consumerMember struct {
 	clientID, clientHost string
 	rackID               string
 	epoch, prevEpoch     int32
-	topics               []string
+	topics               []string // subscribed: the names it sent, or its regex resolved
+	regex                string   // SubscribedTopicRegex, "" for a member subscribing by name
 	assignor             string
 	rebalanceTimeout     int32
 	assigned             map[assign.TopicPartition]bool
@@ -52,7 +53,8 @@ func (g *Group) consumerEmpty() bool { return g.cg == nil || len(g.cg.members) =
 
 // ConsumerGroupHeartbeat v0-1. v1 (KIP-1082) has the client make its member
 // id. Member epoch 0 joins, -1 leaves, -2 is a static member's temporary
-// leave (treated as a leave here). Regex subscriptions are not supported.
+// leave (treated as a leave here). A member subscribes by topic names or,
+// from v1, by a regular expression (regex.go).
 func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartbeatRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
 	fail := func(e *kerr.Error, msg string) kmsg.Response {
@@ -62,10 +64,12 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 	switch {
 	case req.Group == "":
 		return fail(kerr.InvalidGroupID, "the group id is empty")
-	case req.SubscribedTopicRegex != nil && *req.SubscribedTopicRegex != "":
-		return fail(kerr.InvalidRequest, "regex subscriptions are not supported")
-	case req.MemberEpoch == 0 && req.SubscribedTopicNames == nil:
-		return fail(kerr.InvalidRequest, "a joining member must name its subscribed topics")
+	case req.SubscribedTopicRegex != nil && req.SubscribedTopicNames != nil:
+		return fail(kerr.InvalidRequest, "SubscribedTopicNames and SubscribedTopicRegex cannot be set together")
+	case req.MemberEpoch == 0 && req.SubscribedTopicNames == nil && req.SubscribedTopicRegex == nil:
+		return fail(kerr.InvalidRequest, "a joining member must name its subscribed topics or a regex")
+	case req.SubscribedTopicRegex != nil && !validRegex(*req.SubscribedTopicRegex):
+		return fail(kerr.InvalidRegularExpression, fmt.Sprintf("SubscribedTopicRegex %q does not compile", *req.SubscribedTopicRegex))
 	case req.ServerAssignor != nil && *req.ServerAssignor != "uniform" && *req.ServerAssignor != "range":
 		return fail(kerr.UnsupportedAssignor, "server assignors are uniform and range")
 	case req.MemberEpoch > 0 && req.MemberID == "":
@@ -144,12 +148,19 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 		m.assignor = *req.ServerAssignor
 		bump = true
 	}
-	if req.SubscribedTopicNames != nil {
+	switch {
+	case req.SubscribedTopicNames != nil:
 		topics := slices.Compact(slices.Sorted(slices.Values(req.SubscribedTopicNames)))
-		if !slices.Equal(topics, m.topics) {
-			m.topics = topics
+		if m.regex != "" || !slices.Equal(topics, m.topics) {
+			m.topics, m.regex = topics, ""
 			bump = true
 		}
+	case req.SubscribedTopicRegex != nil && *req.SubscribedTopicRegex != m.regex:
+		m.regex, m.topics = *req.SubscribedTopicRegex, nil
+		bump = true
+	}
+	if c.resolveRegexes(cg) {
+		bump = true
 	}
 	if sig := c.topicsSig(cg); sig != cg.topicsSig {
 		cg.topicsSig = sig

@@ -54,6 +54,9 @@ type Topics interface {
 	Topic(name string) (id [16]byte, partitions int32, ok bool)
 	// TopicByID returns a topic's name and partition count, or ok=false.
 	TopicByID(id [16]byte) (name string, partitions int32, ok bool)
+	// Names lists every topic, in any order; regex subscriptions are
+	// resolved against it.
+	Names() []string
 }
 
 // Call is one request as the coordinator sees it: who sent it, and how to
