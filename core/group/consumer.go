@@ -31,6 +31,7 @@ type consumerGroup struct {
 	members         map[string]*consumerMember
 	owner           map[assign.TopicPartition]string // held (assigned or being revoked) by
 	topicsSig       string                           // subscribed topics' partition counts at the last epoch
+	written         map[string][]byte                // the group's records in the log, by key (consumer_records.go)
 }
 
 type consumerMember struct {
@@ -92,6 +93,7 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 	if req.MemberEpoch < 0 {
 		if m := cg.members[req.MemberID]; m != nil {
 			c.removeConsumer(g, m, "left the group")
+			c.storeConsumer(g)
 		}
 		resp.MemberID, resp.MemberEpoch = &req.MemberID, req.MemberEpoch
 		return resp
@@ -185,6 +187,7 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 	}
 	c.reconcile(g, m, owned)
 	c.updateConsumerState(g)
+	c.storeConsumer(g)
 	resp.MemberID, resp.MemberEpoch = &m.id, m.epoch
 	resp.HeartbeatIntervalMillis = c.cfg.ConsumerHeartbeatIntervalMs
 	if a := c.assignmentOf(m); req.MemberEpoch == 0 || req.Topics != nil && req.SubscribedTopicNames != nil || a.sig != m.sent {
@@ -362,4 +365,5 @@ func (c *Coordinator) tickConsumer(g *Group) {
 			c.removeConsumer(g, m, "did not revoke in time")
 		}
 	}
+	c.storeConsumer(g)
 }

@@ -232,6 +232,10 @@ func (c *Coordinator) newMemberID(prefix string) string {
 // order, to rebuild the groups at startup. Records that do not decode are
 // skipped with a log line, as Kafka's loader skips them.
 func (c *Coordinator) Replay(p int32, key, value []byte) {
+	if isConsumerRecord(key) {
+		c.replayConsumer(p, key, value)
+		return
+	}
 	e, err := DecodeEntry(key, value)
 	if err != nil {
 		c.cfg.Logf("replaying %s-%d: %v", Topic, p, err)
