@@ -45,9 +45,10 @@ type consumerMember struct {
 	rebalanceTimeout     int32
 	assigned             map[assign.TopicPartition]bool
 	revoking             map[assign.TopicPartition]bool
-	sent                 string // the assignment last sent, to send changes only
-	deadline             int64  // session expiry
-	rebalanceDeadline    int64  // revocation must be acknowledged by then
+	sent                 string       // the assignment last sent, to send changes only
+	deadline             int64        // session expiry
+	rebalanceDeadline    int64        // revocation must be acknowledged by then
+	classic              *classicInfo // set for a member of the classic protocol (consumer_classic.go)
 }
 
 func (g *Group) consumerEmpty() bool { return g.cg == nil || len(g.cg.members) == 0 }
@@ -81,8 +82,8 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 		return fail(kerr.UnknownMemberID, "no such group")
 	}
 	if g.typ == Classic {
-		if len(g.members) > 0 || len(g.pending) > 0 {
-			return fail(kerr.GroupIDNotFound, fmt.Sprintf("group %s is a classic group", g.id))
+		if (len(g.members) > 0 || len(g.pending) > 0) && !c.convertClassic(g) {
+			return fail(kerr.GroupIDNotFound, fmt.Sprintf("group %s is a classic group that cannot be converted now (state %s)", g.id, g.state))
 		}
 		g.typ = Consumer
 	}
@@ -161,19 +162,7 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 		m.regex, m.topics = *req.SubscribedTopicRegex, nil
 		bump = true
 	}
-	if c.resolveRegexes(cg) {
-		bump = true
-	}
-	if sig := c.topicsSig(cg); sig != cg.topicsSig {
-		cg.topicsSig = sig
-		bump = true
-	}
-	if bump {
-		cg.epoch++
-	}
-	if cg.epoch != cg.assignmentEpoch {
-		c.computeTarget(g)
-	}
+	c.advanceEpoch(g, bump)
 	var owned map[assign.TopicPartition]bool
 	if req.Topics != nil {
 		owned = map[assign.TopicPartition]bool{}
@@ -195,6 +184,26 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 		resp.Assignment = &a.resp
 	}
 	return resp
+}
+
+// advanceEpoch refreshes the regex subscriptions and the subscribed
+// topics' partition counts; when they or the member (bump) changed, the
+// group epoch advances and the target is computed for it.
+func (c *Coordinator) advanceEpoch(g *Group, bump bool) {
+	cg := g.cg
+	if c.resolveRegexes(cg) {
+		bump = true
+	}
+	if sig := c.topicsSig(cg); sig != cg.topicsSig {
+		cg.topicsSig = sig
+		bump = true
+	}
+	if bump {
+		cg.epoch++
+	}
+	if cg.epoch != cg.assignmentEpoch {
+		c.computeTarget(g)
+	}
 }
 
 // topicsSig renders the partition counts of every subscribed topic.

@@ -20,11 +20,8 @@ func describeConsumer(t *testing.T, h *harness) kmsg.ConsumerGroupDescribeRespon
 // epochs, target, members and what each owns or is revoking; members
 // heartbeat on at their epoch, and the revocation in flight completes.
 func TestConsumerGroupSurvivesRestart(t *testing.T) {
-	h := newHarness(t, nil)
-	topicReq(t, h, "t", 4)
-	id := h.b.Topic("t").ID
-	a, b := &cgh{id: "member-a"}, &cgh{id: "member-b"}
-	h.consumerBeat(t, a, id, true)
+	h, id, a := consumerGroupWithA(t)
+	b := &cgh{id: "member-b"}
 	h.consumerBeat(t, b, id, true)
 	h.consumerBeat(t, a, id, false) // a is told to revoke two partitions
 	if a.epoch != 1 || len(a.owned) != 2 {
