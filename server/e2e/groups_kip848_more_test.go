@@ -136,3 +136,51 @@ func describe848(t testing.TB, adm *kadm.Client, group string) described848 {
 	}
 	return d
 }
+
+// TestGroupsFranzKIP848Mixed: franz-go's classic consumer (cooperative-
+// sticky, JoinGroup/SyncGroup) and its KIP-848 consumer share one group,
+// in both orders: a classic member joining a consumer group is served by
+// it, and a KIP-848 member joining a stable classic group upgrades it.
+// Every partition has one owner, and between them they read every record.
+func TestGroupsFranzKIP848Mixed(t *testing.T) {
+	requireBinary(t)
+	next := []kgo.Opt{kgo.Balancers(kgo.StickyBalancer()), kgo.ServerSideBalancer()}
+	classic := []kgo.Opt{kgo.Balancers(kgo.CooperativeStickyBalancer())}
+	for _, tc := range []struct {
+		name          string
+		first, second []kgo.Opt
+	}{
+		{"classic-joins-consumer-group", next, classic},
+		{"consumer-joins-classic-group", classic, next},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := startBroker(t, WithConfig("group.initial.rebalance.delay.ms", "0"), WithConfig("group.consumer.heartbeat.interval.ms", "300"))
+			adm := b.Admin(t)
+			topic, group := topicName(t, ""), topicName(t, "group")
+			mustCreateTopic(t, adm, topic, groupPartitions, nil)
+			produceSpread(t, b, topic, 0, 12)
+			m1 := startMember(t, b, group, topic, tc.first...)
+			waitRead(t, m1, 2)
+			m2 := startMember(t, b, group, topic, tc.second...)
+			waitOwners848(t, adm, group, topic, 2)
+			produceSpread(t, b, topic, 12, 12)
+			eventually(t, opTimeout, "the two members reading every record", func() error {
+				n := map[int32]int64{}
+				for _, m := range []*member{m1, m2} {
+					for p, o := range m.next() {
+						n[p] = max(n[p], o)
+					}
+				}
+				for p := int32(0); p < groupPartitions; p++ {
+					if n[p] < 4 {
+						return fmt.Errorf("partition %d read up to %d", p, n[p])
+					}
+				}
+				return nil
+			})
+			if len(m2.records()) == 0 {
+				t.Fatalf("the second member read nothing")
+			}
+		})
+	}
+}
