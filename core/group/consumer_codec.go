@@ -3,7 +3,6 @@ package group
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 )
 
 // The wire primitives of the KIP-848 __consumer_offsets records, which
@@ -44,7 +43,11 @@ func (w *recWriter) cnstr(s string) {
 
 func (w *recWriter) noTags() { w.uvarint(0) }
 
-var errShort = errors.New("short record")
+var (
+	errShort     = errors.New("short record")
+	errBadVarint = errors.New("bad varint")
+	errNoMember  = errors.New("empty member id")
+)
 
 type recReader struct {
 	b   []byte
@@ -56,7 +59,7 @@ func (r *recReader) take(n int) []byte {
 		if r.err == nil {
 			r.err = errShort
 		}
-		return make([]byte, max(n, 0))
+		return make([]byte, min(max(n, 0), 16)) // the widest fixed read
 	}
 	v := r.b[:n]
 	r.b = r.b[n:]
@@ -77,7 +80,7 @@ func (r *recReader) uvarint() int {
 	}
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 || v > 1<<30 {
-		r.err = fmt.Errorf("bad varint")
+		r.err = errBadVarint
 		return 0
 	}
 	r.b = r.b[n:]
@@ -95,19 +98,34 @@ func (r *recReader) cstr() string {
 	return string(r.take(n - 1))
 }
 
-// alen reads a compact array's length (null as empty).
-func (r *recReader) alen() int { return max(r.uvarint()-1, 0) }
+// alen reads a compact array's length (null as empty); a length beyond
+// the bytes left (every element takes one at least) is an error and 0.
+func (r *recReader) alen() int {
+	n := max(r.uvarint()-1, 0)
+	if n > len(r.b) {
+		if r.err == nil {
+			r.err = errShort
+		}
+		return 0
+	}
+	return n
+}
 
 // tags skips a tagged-field section.
 func (r *recReader) tags() {
-	for range r.uvarint() {
+	n := r.uvarint()
+	if n > len(r.b) {
+		r.take(n) // a tag takes two bytes at least: short
+		return
+	}
+	for range n {
 		r.uvarint()
 		r.take(r.uvarint())
 	}
 }
 
-// topicPartitions is Kafka's TopicPartitions struct of these records:
-// topic ids with their partitions.
+// idPartitions is Kafka's TopicPartitions struct of these records: a
+// topic id with its partitions.
 type idPartitions struct {
 	id    [16]byte
 	parts []int32

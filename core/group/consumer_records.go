@@ -137,12 +137,12 @@ func sortedSet(s map[assign.TopicPartition]bool) []assign.TopicPartition {
 func (c *Coordinator) byTopicID(tps []assign.TopicPartition) []idPartitions {
 	tps = assign.SortPartitions(append([]assign.TopicPartition(nil), tps...))
 	var out []idPartitions
-	for i, tp := range tps {
+	for _, tp := range tps {
 		id, _, ok := c.cfg.Topics.Topic(tp.Topic)
 		if !ok {
 			continue
 		}
-		if i == 0 || tp.Topic != tps[i-1].Topic || len(out) == 0 || out[len(out)-1].id != id {
+		if len(out) == 0 || out[len(out)-1].id != id {
 			out = append(out, idPartitions{id: id})
 		}
 		out[len(out)-1].parts = append(out[len(out)-1].parts, tp.Partition)
@@ -224,7 +224,9 @@ func (c *Coordinator) replayConsumer(p int32, key, value []byte) {
 	typ, groupID := kr.int16(), kr.str()
 	var memberID string
 	if typ == consumerMemberType || typ == consumerTargetMember || typ == consumerCurrentType {
-		memberID = kr.str()
+		if memberID = kr.str(); memberID == "" && kr.err == nil {
+			kr.err = errNoMember
+		}
 	}
 	if kr.err != nil {
 		c.cfg.Logf("replaying %s-%d: record type %d: key: %v", Topic, p, typ, kr.err)
