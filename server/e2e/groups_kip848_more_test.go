@@ -81,11 +81,7 @@ func TestGroupsFranzKIP848Regex(t *testing.T) {
 // member joining afterwards moves the group epoch by exactly one.
 func TestGroupsFranzKIP848Restart(t *testing.T) {
 	requireBinary(t)
-	b := startBroker(t, WithConfig("group.initial.rebalance.delay.ms", "0"), WithConfig("group.consumer.heartbeat.interval.ms", "300"))
-	adm := b.Admin(t)
-	topic, group := topicName(t, ""), topicName(t, "group")
-	mustCreateTopic(t, adm, topic, groupPartitions, nil)
-	produceSpread(t, b, topic, 0, 12)
+	b, adm, topic, group := start848(t, 12)
 	var lost atomic.Int32
 	opts := []kgo.Opt{kgo.Balancers(kgo.StickyBalancer()), kgo.ServerSideBalancer(),
 		kgo.OnPartitionsLost(func(context.Context, *kgo.Client, map[string][]int32) { lost.Add(1) })}
@@ -154,11 +150,7 @@ func TestGroupsFranzKIP848Mixed(t *testing.T) {
 		{"consumer-joins-classic-group", classic, next},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := startBroker(t, WithConfig("group.initial.rebalance.delay.ms", "0"), WithConfig("group.consumer.heartbeat.interval.ms", "300"))
-			adm := b.Admin(t)
-			topic, group := topicName(t, ""), topicName(t, "group")
-			mustCreateTopic(t, adm, topic, groupPartitions, nil)
-			produceSpread(t, b, topic, 0, 12)
+			b, adm, topic, group := start848(t, 12)
 			m1 := startMember(t, b, group, topic, tc.first...)
 			waitRead(t, m1, 2)
 			m2 := startMember(t, b, group, topic, tc.second...)
