@@ -95,6 +95,7 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 		if m := cg.members[req.MemberID]; m != nil {
 			c.removeConsumer(g, m, "left the group")
 			c.storeConsumer(g)
+			c.maybeDowngrade(g)
 		}
 		resp.MemberID, resp.MemberEpoch = &req.MemberID, req.MemberEpoch
 		return resp
@@ -375,4 +376,5 @@ func (c *Coordinator) tickConsumer(g *Group) {
 		}
 	}
 	c.storeConsumer(g)
+	c.maybeDowngrade(g)
 }

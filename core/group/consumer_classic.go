@@ -31,11 +31,17 @@ import (
 //     heartbeats to it (convertClassic): each member keeps its generation
 //     as epoch and its assignment as current and target assignment.
 //
-// Not done: the downgrade (Kafka turns the group back into a classic one
-// when the last KIP-848 member leaves; here it stays a consumer group,
-// whose classic members go on being served), and the ClassicMemberMetadata
-// tagged field of record 5 (a classic member reloaded after a restart is
-// served the same way; its protocol names come back with its next join).
+//   - when the last KIP-848 member leaves a group whose other members
+//     are all classic ones (whose protocols are known), the group becomes
+//     a classic group again (downgradeToClassic): generation = the group
+//     epoch, each member's metadata and current assignment kept, and a
+//     rebalance begins, which the members join through their next
+//     Heartbeat (REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION).
+//
+// Not done: the ClassicMemberMetadata tagged field of record 5 (a classic
+// member reloaded after a restart is served the same way, but its
+// protocols are known again only after its next JoinGroup, so a downgrade
+// waits for that).
 
 // classicInfo is what a classic member of a consumer group sent last.
 type classicInfo struct {
@@ -209,4 +215,48 @@ func (c *Coordinator) convertClassic(g *Group) bool {
 	g.typ, g.cg = Consumer, cg
 	c.cfg.Logf("group %s: classic group converted to a consumer group at epoch %d", g.id, cg.epoch)
 	return true
+}
+
+// maybeDowngrade turns the group back into a classic group when it has
+// members and every one of them is a classic member whose protocols are
+// known. The consumer group's records get tombstones and the classic
+// group's metadata is written in the same batch; if that write fails the
+// group stays a consumer group.
+func (c *Coordinator) maybeDowngrade(g *Group) {
+	cg := g.cg
+	if cg == nil || len(cg.members) == 0 {
+		return
+	}
+	for _, m := range cg.members {
+		if m.classic == nil || len(m.classic.protocols) == 0 {
+			return
+		}
+	}
+	ng := newGroup(g.id, g.partition, c.now).withOffsets(g.offsets)
+	ng.protocolType, ng.generation = "consumer", cg.epoch
+	for _, id := range sortedKeys(cg.members) {
+		m := cg.members[id]
+		ng.seq++
+		ng.members[id] = &member{id: id, instanceID: m.instanceID, clientID: m.clientID, clientHost: m.clientHost, seq: ng.seq,
+			sessionTimeout: m.classic.sessionTimeout, rebalanceTimeout: m.rebalanceTimeout, protocols: m.classic.protocols,
+			assignment: assign.EncodeAssignment(sortedSet(m.assigned)), deadline: c.now + int64(m.classic.sessionTimeout)}
+		if m.instanceID != "" {
+			ng.static[m.instanceID] = id
+		}
+		if ng.leader == "" {
+			ng.leader = id
+		}
+	}
+	ng.protocol = ng.selectProtocol()
+	if ng.protocol == "" {
+		return // no protocol every member supports
+	}
+	ng.setState(Stable, c.now)
+	recs := append(consumerTombstones(g), kv{EncodeGroupKey(g.id), EncodeGroupValue(c.metadataValue(ng))})
+	if c.write(g, recs) != nil {
+		return
+	}
+	*g = *ng
+	c.cfg.Logf("group %s: the last consumer-protocol member left: a classic group again at generation %d", g.id, g.generation)
+	c.prepareRebalance(g, "downgraded from a consumer group")
 }

@@ -134,3 +134,42 @@ func TestClassicGroupUpgrade(t *testing.T) {
 	}
 	wantCode(t, "c's heartbeat", h.do(c, heartbeatReq("g", c, 2)).(*kmsg.HeartbeatResponse).ErrorCode, nil)
 }
+
+// TestConsumerGroupDowngrade: when the last KIP-848 member leaves, the
+// classic members are left in a classic group that rebalances, which they
+// join; a restart finds the classic group.
+func TestConsumerGroupDowngrade(t *testing.T) {
+	h, _, a := consumerGroupWithA(t)
+	r := h.do("c", joinReq("g", "", nil, "t")).(*kmsg.JoinGroupResponse)
+	c := r.MemberID
+	jr := h.do(c, classicJoin(c, nil)).(*kmsg.JoinGroupResponse)
+	wantCode(t, "join", jr.ErrorCode, nil)
+
+	leave := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	leave.Version, leave.Group, leave.MemberID, leave.MemberEpoch = 1, "g", a.id, -1
+	wantCode(t, "a leaves", h.do(a.id, leave).(*kmsg.ConsumerGroupHeartbeatResponse).ErrorCode, nil)
+	d := kmsg.NewPtrDescribeGroupsRequest()
+	d.Groups = []string{"g"}
+	dg := h.do("c", d).(*kmsg.DescribeGroupsResponse).Groups[0]
+	if dg.ErrorCode != 0 || dg.State != "PreparingRebalance" || len(dg.Members) != 1 || dg.Members[0].MemberID != c {
+		t.Fatalf("after a left: %s %s with %d members", errName(dg.ErrorCode), dg.State, len(dg.Members))
+	}
+	// a's leaving moved the epoch to 3, the classic generation; c is at 2.
+	wantCode(t, "c's heartbeat", h.do(c, heartbeatReq("g", c, jr.Generation)).(*kmsg.HeartbeatResponse).ErrorCode, kerr.IllegalGeneration)
+	wantCode(t, "c's heartbeat at 3", h.do(c, heartbeatReq("g", c, 3)).(*kmsg.HeartbeatResponse).ErrorCode, kerr.RebalanceInProgress)
+	jr = h.answer(h.send(c, classicJoin(c, nil))).(*kmsg.JoinGroupResponse)
+	if jr == nil || jr.ErrorCode != 0 || jr.LeaderID != c || jr.Generation != 4 {
+		t.Fatalf("c's rejoin: %+v", jr)
+	}
+	sr := h.do(c, syncReq("g", c, jr.Generation, lead(t, jr, map[string]int32{"t": 4}))).(*kmsg.SyncGroupResponse)
+	wantCode(t, "sync", sr.ErrorCode, nil)
+	if tps, _ := assign.DecodeAssignment(sr.MemberAssignment); len(tps) != 4 {
+		t.Fatalf("c got %v", tps)
+	}
+	h.restart()
+	dg = h.do("c", d).(*kmsg.DescribeGroupsResponse).Groups[0]
+	if dg.State != "Stable" || len(dg.Members) != 1 || dg.Members[0].MemberID != c {
+		t.Fatalf("after a restart: %s with %d members", dg.State, len(dg.Members))
+	}
+	wantCode(t, "describe as a consumer group", describeConsumer(t, h).ErrorCode, kerr.GroupIDNotFound)
+}

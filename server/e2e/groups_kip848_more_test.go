@@ -138,6 +138,8 @@ func describe848(t testing.TB, adm *kadm.Client, group string) described848 {
 // in both orders: a classic member joining a consumer group is served by
 // it, and a KIP-848 member joining a stable classic group upgrades it.
 // Every partition has one owner, and between them they read every record.
+// When the KIP-848 member leaves, the group downgrades to a classic one
+// and the classic member goes on alone.
 func TestGroupsFranzKIP848Mixed(t *testing.T) {
 	requireBinary(t)
 	next := []kgo.Opt{kgo.Balancers(kgo.StickyBalancer()), kgo.ServerSideBalancer()}
@@ -145,9 +147,10 @@ func TestGroupsFranzKIP848Mixed(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		first, second []kgo.Opt
+		nextFirst     bool // the first member is the KIP-848 one
 	}{
-		{"classic-joins-consumer-group", next, classic},
-		{"consumer-joins-classic-group", classic, next},
+		{"classic-joins-consumer-group", next, classic, true},
+		{"consumer-joins-classic-group", classic, next, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, adm, topic, group := start848(t, 12)
@@ -173,6 +176,26 @@ func TestGroupsFranzKIP848Mixed(t *testing.T) {
 			if len(m2.records()) == 0 {
 				t.Fatalf("the second member read nothing")
 			}
+
+			// The KIP-848 member leaves: the group is a classic one again,
+			// which the classic member rebalances alone and reads on.
+			left, stays := m2, m1
+			if tc.nextFirst {
+				left, stays = m1, m2
+			}
+			left.close()
+			eventually(t, opTimeout, "a stable classic group of one member", func() error {
+				dg, err := adm.DescribeGroups(context.Background(), group)
+				if err != nil {
+					return err
+				}
+				if g := dg[group]; g.Err != nil || g.State != "Stable" || len(g.Members) != 1 {
+					return fmt.Errorf("%v %s with %d members", g.Err, g.State, len(g.Members))
+				}
+				return nil
+			})
+			produceSpread(t, b, topic, 24, 12)
+			waitRead(t, stays, 6)
 		})
 	}
 }
