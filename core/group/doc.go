@@ -24,8 +24,9 @@
 // KIP-848 members go on at their epoch, without a rebalance.
 //
 // A KIP-848 member subscribes by topic names or by a regular expression
-// (regex.go); classic consumers can join a KIP-848 group, and a stable
-// classic group becomes one when a KIP-848 member joins it
+// (regex.go); classic consumers can join a KIP-848 group, a stable
+// classic group becomes one when a KIP-848 member joins it, and a group
+// left with classic members only becomes classic again
 // (consumer_classic.go).
 //
 // Protocol references: KIP-394 (member id required), KIP-345 (static
