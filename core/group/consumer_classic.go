@@ -38,10 +38,9 @@ import (
 //     rebalance begins, which the members join through their next
 //     Heartbeat (REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION).
 //
-// Not done: the ClassicMemberMetadata tagged field of record 5 (a classic
-// member reloaded after a restart is served the same way, but its
-// protocols are known again only after its next JoinGroup, so a downgrade
-// waits for that).
+// A classic member's protocols and session timeout are kept in its record
+// 5 (ClassicMemberMetadata, consumer_records.go), so all of this goes on
+// after a restart.
 
 // classicInfo is what a classic member of a consumer group sent last.
 type classicInfo struct {
@@ -140,7 +139,8 @@ func (c *Coordinator) classicHeartbeatConsumer(g *Group, req *kmsg.HeartbeatRequ
 }
 
 // classicOf finds the classic member a SyncGroup or Heartbeat names, at
-// its epoch. A member reloaded from the log is classic from now on.
+// its epoch. A member whose record held no ClassicMemberMetadata is
+// classic from now on, with group.consumer.session.timeout.ms.
 func (c *Coordinator) classicOf(g *Group, memberID string, generation int32) (*consumerMember, int16) {
 	m := g.cg.members[memberID]
 	switch {

@@ -3,6 +3,8 @@ package group
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The wire primitives of the KIP-848 __consumer_offsets records, which
@@ -157,4 +159,65 @@ func (r *recReader) idPartitions() []idPartitions {
 		}
 	}
 	return out
+}
+
+// classicTag writes the tagged fields of record 5's value: none for a
+// consumer-protocol member, else tag 0, its ClassicMemberMetadata
+// (SessionTimeoutMs, SupportedProtocols of Name and Metadata).
+func (w *recWriter) classicTag(ci *classicInfo) {
+	if ci == nil {
+		w.noTags()
+		return
+	}
+	v := recWriter{}
+	v.int32(ci.sessionTimeout)
+	v.uvarint(len(ci.protocols) + 1)
+	for _, p := range ci.protocols {
+		v.cstr(p.Name)
+		v.uvarint(len(p.Metadata) + 1)
+		v.b = append(v.b, p.Metadata...)
+		v.noTags()
+	}
+	v.noTags()
+	w.uvarint(1) // one tagged field
+	w.uvarint(0) // tag 0
+	w.uvarint(len(v.b))
+	w.b = append(w.b, v.b...)
+}
+
+// classicTag reads record 5's tagged fields: the ClassicMemberMetadata
+// of tag 0, nil without one; other tags are skipped.
+func (r *recReader) classicTag() *classicInfo {
+	n := r.uvarint()
+	if n > len(r.b) {
+		r.take(n)
+		return nil
+	}
+	var ci *classicInfo
+	for range n {
+		tag, size := r.uvarint(), r.uvarint()
+		data := r.take(size)
+		if tag != 0 || r.err != nil {
+			continue
+		}
+		v := recReader{b: data}
+		ci = &classicInfo{sessionTimeout: v.int32()}
+		for range v.alen() {
+			p := kmsg.JoinGroupRequestProtocol{Name: v.cstr()}
+			if m := v.uvarint(); m > 0 {
+				p.Metadata = append([]byte{}, v.take(m-1)...)
+			}
+			v.tags()
+			ci.protocols = append(ci.protocols, p)
+			if v.err != nil {
+				break
+			}
+		}
+		v.tags()
+		if v.err != nil {
+			r.err = v.err
+			return nil
+		}
+	}
+	return ci
 }

@@ -18,7 +18,11 @@ import (
 //	7 ConsumerGroupTargetAssignmentMember   key group, member value target partitions
 //	8 ConsumerGroupCurrentMemberAssignment  key group, member value member epoch, previous epoch, state, assigned and pending-revocation partitions
 //
-// Partitions are named by topic id. Types 4 (partition metadata, gone in
+// A classic member's record 5 carries, in tagged field 0, its
+// ClassicMemberMetadata: session timeout and supported protocols (name and
+// metadata), as Kafka 3.8 and later write it; this layout was written
+// from Kafka's description, not checked byte for byte against a Kafka
+// broker's log. Partitions are named by topic id. Types 4 (partition metadata, gone in
 // 4.1) and 16 (resolved regexes) are not written: regexes are resolved
 // again when the records are loaded.
 //
@@ -82,7 +86,7 @@ func (c *Coordinator) consumerState(g *Group) []kv {
 		w.cnstr(m.regex)
 		w.int32(m.rebalanceTimeout)
 		w.cnstr(m.assignor)
-		w.noTags()
+		w.classicTag(m.classic)
 		recs = append(recs, kv{consumerKey(consumerMemberType, g.id, id), w.b})
 	}
 	w := recWriter{}
@@ -278,6 +282,7 @@ func (c *Coordinator) replayConsumer(p int32, key, value []byte) {
 		}
 		m.regex = r.cstr()
 		m.rebalanceTimeout, m.assignor = r.int32(), r.cstr()
+		m.classic = r.classicTag()
 		if m.regex != "" {
 			m.topics = matchTopics(m.regex, c.cfg.Topics.Names())
 		}
@@ -285,6 +290,9 @@ func (c *Coordinator) replayConsumer(p int32, key, value []byte) {
 			cg.assignor = m.assignor
 		}
 		m.deadline = c.now + int64(c.cfg.ConsumerSessionTimeoutMs)
+		if m.classic != nil {
+			m.deadline = c.now + int64(m.classic.sessionTimeout)
+		}
 	case typ == consumerTargetMember && value == nil:
 		delete(cg.target, memberID)
 	case typ == consumerTargetMember:

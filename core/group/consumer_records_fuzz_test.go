@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/gregor-kafka/gregor/core/record"
 )
 
@@ -41,7 +43,8 @@ func FuzzReplayConsumer(f *testing.F) {
 		key := consumerKey(typ, "g", members...)
 		f.Add(key, []byte{0, 0, 0, 0, 0, 1, 0})
 	}
-	m := &consumerMember{id: "m", topics: []string{"t"}, regex: "", clientID: "c", epoch: 3, prevEpoch: 2}
+	m := &consumerMember{id: "m", topics: []string{"t"}, regex: "", clientID: "c", epoch: 3, prevEpoch: 2,
+		classic: &classicInfo{sessionTimeout: 10, protocols: []kmsg.JoinGroupRequestProtocol{{Name: "range", Metadata: []byte{1}}}}}
 	c := New(Config{Topics: fuzzTopics{}, Log: discardLog{}}, 0)
 	g := c.group("g", true)
 	g.typ, g.cg = Consumer, &consumerGroup{epoch: 3, assignmentEpoch: 3, members: map[string]*consumerMember{"m": m}}
