@@ -70,6 +70,20 @@ func (t groupTopics) TopicByID(id [16]byte) (string, int32, bool) {
 	return "", 0, false
 }
 
+func (t groupTopics) Names() []string {
+	var names []string
+	if t.b.cl != nil {
+		for name := range t.b.cl.image.Topics {
+			names = append(names, name)
+		}
+		return names
+	}
+	for name := range t.b.topics {
+		names = append(names, name)
+	}
+	return names
+}
+
 // initGroups builds the coordinator and, on a single broker where
 // __consumer_offsets exists, rebuilds every group from it. In a cluster
 // the groups of a partition are loaded when this broker becomes its

@@ -99,7 +99,7 @@ func (c *Coordinator) deleteGroups(req *kmsg.DeleteGroupsRequest) kmsg.Response 
 			for _, tp := range g.sortedOffsets() {
 				recs = append(recs, kv{EncodeOffsetKey(id, tp.topic, tp.partition), nil})
 			}
-			recs = append(recs, kv{EncodeGroupKey(id), nil})
+			recs = append(append(recs, kv{EncodeGroupKey(id), nil}), consumerTombstones(g)...)
 			if err := c.write(g, recs); err != nil {
 				rg.ErrorCode = kerr.CoordinatorNotAvailable.Code
 				break

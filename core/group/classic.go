@@ -39,7 +39,7 @@ func (c *Coordinator) joinGroup(call Call, req *kmsg.JoinGroupRequest) kmsg.Resp
 	}
 	if g.typ == Consumer {
 		if !g.consumerEmpty() {
-			return fail(kerr.InconsistentGroupProtocol)
+			return c.classicJoinConsumer(call, g, req)
 		}
 		g.typ, g.cg = Classic, nil
 	}

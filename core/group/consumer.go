@@ -31,6 +31,7 @@ type consumerGroup struct {
 	members         map[string]*consumerMember
 	owner           map[assign.TopicPartition]string // held (assigned or being revoked) by
 	topicsSig       string                           // subscribed topics' partition counts at the last epoch
+	written         map[string][]byte                // the group's records in the log, by key (consumer_records.go)
 }
 
 type consumerMember struct {
@@ -38,21 +39,24 @@ type consumerMember struct {
 	clientID, clientHost string
 	rackID               string
 	epoch, prevEpoch     int32
-	topics               []string
+	topics               []string // subscribed: the names it sent, or its regex resolved
+	regex                string   // SubscribedTopicRegex, "" for a member subscribing by name
 	assignor             string
 	rebalanceTimeout     int32
 	assigned             map[assign.TopicPartition]bool
 	revoking             map[assign.TopicPartition]bool
-	sent                 string // the assignment last sent, to send changes only
-	deadline             int64  // session expiry
-	rebalanceDeadline    int64  // revocation must be acknowledged by then
+	sent                 string       // the assignment last sent, to send changes only
+	deadline             int64        // session expiry
+	rebalanceDeadline    int64        // revocation must be acknowledged by then
+	classic              *classicInfo // set for a member of the classic protocol (consumer_classic.go)
 }
 
 func (g *Group) consumerEmpty() bool { return g.cg == nil || len(g.cg.members) == 0 }
 
 // ConsumerGroupHeartbeat v0-1. v1 (KIP-1082) has the client make its member
 // id. Member epoch 0 joins, -1 leaves, -2 is a static member's temporary
-// leave (treated as a leave here). Regex subscriptions are not supported.
+// leave (treated as a leave here). A member subscribes by topic names or,
+// from v1, by a regular expression (regex.go).
 func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartbeatRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
 	fail := func(e *kerr.Error, msg string) kmsg.Response {
@@ -62,10 +66,12 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 	switch {
 	case req.Group == "":
 		return fail(kerr.InvalidGroupID, "the group id is empty")
-	case req.SubscribedTopicRegex != nil && *req.SubscribedTopicRegex != "":
-		return fail(kerr.InvalidRequest, "regex subscriptions are not supported")
-	case req.MemberEpoch == 0 && req.SubscribedTopicNames == nil:
-		return fail(kerr.InvalidRequest, "a joining member must name its subscribed topics")
+	case req.SubscribedTopicRegex != nil && req.SubscribedTopicNames != nil:
+		return fail(kerr.InvalidRequest, "SubscribedTopicNames and SubscribedTopicRegex cannot be set together")
+	case req.MemberEpoch == 0 && req.SubscribedTopicNames == nil && req.SubscribedTopicRegex == nil:
+		return fail(kerr.InvalidRequest, "a joining member must name its subscribed topics or a regex")
+	case req.SubscribedTopicRegex != nil && !validRegex(*req.SubscribedTopicRegex):
+		return fail(kerr.InvalidRegularExpression, fmt.Sprintf("SubscribedTopicRegex %q does not compile", *req.SubscribedTopicRegex))
 	case req.ServerAssignor != nil && *req.ServerAssignor != "uniform" && *req.ServerAssignor != "range":
 		return fail(kerr.UnsupportedAssignor, "server assignors are uniform and range")
 	case req.MemberEpoch > 0 && req.MemberID == "":
@@ -76,8 +82,8 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 		return fail(kerr.UnknownMemberID, "no such group")
 	}
 	if g.typ == Classic {
-		if len(g.members) > 0 || len(g.pending) > 0 {
-			return fail(kerr.GroupIDNotFound, fmt.Sprintf("group %s is a classic group", g.id))
+		if (len(g.members) > 0 || len(g.pending) > 0) && !c.convertClassic(g) {
+			return fail(kerr.GroupIDNotFound, fmt.Sprintf("group %s is a classic group that cannot be converted now (state %s)", g.id, g.state))
 		}
 		g.typ = Consumer
 	}
@@ -88,6 +94,8 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 	if req.MemberEpoch < 0 {
 		if m := cg.members[req.MemberID]; m != nil {
 			c.removeConsumer(g, m, "left the group")
+			c.storeConsumer(g)
+			c.maybeDowngrade(g)
 		}
 		resp.MemberID, resp.MemberEpoch = &req.MemberID, req.MemberEpoch
 		return resp
@@ -144,23 +152,18 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 		m.assignor = *req.ServerAssignor
 		bump = true
 	}
-	if req.SubscribedTopicNames != nil {
+	switch {
+	case req.SubscribedTopicNames != nil:
 		topics := slices.Compact(slices.Sorted(slices.Values(req.SubscribedTopicNames)))
-		if !slices.Equal(topics, m.topics) {
-			m.topics = topics
+		if m.regex != "" || !slices.Equal(topics, m.topics) {
+			m.topics, m.regex = topics, ""
 			bump = true
 		}
-	}
-	if sig := c.topicsSig(cg); sig != cg.topicsSig {
-		cg.topicsSig = sig
+	case req.SubscribedTopicRegex != nil && *req.SubscribedTopicRegex != m.regex:
+		m.regex, m.topics = *req.SubscribedTopicRegex, nil
 		bump = true
 	}
-	if bump {
-		cg.epoch++
-	}
-	if cg.epoch != cg.assignmentEpoch {
-		c.computeTarget(g)
-	}
+	c.advanceEpoch(g, bump)
 	var owned map[assign.TopicPartition]bool
 	if req.Topics != nil {
 		owned = map[assign.TopicPartition]bool{}
@@ -174,6 +177,7 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 	}
 	c.reconcile(g, m, owned)
 	c.updateConsumerState(g)
+	c.storeConsumer(g)
 	resp.MemberID, resp.MemberEpoch = &m.id, m.epoch
 	resp.HeartbeatIntervalMillis = c.cfg.ConsumerHeartbeatIntervalMs
 	if a := c.assignmentOf(m); req.MemberEpoch == 0 || req.Topics != nil && req.SubscribedTopicNames != nil || a.sig != m.sent {
@@ -181,6 +185,26 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 		resp.Assignment = &a.resp
 	}
 	return resp
+}
+
+// advanceEpoch refreshes the regex subscriptions and the subscribed
+// topics' partition counts; when they or the member (bump) changed, the
+// group epoch advances and the target is computed for it.
+func (c *Coordinator) advanceEpoch(g *Group, bump bool) {
+	cg := g.cg
+	if c.resolveRegexes(cg) {
+		bump = true
+	}
+	if sig := c.topicsSig(cg); sig != cg.topicsSig {
+		cg.topicsSig = sig
+		bump = true
+	}
+	if bump {
+		cg.epoch++
+	}
+	if cg.epoch != cg.assignmentEpoch {
+		c.computeTarget(g)
+	}
 }
 
 // topicsSig renders the partition counts of every subscribed topic.
@@ -351,4 +375,6 @@ func (c *Coordinator) tickConsumer(g *Group) {
 			c.removeConsumer(g, m, "did not revoke in time")
 		}
 	}
+	c.storeConsumer(g)
+	c.maybeDowngrade(g)
 }

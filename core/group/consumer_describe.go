@@ -39,6 +39,13 @@ func (c *Coordinator) consumerDescribe(req *kmsg.ConsumerGroupDescribeRequest) k
 				dm.RackID = &rack
 			}
 			dm.SubscribedTopics, dm.MemberType = m.topics, 1 // 1: a consumer-protocol member
+			if m.classic != nil {
+				dm.MemberType = 0 // a classic-protocol member
+			}
+			if m.regex != "" {
+				re := m.regex
+				dm.SubscribedTopicRegex = &re
+			}
 			var cur []assign.TopicPartition
 			for tp := range m.assigned {
 				cur = append(cur, tp)

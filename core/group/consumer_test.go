@@ -39,12 +39,19 @@ func (h *harness) consumerBeat(t *testing.T, m *cgh, topicID [16]byte, full bool
 	return resp
 }
 
-func TestConsumerGroupReconciliation(t *testing.T) {
-	h := newHarness(t, nil)
+// consumerGroupWithA is a broker with topic t of 4 partitions and group
+// g, which KIP-848 member a has joined; id is t's topic id.
+func consumerGroupWithA(t *testing.T) (h *harness, id [16]byte, a *cgh) {
+	h = newHarness(t, nil)
 	topicReq(t, h, "t", 4)
-	id := h.b.Topic("t").ID
-	a := &cgh{id: "member-a"}
+	id = h.b.Topic("t").ID
+	a = &cgh{id: "member-a"}
 	h.consumerBeat(t, a, id, true)
+	return h, id, a
+}
+
+func TestConsumerGroupReconciliation(t *testing.T) {
+	h, id, a := consumerGroupWithA(t)
 	if a.epoch != 1 || len(a.owned) != 4 {
 		t.Fatalf("first member: epoch %d owns %v", a.epoch, a.owned)
 	}
@@ -104,7 +111,10 @@ func TestConsumerGroupReconciliation(t *testing.T) {
 	if g := dr.Groups[0]; g.ErrorCode != 0 || len(g.Members) != 1 || g.Members[0].MemberID != a.id || g.State != "Stable" {
 		t.Fatalf("describe: %+v", g)
 	}
-	// A classic member cannot join a live consumer group.
+	// A classic member joins a live consumer group only as a consumer.
 	r := h.do("c", joinReq("g", "", nil, "t")).(*kmsg.JoinGroupResponse)
-	wantCode(t, "classic join", r.ErrorCode, kerr.InconsistentGroupProtocol)
+	wantCode(t, "classic join", r.ErrorCode, kerr.MemberIDRequired)
+	bad := joinReq("g", r.MemberID, nil, "t")
+	bad.ProtocolType = "connect"
+	wantCode(t, "classic join of another protocol type", h.do("c", bad).(*kmsg.JoinGroupResponse).ErrorCode, kerr.InconsistentGroupProtocol)
 }

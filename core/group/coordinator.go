@@ -54,6 +54,9 @@ type Topics interface {
 	Topic(name string) (id [16]byte, partitions int32, ok bool)
 	// TopicByID returns a topic's name and partition count, or ok=false.
 	TopicByID(id [16]byte) (name string, partitions int32, ok bool)
+	// Names lists every topic, in any order; regex subscriptions are
+	// resolved against it.
+	Names() []string
 }
 
 // Call is one request as the coordinator sees it: who sent it, and how to
@@ -229,6 +232,10 @@ func (c *Coordinator) newMemberID(prefix string) string {
 // order, to rebuild the groups at startup. Records that do not decode are
 // skipped with a log line, as Kafka's loader skips them.
 func (c *Coordinator) Replay(p int32, key, value []byte) {
+	if isConsumerRecord(key) {
+		c.replayConsumer(p, key, value)
+		return
+	}
 	e, err := DecodeEntry(key, value)
 	if err != nil {
 		c.cfg.Logf("replaying %s-%d: %v", Topic, p, err)

@@ -18,8 +18,16 @@
 // (PartitionFor), whose leader is the group's coordinator. Offset commits
 // are offset records; a classic group's metadata record is written when a
 // generation's assignment is set and when the group empties; deletions
-// are tombstones. Replay rebuilds the groups at startup. KIP-848 groups
-// keep only their offsets across a restart; their members rejoin.
+// are tombstones. KIP-848 groups write Kafka 4.x's records 3, 5, 6, 7 and
+// 8 (consumer_records.go) as their state changes. Replay rebuilds the
+// groups at startup and when this broker becomes a partition's leader;
+// KIP-848 members go on at their epoch, without a rebalance.
+//
+// A KIP-848 member subscribes by topic names or by a regular expression
+// (regex.go); classic consumers can join a KIP-848 group, a stable
+// classic group becomes one when a KIP-848 member joins it, and a group
+// left with classic members only becomes classic again
+// (consumer_classic.go).
 //
 // Protocol references: KIP-394 (member id required), KIP-345 (static
 // membership), KIP-429 (cooperative rebalancing, client-driven in the

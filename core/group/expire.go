@@ -44,7 +44,7 @@ func (c *Coordinator) ExpireOffsets(now, retentionMs int64) int {
 			recs = append(recs, kv{EncodeOffsetKey(id, tp.topic, tp.partition), nil})
 		}
 		if dead {
-			recs = append(recs, kv{EncodeGroupKey(id), nil})
+			recs = append(append(recs, kv{EncodeGroupKey(id), nil}), consumerTombstones(g)...)
 		}
 		if err := c.write(g, recs); err != nil {
 			continue // retried at the next check

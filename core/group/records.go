@@ -12,7 +12,8 @@ import (
 // OffsetCommitKey/Value and GroupMetadataKey/Value message definitions,
 // kmsg's types of the same names). The key's leading int16 says what the
 // record is: 0 or 1 an offset commit, 2 a group's metadata; Kafka's KIP-848
-// records use 3 and up, which this coordinator neither writes nor reads.
+// records use 3 and up (consumer_records.go reads and writes 3, 5-8;
+// DecodeEntry marks them Skipped).
 // A record with a null value is a tombstone: the key's offset or group is
 // deleted.
 const (

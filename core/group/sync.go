@@ -11,6 +11,9 @@ import (
 func (c *Coordinator) syncGroup(call Call, req *kmsg.SyncGroupRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.SyncGroupResponse)
 	g := c.groups[req.Group]
+	if g != nil && g.typ == Consumer && g.cg != nil {
+		return c.classicSyncConsumer(g, req)
+	}
 	m, code := c.classicMember(g, req.Group, req.MemberID, req.InstanceID)
 	if code == 0 && req.Generation != g.generation {
 		code = kerr.IllegalGeneration.Code
@@ -120,6 +123,9 @@ func (c *Coordinator) classicMember(g *Group, groupID, memberID string, instance
 func (c *Coordinator) heartbeat(req *kmsg.HeartbeatRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.HeartbeatResponse)
 	g := c.groups[req.Group]
+	if g != nil && g.typ == Consumer && g.cg != nil {
+		return c.classicHeartbeatConsumer(g, req)
+	}
 	m, code := c.classicMember(g, req.Group, req.MemberID, req.InstanceID)
 	switch {
 	case code != 0:
@@ -163,6 +169,9 @@ func (c *Coordinator) leaveGroup(req *kmsg.LeaveGroupRequest) kmsg.Response {
 }
 
 func (c *Coordinator) leaveOne(g *Group, lm kmsg.LeaveGroupRequestMember) int16 {
+	if g != nil && g.typ == Consumer && g.cg != nil {
+		return c.classicLeaveConsumer(g, lm)
+	}
 	if g == nil || g.typ != Classic {
 		return kerr.UnknownMemberID.Code
 	}

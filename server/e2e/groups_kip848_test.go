@@ -37,6 +37,18 @@ func waitOwners848(t testing.TB, adm *kadm.Client, group, topic string, members 
 	})
 }
 
+// start848 starts a broker for KIP-848 groups (members reconcile on
+// heartbeats: they are frequent), with a topic of groupPartitions
+// partitions holding n records spread over them, and names a group.
+func start848(t *testing.T, n int) (b *Broker, adm *kadm.Client, topic, group string) {
+	b = startBroker(t, WithConfig("group.initial.rebalance.delay.ms", "0"), WithConfig("group.consumer.heartbeat.interval.ms", "300"))
+	adm = b.Admin(t)
+	topic, group = topicName(t, ""), topicName(t, "group")
+	mustCreateTopic(t, adm, topic, groupPartitions, nil)
+	produceSpread(t, b, topic, 0, n)
+	return b, adm, topic, group
+}
+
 // TestGroupsFranzKIP848 runs franz-go's KIP-848 consumer (the broker
 // assigns, with its "uniform" or "range" assignor) through members joining
 // and leaving, a SIGKILL and restart, and a new member resuming from the
@@ -51,12 +63,7 @@ func TestGroupsFranzKIP848(t *testing.T) {
 		{"range", kgo.RangeBalancer()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// Members reconcile on heartbeats: make them frequent.
-			b := startBroker(t, WithConfig("group.initial.rebalance.delay.ms", "0"), WithConfig("group.consumer.heartbeat.interval.ms", "300"))
-			adm := b.Admin(t)
-			topic, group := topicName(t, ""), topicName(t, "group")
-			mustCreateTopic(t, adm, topic, groupPartitions, nil)
-			produceSpread(t, b, topic, 0, 60)
+			b, adm, topic, group := start848(t, 60)
 			opts := []kgo.Opt{kgo.Balancers(tc.balancer), kgo.ServerSideBalancer()}
 
 			m1 := startMember(t, b, group, topic, opts...)
