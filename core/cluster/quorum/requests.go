@@ -34,6 +34,10 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 		c.replaceConfigs(id, r)
 	case *kmsg.ElectLeadersRequest:
 		c.electLeaders(id, r)
+	case *kmsg.AlterPartitionAssignmentsRequest:
+		c.alterReassignments(id, r)
+	case *kmsg.ListPartitionReassignmentsRequest:
+		c.listReassignments(id, r)
 	case *kmsg.AlterClientQuotasRequest:
 		c.alterClientQuotas(id, r)
 	default:
