@@ -193,4 +193,3 @@ func produceCounting(t *testing.T, bs []*Broker, topic, prefix string, count int
 	}
 	return acked
 }
-
