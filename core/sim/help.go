@@ -23,6 +23,7 @@ var usages = []Usage{
 	{"cluster", "cluster N [setting=value ...]", "instead, start N brokers on a raft metadata quorum (loads a larger engine)"},
 	{"topic", "topic NAME [partitions=N] [rf=N] [config=value ...]", "create a topic (CreateTopics)"},
 	{"add-partitions", "add-partitions TOPIC count=N", "grow a topic (CreatePartitions)"},
+	{"reassign", "reassign TOPIC-P replicas=bN,bM,... | reassign TOPIC-P cancel", "move a partition to other brokers, or cancel the move in progress (AlterPartitionReassignments)"},
 	{"delete-topic", "delete-topic TOPIC", "delete a topic and its logs (DeleteTopics)"},
 	{"producer", "producer NAME [idempotent] [acks=all|1|0] [retries=N] [batch.size=BYTES] | producer NAME transactional.id=ID [timeout=D]", "a simulated producer, plain, idempotent or transactional"},
 	{"produce", "produce PRODUCER TOPIC [key=K] value=V|tombstone [partition=N] [count=N [interval=D]]", "send records (Produce); with neither key nor partition, to the sticky partition; tombstone sends a null value"},
