@@ -209,14 +209,9 @@ func ListReassignments(im *Image, r *kmsg.ListPartitionReassignmentsRequest) *km
 	resp.SetVersion(r.GetVersion())
 	targets := r.Topics
 	if targets == nil {
-		for _, name := range im.TopicNames() {
-			rt := kmsg.NewListPartitionReassignmentsRequestTopic()
-			rt.Topic = name
-			for i := range im.Topics[name].Partitions {
-				rt.Partitions = append(rt.Partitions, int32(i))
-			}
-			targets = append(targets, rt)
-		}
+		targets = allPartitions(im, func(name string, parts []int32) kmsg.ListPartitionReassignmentsRequestTopic {
+			return kmsg.ListPartitionReassignmentsRequestTopic{Topic: name, Partitions: parts}
+		})
 	}
 	for _, rt := range targets {
 		out := kmsg.NewListPartitionReassignmentsResponseTopic()
