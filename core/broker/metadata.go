@@ -112,7 +112,12 @@ func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest) kmsg.Response {
 	live := im.LiveBrokers()
 	for _, id := range live {
 		br := im.Brokers[id]
-		resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: id, Host: br.Host, Port: br.Port, Rack: nil})
+		mb := kmsg.MetadataResponseBroker{NodeID: id, Host: br.Host, Port: br.Port}
+		if br.Rack != "" {
+			rack := br.Rack
+			mb.Rack = &rack
+		}
+		resp.Brokers = append(resp.Brokers, mb)
 	}
 	resp.ClusterID = b.clusterIDField()
 	resp.ControllerID = b.controllerID()

@@ -120,7 +120,7 @@ func (c *controller) planTopic(t *kmsg.CreateTopicsRequestTopic, live []int32, d
 	if rf <= 0 || int(rf) > len(live) {
 		return nil, kerr.InvalidReplicationFactor.Code
 	}
-	return cluster.Place(live, c.n.cfg.Rand.IntN(len(live)), 0, int(np), int(rf)), 0
+	return im.PlaceOn(live, c.n.cfg.Rand.IntN(len(live)), 0, int(np), int(rf)), 0
 }
 
 // checkReplicas validates one partition's explicit replica list
