@@ -549,6 +549,7 @@ func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicParti
 	}
 	if hw := min(sp.HighWatermark, p.log.EndOffset()); hw > p.HighWatermark {
 		p.HighWatermark = hw
+		b.wakeFetches(p) // consumers reading from this follower (KIP-392)
 	}
 	if sp.LogStartOffset > p.log.StartOffset() && sp.LogStartOffset <= p.HighWatermark {
 		if err := p.log.DeleteRecordsBefore(sp.LogStartOffset); err == nil {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,13 @@ import (
 // broker sees all n registered.
 func startCluster(t *testing.T, n int, opts ...BrokerOpt) []*Broker {
 	t.Helper()
+	return startClusterEach(t, n, func(int) []BrokerOpt { return nil }, opts...)
+}
+
+// startClusterEach is startCluster with options of node i's own, after
+// the common ones (broker.rack, say).
+func startClusterEach(t *testing.T, n int, each func(i int) []BrokerOpt, opts ...BrokerOpt) []*Broker {
+	t.Helper()
 	requireBinary(t)
 	// Every port is picked up front, all distinct: a node's Kafka or HTTP
 	// port must not be the controller port of a node not started yet.
@@ -38,7 +46,7 @@ func startCluster(t *testing.T, n int, opts ...BrokerOpt) []*Broker {
 	bs := make([]*Broker, n)
 	for i := range n {
 		bs[i] = startBroker(t, append([]BrokerOpt{WithAddrs(kafka[i], http[i]), WithArgs("--node-id", strconv.Itoa(i+1),
-			"--controller-addr", ctl[i], "--controller-quorum", q)}, opts...)...)
+			"--controller-addr", ctl[i], "--controller-quorum", q)}, append(slices.Clone(opts), each(i)...)...)...)
 		bs[i].NodeID = int32(i + 1)
 	}
 	for _, b := range bs {
