@@ -2,9 +2,11 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // reassignImage: brokers 1-4 live, 5 fenced; t-0 on [1 2 3] led by 1.
@@ -111,5 +113,49 @@ func TestReassignRefusals(t *testing.T) {
 	}
 	if _, code, _ := im.Reassign("t", 1, []int32{1}, true); code != kerr.UnknownTopicOrPartition.Code {
 		t.Errorf("unknown partition: code %d", code)
+	}
+}
+
+// TestListAndAlterReassignments: the request forms. Null topics list
+// every partition being reassigned; named ones only those, unknown ones
+// left out. A request's outcomes keep its order, with the changes to write.
+func TestListAndAlterReassignments(t *testing.T) {
+	im := reassignImage()
+	im.Topics["u"] = &Topic{Name: "u", Partitions: []*Partition{{Replicas: []int32{2}, ISR: []int32{2}, Leader: 2}}}
+	alter := kmsg.NewPtrAlterPartitionAssignmentsRequest()
+	alter.Topics = []kmsg.AlterPartitionAssignmentsRequestTopic{
+		{Topic: "t", Partitions: []kmsg.AlterPartitionAssignmentsRequestTopicPartition{{Partition: 0, Replicas: []int32{4, 2, 3}}, {Partition: 7, Replicas: []int32{1}}}},
+		{Topic: "u", Partitions: []kmsg.AlterPartitionAssignmentsRequestTopicPartition{{Partition: 0, Replicas: []int32{2}}}},
+	}
+	resp, changes := AlterReassignments(im, alter)
+	var codes []int16
+	for _, rt := range resp.Topics {
+		for _, rp := range rt.Partitions {
+			codes = append(codes, rp.ErrorCode)
+		}
+	}
+	if want := []int16{0, kerr.UnknownTopicOrPartition.Code, 0}; !slices.Equal(codes, want) {
+		t.Fatalf("codes %v, want %v", codes, want)
+	}
+	if len(changes) != 1 || changes[0].Topic != 0 || changes[0].Position != 0 {
+		t.Fatalf("changes %+v, want one for t-0", changes)
+	}
+	applyOne(t, im, changes[0].Change)
+	list := func(topics []kmsg.ListPartitionReassignmentsRequestTopic) string {
+		r := kmsg.NewPtrListPartitionReassignmentsRequest()
+		r.Topics = topics
+		var out []string
+		for _, rt := range ListReassignments(im, r).Topics {
+			for _, rp := range rt.Partitions {
+				out = append(out, fmt.Sprintf("%s-%d %v +%v -%v", rt.Topic, rp.Partition, rp.Replicas, rp.AddingReplicas, rp.RemovingReplicas))
+			}
+		}
+		return fmt.Sprint(out)
+	}
+	if got, want := list(nil), "[t-0 [4 2 3 1] +[4] -[1]]"; got != want {
+		t.Errorf("all: %s, want %s", got, want)
+	}
+	if got := list([]kmsg.ListPartitionReassignmentsRequestTopic{{Topic: "u", Partitions: []int32{0}}, {Topic: "gone", Partitions: []int32{0}}}); got != "[]" {
+		t.Errorf("u and an unknown topic: %s, want none", got)
 	}
 }
