@@ -241,9 +241,7 @@ func (b *Broker) register() {
 	l := kmsg.NewBrokerRegistrationRequestListener()
 	l.Name, l.Host, l.Port = "PLAINTEXT", b.cfg.Host, uint16(b.cfg.Port)
 	req.Listeners = append(req.Listeners, l)
-	if rack, _ := b.cfg.Settings.Value("broker.rack"); rack != "" {
-		req.Rack = &rack
-	}
+	req.Rack = rackField(b.ownRack())
 	// Asked again after a heartbeat interval, like a heartbeat.
 	b.sendWithin(ToController, req, b.cfg.Settings.Int64("broker.heartbeat.interval.ms"), func(r kmsg.Response) {
 		c.registering = false

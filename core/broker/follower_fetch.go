@@ -35,10 +35,10 @@ func (b *Broker) preferredReadReplica(p *Partition, req *kmsg.FetchRequest, offs
 	if sel, _ := b.cfg.Settings.Value("replica.selector.class"); sel != RackAwareReplicaSelector {
 		return -1
 	}
-	im := b.cl.image
-	if me := im.Brokers[b.cfg.NodeID]; me != nil && me.Rack == req.Rack {
+	if b.ownRack() == req.Rack {
 		return -1 // the leader is in the consumer's rack
 	}
+	im := b.cl.image
 	best, bestLEO := int32(-1), int64(-1)
 	for _, r := range p.ISR {
 		f := p.lead.followers[r]
