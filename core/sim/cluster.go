@@ -445,6 +445,7 @@ func (w *World) tickCluster() {
 				w.process(n)
 			}
 		}
+		w.stopWhenReady()
 	}
 }
 

@@ -408,6 +408,16 @@ func cmdCrash(w *World, c command) error {
 	if !n.Up {
 		return fmt.Errorf("crash: %s is already down", name)
 	}
+	w.takeDown(n, c.has("process"))
+	return nil
+}
+
+// takeDown stops a node: its quorum member closes, its store loses what
+// was not synced (only the process dies: the page cache keeps it), and
+// what was in flight to or from it is lost.
+func (w *World) takeDown(n *Node, process bool) {
+	name := n.Name
+	n.stopping = false
 	lost := 0
 	for _, f := range n.Store.Names() {
 		lost += n.Store.Unsynced(f)
@@ -415,7 +425,7 @@ func cmdCrash(w *World, c command) error {
 	if n.Quorum != nil {
 		_ = n.Quorum.Close()
 	}
-	if c.has("process") {
+	if process {
 		n.Store.Kill()
 	} else {
 		n.Store.Crash()
@@ -429,12 +439,11 @@ func cmdCrash(w *World, c command) error {
 		kept = append(kept, m)
 	}
 	w.net.queue = kept
-	if c.has("process") {
+	if process {
 		w.notef(name, "state", "process killed: the page cache keeps its %d unsynced bytes", lost)
 	} else {
 		w.notef(name, "state", "crashed: %d unsynced bytes lost", lost)
 	}
-	return nil
 }
 
 // cmdRestart: restart BROKER recovers it from its storage.

@@ -48,6 +48,7 @@ var usages = []Usage{
 	{"lookup", "lookup TOPIC-P offset=N | timestamp=T", "how the broker finds a record through its indexes"},
 	{"advance", "advance DURATION", "move the virtual clock (500ms, 30s, 5m)"},
 	{"crash", "crash BROKER [process]", "lose what was not synced (with process, only the process dies)"},
+	{"stop", "stop BROKER", "stop a clustered broker gracefully: its leaderships move away first (controlled shutdown)"},
 	{"restart", "restart BROKER", "recover a crashed broker from its storage"},
 	{"compact", "compact BROKER TOPIC-P", "run the log cleaner over a compacted partition now: the latest record of each key stays"},
 	{"disk", "disk BROKER fail write|sync|rename FILE [nth=N] [err=EIO|ENOSPC] | disk BROKER [clear]", "make a write, fsync or rename of a broker's disk fail; list or clear the armed faults"},

@@ -212,33 +212,29 @@ func (l *ackLog) check(t *testing.T, w *World, ids []int32) {
 	}
 }
 
-// TestClusterControlledShutdown: a leader that begins a controlled
-// shutdown (KIP-631) is granted it once the controller has fenced it,
-// moved its leadership to another in-sync replica and taken it out of
-// the ISR, all in one step; an acks=all write after that goes to the new
+// TestClusterControlledShutdown: a leader stopped gracefully (stop,
+// KIP-631) ends its process only once the controller has fenced it,
+// moved its leadership to another in-sync replica and taken it out of the
+// ISR, all in one step; an acks=all write after that goes to the new
 // leader and is acknowledged with two in-sync replicas.
 func TestClusterControlledShutdown(t *testing.T) {
 	w := New(1)
 	execAll(t, w, "cluster 3", "topic t partitions=1 rf=3 min.insync.replicas=2", "advance 2s")
-	im := w.nodes[0].Quorum.Image()
-	old := im.Partition("t", 0).Leader
+	old := w.nodes[0].Quorum.Image().Partition("t", 0).Leader
 	n := w.nodes[old]
-	if n.Broker.ShutdownReady() {
-		t.Fatal("ready to stop before asking")
+	execAll(t, w, "stop "+n.Name)
+	if !n.Up || n.Broker.ShutdownReady() {
+		t.Fatalf("b%d stopped before the controller answered", old)
 	}
-	n.Broker.BeginControlledShutdown(w.Now())
-	if n.Broker.ShutdownReady() {
-		t.Fatal("ready to stop before the controller answered")
-	}
-	execAll(t, w, "advance 1s")
-	if !n.Broker.ShutdownReady() {
-		t.Fatalf("b%d not granted its controlled shutdown after 1s", old)
+	out := execAll(t, w, "advance 1s")
+	if n.Up || !strings.Contains(out, "controlled shutdown granted") {
+		t.Fatalf("b%d still up 1s into its controlled shutdown:\n%s", old, out)
 	}
 	p := w.nodes[(old+1)%3].Quorum.Image().Partition("t", 0)
 	if p.Leader == old || p.Leader < 0 || p.InISR(old) || len(p.ISR) != 2 {
 		t.Fatalf("after b%d's controlled shutdown: %+v", old, p)
 	}
-	out := execAll(t, w, "crash "+n.Name, "producer p acks=all", "produce p t partition=0 value=a", "advance 1s")
+	out = execAll(t, w, "producer p acks=all", "produce p t partition=0 value=a", "advance 1s")
 	if !strings.Contains(out, "acked t-0 offset 0") {
 		t.Fatalf("no write acknowledged after the controlled shutdown:\n%s", out)
 	}
