@@ -397,16 +397,12 @@ func cmdAdvance(w *World, c command) error {
 // from it. With process, only the process dies: the machine's page cache
 // keeps what was written.
 func cmdCrash(w *World, c command) error {
-	name, err := c.arg(0, "broker")
-	if err != nil {
-		return err
-	}
-	n, err := w.node(name)
+	n, err := w.brokerArg(c)
 	if err != nil {
 		return err
 	}
 	if !n.Up {
-		return fmt.Errorf("crash: %s is already down", name)
+		return fmt.Errorf("crash: %s is already down", n.Name)
 	}
 	w.takeDown(n, c.has("process"))
 	return nil

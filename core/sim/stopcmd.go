@@ -9,11 +9,7 @@ func init() { commands["stop"] = cmdStop }
 // its leaderships away, keeps serving meanwhile, and its process ends once
 // the controller lets it go (stopWhenReady), as the native server does.
 func cmdStop(w *World, c command) error {
-	name, err := c.arg(0, "broker")
-	if err != nil {
-		return err
-	}
-	n, err := w.node(name)
+	n, err := w.brokerArg(c)
 	if err != nil {
 		return err
 	}
@@ -21,11 +17,11 @@ func cmdStop(w *World, c command) error {
 		return fmt.Errorf("stop: a controlled shutdown needs a cluster (use crash)")
 	}
 	if !n.Up || n.stopping {
-		return fmt.Errorf("stop: %s is already down or stopping", name)
+		return fmt.Errorf("stop: %s is already down or stopping", n.Name)
 	}
 	n.stopping = true
 	n.Broker.BeginControlledShutdown(w.now)
-	w.notef(name, "state", "controlled shutdown: asking the controller to move its leaderships away")
+	w.notef(n.Name, "state", "controlled shutdown: asking the controller to move its leaderships away")
 	return nil
 }
 
