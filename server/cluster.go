@@ -546,6 +546,9 @@ func (e *engine) handleCluster(in inbound) {
 	}
 	now := time.Now().UnixMilli()
 	switch in.kind {
+	case evShutdown:
+		e.b.BeginControlledShutdown(now)
+		e.shutdownReady = in.ready
 	case evRaft:
 		if err := d.node.Step(in.raft); err == nil {
 			e.process()

@@ -18,6 +18,8 @@ type inbound struct {
 	kind eventKind
 	req  broker.Request
 	corr int32 // the client's correlation id (req's is the connection's seq)
+	// ready (evShutdown) is closed when the controlled shutdown may end.
+	ready chan struct{}
 	// size is the request's bytes, held in conn's inflight; noReply
 	// (acks=0) means the engine releases them once it handled it.
 	size    int64
@@ -46,6 +48,7 @@ const (
 	evUnreachable  // a peer link failed
 	evRaftTick     // time for a quorum tick
 	evCall         // run a function on the engine (metrics.go)
+	evShutdown     // begin a controlled shutdown (shutdown.go)
 )
 
 // engine runs the broker on one goroutine.
@@ -54,8 +57,11 @@ type engine struct {
 	in       chan inbound
 	conns    map[uint64]*conn
 	stopping <-chan struct{}
-	logf     func(string, ...any)
-	trace    *live.Hub // the live trace of real clients' requests
+	// shutdownReady is closed once a controlled shutdown asked for may
+	// proceed (shutdown.go); nil until one is asked for.
+	shutdownReady chan struct{}
+	logf          func(string, ...any)
+	trace         *live.Hub // the live trace of real clients' requests
 	// stateAt is when the trace last carried the partitions' state;
 	// stateStale says a response was traced since (traceState).
 	stateAt    time.Time
@@ -137,6 +143,7 @@ func (e *engine) run(ctx context.Context) {
 		if err := e.b.Commit(); err != nil {
 			e.logf("commit: %v", err)
 		}
+		e.checkShutdown()
 		e.traceState()
 		wait := tickEvery
 		if at, ok := e.b.NextDeadline(); ok {

@@ -238,11 +238,23 @@ func (s *Server) listen() ([]cluster.Endpoint, error) {
 	return out, nil
 }
 
-// Run serves until ctx is cancelled, then shuts down cleanly: listeners
-// close, connections close, the logs are flushed and closed.
-func (s *Server) Run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
+// Run serves until parent is cancelled, then shuts down cleanly: a
+// clustered broker first hands its leaderships over (controlled
+// shutdown), then listeners close, connections close, the logs are
+// flushed and closed.
+func (s *Server) Run(parent context.Context) error {
+	// ctx ends when the server stops serving: when parent ends, after a
+	// clustered broker's controlled shutdown (shutdown.go).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		select {
+		case <-parent.Done():
+			s.controlledShutdown(ctx)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	s.e.stopping = ctx.Done()
 	if s.e.cl != nil {
 		go s.e.cl.serveController(s.e)

@@ -62,6 +62,12 @@ type clusterGlue struct {
 	fenced           bool
 	nextBeat         int64
 	beating          bool
+	// shutdown: a controlled shutdown was asked for; shutdownNow: the
+	// controller answered that this broker may stop; heardAt: when the
+	// controller last answered a heartbeat, or the shutdown began
+	// (shutdown.go).
+	shutdown, shutdownNow bool
+	heardAt               int64
 
 	nextID uint64
 	out    map[uint64]*outgoing
@@ -191,6 +197,7 @@ func (b *Broker) tickLifecycle() {
 	req := kmsg.NewPtrBrokerHeartbeatRequest()
 	req.BrokerID, req.BrokerEpoch = b.cfg.NodeID, c.epoch
 	req.CurrentMetadataOffset = int64(c.image.Index)
+	req.WantShutdown = c.shutdown
 	epoch := c.epoch
 	// A heartbeat not answered by the time the next is due is given up,
 	// so one lost message does not silence the broker for
@@ -204,8 +211,15 @@ func (b *Broker) tickLifecycle() {
 		}
 		switch resp.ErrorCode {
 		case 0:
+			c.heardAt = b.now
 			if c.fenced != resp.IsFenced {
 				c.fenced = resp.IsFenced
+			}
+			if c.shutdown && resp.ShouldShutdown && !c.shutdownNow {
+				c.shutdownNow = true
+				b.cfg.Logf("controlled shutdown: the controller moved every leadership away")
+			} else if c.shutdown {
+				c.nextBeat = b.now + b.cfg.Settings.Int64("broker.heartbeat.interval.ms")/4
 			}
 		case kerr.StaleBrokerEpoch.Code, kerr.BrokerIDNotRegistered.Code:
 			c.epoch, c.fenced = -1, true
@@ -229,6 +243,7 @@ func (b *Broker) register() {
 		l.Name, l.Host, l.Port = e.Name, e.Host, uint16(e.Port)
 		req.Listeners = append(req.Listeners, l)
 	}
+	req.Rack = rackField(b.ownRack())
 	// Asked again after a heartbeat interval, like a heartbeat.
 	b.sendWithin(ToController, req, b.cfg.Settings.Int64("broker.heartbeat.interval.ms"), func(r kmsg.Response) {
 		c.registering = false

@@ -13,7 +13,7 @@ func handleDescribeCluster(b *Broker, r *Request) kmsg.Response {
 	resp.ControllerID = b.controllerID()
 	if b.cl == nil {
 		br := kmsg.NewDescribeClusterResponseBroker()
-		br.NodeID, br.Host, br.Port = b.cfg.NodeID, b.cfg.Host, b.cfg.Port
+		br.NodeID, br.Host, br.Port, br.Rack = b.cfg.NodeID, b.cfg.Host, b.cfg.Port, rackField(b.ownRack())
 		resp.Brokers = []kmsg.DescribeClusterResponseBroker{br}
 		return resp
 	}
@@ -21,11 +21,7 @@ func handleDescribeCluster(b *Broker, r *Request) kmsg.Response {
 	for _, id := range im.LiveBrokers() {
 		br := kmsg.NewDescribeClusterResponseBroker()
 		ib := im.Brokers[id]
-		br.NodeID, br.Host, br.Port = id, ib.Host, ib.Port
-		if ib.Rack != "" {
-			rack := ib.Rack
-			br.Rack = &rack
-		}
+		br.NodeID, br.Host, br.Port, br.Rack = id, ib.Host, ib.Port, rackField(ib.Rack)
 		resp.Brokers = append(resp.Brokers, br)
 	}
 	return resp

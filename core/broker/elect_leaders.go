@@ -23,17 +23,7 @@ func handleElectLeaders(b *Broker, r *Request) kmsg.Response {
 		b.forward(r)
 		return nil
 	}
-	self := b.cfg.NodeID
-	im := cluster.NewImage()
-	im.Brokers[self] = &cluster.Broker{ID: self}
-	for name, t := range b.topics {
-		ct := &cluster.Topic{Name: name}
-		for range t.Partitions {
-			ct.Partitions = append(ct.Partitions, &cluster.Partition{Replicas: []int32{self}, ISR: []int32{self}, Leader: self})
-		}
-		im.Topics[name] = ct
-	}
-	resp, elections := cluster.ElectLeaders(im, req)
+	resp, elections := cluster.ElectLeaders(b.soloImage(), req)
 	if len(elections) > 0 {
 		panic(fmt.Sprintf("broker: a single broker elected %d leaders of partitions it leads alone: %+v", len(elections), elections[0].Change))
 	}

@@ -52,7 +52,8 @@ func handleFetch(b *Broker, r *Request) kmsg.Response {
 
 // readFetch builds a fetch response from what the logs hold now. n is the
 // number of record bytes in it; failed is set when a partition had an
-// error, which answers the fetch at once.
+// error or is to be read from another replica (KIP-392), which answers
+// the fetch at once.
 func (b *Broker) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, n int, failed bool) {
 	resp = req.ResponseKind().(*kmsg.FetchResponse)
 	byID := req.Version >= 13
@@ -78,19 +79,20 @@ func (b *Broker) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, n 
 				sp.ErrorCode = kerr.UnknownTopicID.Code
 			case p == nil && b.cl == nil:
 				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			case p == nil || !b.leads(p):
+			case p == nil || !b.leads(p) && !b.followerServes(p, req): // KIP-392 (follower_fetch.go)
 				name := rt.Topic
 				if it := b.cl.image.TopicByID(rt.TopicID); byID && it != nil {
 					name = it.Name
 				}
 				sp.ErrorCode = b.routeError(name, rp.Partition)
+			case b.leads(p) && b.redirect(p, req, &rp, &sp):
 			default:
 				limit := min(int(rp.PartitionMaxBytes), budget)
 				got := b.readPartition(p, req.IsolationLevel, fetchReplica(req) >= 0, &rp, limit, n == 0, &sp)
 				n += got
 				budget -= got
 			}
-			failed = failed || sp.ErrorCode != 0
+			failed = failed || sp.ErrorCode != 0 || sp.PreferredReadReplica >= 0
 			st.Partitions = append(st.Partitions, sp)
 		}
 		resp.Topics = append(resp.Topics, st)

@@ -28,6 +28,8 @@ func FuzzHandle(f *testing.F) {
 		kmsg.NewPtrAlterConfigsRequest(),
 		kmsg.NewPtrDescribeLogDirsRequest(),
 		kmsg.NewPtrElectLeadersRequest(),
+		kmsg.NewPtrAlterPartitionAssignmentsRequest(),
+		kmsg.NewPtrListPartitionReassignmentsRequest(),
 		kmsg.NewPtrDescribeClientQuotasRequest(),
 		kmsg.NewPtrAlterClientQuotasRequest(),
 		kmsg.NewPtrDescribeClusterRequest(),

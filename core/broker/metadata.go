@@ -22,7 +22,7 @@ func handleMetadata(b *Broker, r *Request) kmsg.Response {
 		return b.clusterMetadata(req)
 	}
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
-	resp.Brokers = []kmsg.MetadataResponseBroker{{NodeID: b.cfg.NodeID, Host: b.cfg.Host, Port: b.cfg.Port}}
+	resp.Brokers = []kmsg.MetadataResponseBroker{{NodeID: b.cfg.NodeID, Host: b.cfg.Host, Port: b.cfg.Port, Rack: rackField(b.ownRack())}}
 	resp.ClusterID = b.clusterIDField()
 	resp.ControllerID = b.cfg.NodeID
 	all := req.Topics == nil || req.Version == 0 && len(req.Topics) == 0
@@ -112,7 +112,7 @@ func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest) kmsg.Response {
 	live := im.LiveBrokers()
 	for _, id := range live {
 		br := im.Brokers[id]
-		resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: id, Host: br.Host, Port: br.Port, Rack: nil})
+		resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: id, Host: br.Host, Port: br.Port, Rack: rackField(br.Rack)})
 	}
 	resp.ClusterID = b.clusterIDField()
 	resp.ControllerID = b.controllerID()

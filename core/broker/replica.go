@@ -101,11 +101,14 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 				b.reconfigure(t)
 			}
 			for int(int32(len(t.Partitions))) <= i {
-				if err := b.openReplica(t, int32(len(t.Partitions)), now); err != nil {
+				if err := b.openReplica(t, now); err != nil {
 					return err
 				}
 			}
 			b.applyPartition(t.Partitions[i], ip)
+		}
+		if err := b.retireReplicas(t, it, now); err != nil && firstErr == nil {
+			firstErr = err
 		}
 	}
 	if !b.cl.strayChecked && b.active() {
@@ -128,15 +131,25 @@ func copyMap(m map[string]string) map[string]string {
 	return out
 }
 
-// openReplica opens (recovering) or creates the log of one replica.
-func (b *Broker) openReplica(t *Topic, idx int32, now int64) error {
+// openReplica opens (recovering) or creates the log of t's next replica.
+func (b *Broker) openReplica(t *Topic, now int64) error {
+	p, err := b.loadReplica(t, int32(len(t.Partitions)), now)
+	if err != nil {
+		return err
+	}
+	t.Partitions = append(t.Partitions, p)
+	return nil
+}
+
+// loadReplica opens (recovering) or creates the log of one replica.
+func (b *Broker) loadReplica(t *Topic, idx int32, now int64) (*Partition, error) {
 	p := &Partition{Topic: t, Index: idx, Leader: cluster.NoLeader, LeaderEpoch: -1}
 	if err := b.claimPartitionDir(p.dir(), cluster.UUID(t.ID)); err != nil {
-		return err
+		return nil, err
 	}
 	l, notes, err := log.Open(b.st, p.dir(), b.logConfig(t.Configs), -1, now)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, n := range notes {
 		b.cfg.Logf("recovery: %s", n)
@@ -147,14 +160,13 @@ func (b *Broker) openReplica(t *Topic, idx int32, now int64) error {
 	p.HighWatermark = b.checkpointedHighWatermark(p)
 	if err := b.loadProducerState(p); err != nil {
 		_ = l.Close()
-		return err
+		return nil, err
 	}
 	if err := p.loadEpochs(); err != nil {
 		_ = l.Close()
-		return err
+		return nil, err
 	}
-	t.Partitions = append(t.Partitions, p)
-	return nil
+	return p, nil
 }
 
 // dropTopic forgets a topic the image no longer has (deleted, or deleted
@@ -193,6 +205,7 @@ func (b *Broker) applyPartition(p *Partition, ip *cluster.Partition) {
 		b.becomeFollower(p, ip)
 	}
 	if l := p.lead; l != nil {
+		b.syncFollowers(p)
 		if l.alter != nil && p.PartitionEpoch != l.alterEpoch {
 			l.alter = nil // the change (or another) is in the image now
 		}
@@ -536,6 +549,7 @@ func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicParti
 	}
 	if hw := min(sp.HighWatermark, p.log.EndOffset()); hw > p.HighWatermark {
 		p.HighWatermark = hw
+		b.wakeFetches(p) // consumers reading from this follower (KIP-392)
 	}
 	if sp.LogStartOffset > p.log.StartOffset() && sp.LogStartOffset <= p.HighWatermark {
 		if err := p.log.DeleteRecordsBefore(sp.LogStartOffset); err == nil {

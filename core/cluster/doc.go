@@ -124,6 +124,14 @@
 //     by exactly one.
 //   - A partition's ISR is a non-empty subset of its replicas, and its
 //     leader is NoLeader or a member of its ISR.
+//   - A reassignment (KIP-455) keeps its adding and removing replicas
+//     among the partition's replicas, disjoint; it completes only in a
+//     change whose ISR holds every target replica, and the ISR it leaves
+//     is drawn from the targets; dropping a replica raises the leader
+//     epoch. So no acknowledged record is left on fewer replicas than
+//     before the move.
+//   - A broker in controlled shutdown (KIP-631) is told it may stop only
+//     once it is fenced and leads no partition.
 //   - A preferred-leader election changes only the leader, to the first
 //     replica, and only while that replica is live and in the ISR.
 //   - A leader from outside the previous ISR is chosen only by an unclean

@@ -42,14 +42,9 @@ func ElectLeaders(im *Image, r *kmsg.ElectLeadersRequest) (*kmsg.ElectLeadersRes
 	all := r.Topics == nil
 	targets := r.Topics
 	if all {
-		for _, name := range im.TopicNames() {
-			rt := kmsg.NewElectLeadersRequestTopic()
-			rt.Topic = name
-			for i := range im.Topics[name].Partitions {
-				rt.Partitions = append(rt.Partitions, int32(i))
-			}
-			targets = append(targets, rt)
-		}
+		targets = allPartitions(im, func(name string, parts []int32) kmsg.ElectLeadersRequestTopic {
+			return kmsg.ElectLeadersRequestTopic{Topic: name, Partitions: parts}
+		})
 	}
 	var elections []ElectionAt
 	for _, rt := range targets {
@@ -108,4 +103,18 @@ func (im *Image) electOne(topic string, idx int32, typ int8) (*PartitionChange, 
 		return e.Change(topic, idx, p), 0
 	}
 	return nil, kerr.InvalidRequest.Code
+}
+
+// allPartitions is what null topics in a request ask for: mk of every
+// topic's name and partition indexes, in name order.
+func allPartitions[T any](im *Image, mk func(name string, parts []int32) T) []T {
+	var out []T
+	for _, name := range im.TopicNames() {
+		parts := make([]int32, len(im.Topics[name].Partitions))
+		for i := range parts {
+			parts[i] = int32(i)
+		}
+		out = append(out, mk(name, parts))
+	}
+	return out
 }

@@ -35,6 +35,11 @@ type Partition struct {
 	// Recovering is KIP-704's RECOVERING leader state, set by an unclean
 	// election until the new leader reports it has recovered.
 	Recovering bool `json:"recovering,omitempty"`
+	// AddingReplicas and RemovingReplicas are a reassignment in progress
+	// (KIP-455): Replicas holds the target replicas followed by the
+	// removing ones; the adding ones are among the targets.
+	AddingReplicas   []int32 `json:"adding,omitempty"`
+	RemovingReplicas []int32 `json:"removing,omitempty"`
 }
 
 // InISR reports whether broker id is in the ISR.
@@ -45,6 +50,8 @@ func (p *Partition) Clone() *Partition {
 	c := *p
 	c.Replicas = slices.Clone(p.Replicas)
 	c.ISR = slices.Clone(p.ISR)
+	c.AddingReplicas = slices.Clone(p.AddingReplicas)
+	c.RemovingReplicas = slices.Clone(p.RemovingReplicas)
 	return &c
 }
 
@@ -436,8 +443,18 @@ func (im *Image) applyChange(x *PartitionChange) (*PartitionDelta, error) {
 	if x.ISR != nil {
 		next.ISR = slices.Clone(x.ISR)
 	}
+	bump := x.Leader != NoLeaderChange
 	if x.Leader != NoLeaderChange {
 		next.Leader = x.Leader
+	}
+	if r := x.Reassign; r != nil {
+		// Removing a replica fences it with a new leader epoch, as
+		// Kafka's PartitionChangeBuilder does on reassignment.
+		bump = bump || slices.ContainsFunc(p.Replicas, func(b int32) bool { return !slices.Contains(r.Replicas, b) })
+		next.Replicas = slices.Clone(r.Replicas)
+		next.AddingReplicas, next.RemovingReplicas = slices.Clone(r.Adding), slices.Clone(r.Removing)
+	}
+	if bump {
 		next.LeaderEpoch++
 	}
 	switch x.Recovery {
@@ -456,7 +473,8 @@ func (im *Image) applyChange(x *PartitionChange) (*PartitionDelta, error) {
 }
 
 // check enforces the shape every partition keeps: a non-empty ISR drawn
-// from distinct replicas, and a leader that is NoLeader or in the ISR.
+// from distinct replicas, a leader that is NoLeader or in the ISR, and
+// adding and removing replicas that are distinct replicas.
 func (p *Partition) check() error {
 	if len(p.Replicas) == 0 || len(p.ISR) == 0 {
 		return fmt.Errorf("%w: empty replicas or ISR", ErrInvalid)
@@ -472,6 +490,12 @@ func (p *Partition) check() error {
 		if !seen[r] || slices.Contains(p.ISR[:i], r) {
 			return fmt.Errorf("%w: ISR %v is not a subset of replicas %v", ErrInvalid, p.ISR, p.Replicas)
 		}
+	}
+	for _, r := range append(slices.Clone(p.AddingReplicas), p.RemovingReplicas...) {
+		if !seen[r] {
+			return fmt.Errorf("%w: adding %v or removing %v is not a subset of replicas %v", ErrInvalid, p.AddingReplicas, p.RemovingReplicas, p.Replicas)
+		}
+		seen[r] = false
 	}
 	if p.Leader != NoLeader && !p.InISR(p.Leader) {
 		return fmt.Errorf("%w: leader %d not in ISR %v", ErrInvalid, p.Leader, p.ISR)

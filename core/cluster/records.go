@@ -142,6 +142,18 @@ type PartitionChange struct {
 	// Recovery sets the leader recovery state (KIP-704): 0 keeps it,
 	// RecoveryRecovering or RecoveryRecovered set it.
 	Recovery int8 `json:"recovery,omitempty"`
+	// Reassign, when set, replaces the replicas and the reassignment in
+	// progress (KIP-455; reassign.go).
+	Reassign *Reassignment `json:"reassign,omitempty"`
+}
+
+// Reassignment is the replica set a PartitionChange writes: Replicas in
+// full, and of them the ones being added and removed (both empty once no
+// reassignment is in progress).
+type Reassignment struct {
+	Replicas []int32 `json:"replicas"`
+	Adding   []int32 `json:"adding,omitempty"`
+	Removing []int32 `json:"removing,omitempty"`
 }
 
 // Leader recovery states for PartitionChange.Recovery.

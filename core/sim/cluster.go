@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/gregor-kafka/gregor/core/describe"
@@ -304,6 +305,10 @@ func describeDelta(d cluster.PartitionDelta) string {
 	switch {
 	case d.Before == nil:
 		s += fmt.Sprintf(" replicas=%s", idList(a.Replicas))
+	case a.Reassigning():
+		s += fmt.Sprintf(" replicas=%s (reassigning: adding %s, removing %s)", idList(a.Replicas), idList(a.AddingReplicas), idList(a.RemovingReplicas))
+	case d.Before.Reassigning() || !slices.Equal(d.Before.Replicas, a.Replicas):
+		s += fmt.Sprintf(" replicas=%s (reassignment done)", idList(a.Replicas))
 	case d.Unclean:
 		s += " (unclean election: records only the old ISR had are lost)"
 	case d.Preferred:
@@ -446,6 +451,7 @@ func (w *World) tickCluster() {
 				w.process(n)
 			}
 		}
+		w.stopWhenReady()
 	}
 }
 

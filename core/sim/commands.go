@@ -399,17 +399,23 @@ func cmdAdvance(w *World, c command) error {
 // from it. With process, only the process dies: the machine's page cache
 // keeps what was written.
 func cmdCrash(w *World, c command) error {
-	name, err := c.arg(0, "broker")
-	if err != nil {
-		return err
-	}
-	n, err := w.node(name)
+	n, err := w.brokerArg(c)
 	if err != nil {
 		return err
 	}
 	if !n.Up {
-		return fmt.Errorf("crash: %s is already down", name)
+		return fmt.Errorf("crash: %s is already down", n.Name)
 	}
+	w.takeDown(n, c.has("process"))
+	return nil
+}
+
+// takeDown stops a node: its quorum member closes, its store loses what
+// was not synced (only the process dies: the page cache keeps it), and
+// what was in flight to or from it is lost.
+func (w *World) takeDown(n *Node, process bool) {
+	name := n.Name
+	n.stopping = false
 	lost, torn := 0, n.Store.TearArmed()
 	for _, f := range n.Store.Names() {
 		lost += n.Store.Unsynced(f)
@@ -417,7 +423,7 @@ func cmdCrash(w *World, c command) error {
 	if n.Quorum != nil {
 		_ = n.Quorum.Close()
 	}
-	if c.has("process") {
+	if process {
 		n.Store.Kill()
 	} else {
 		size := func() (sum int) {
@@ -439,7 +445,7 @@ func cmdCrash(w *World, c command) error {
 		kept = append(kept, m)
 	}
 	w.net.queue = kept
-	if c.has("process") {
+	if process {
 		w.notef(name, "state", "process killed: the page cache keeps its %d unsynced bytes", lost)
 	} else {
 		how := ""
@@ -448,7 +454,6 @@ func cmdCrash(w *World, c command) error {
 		}
 		w.notef(name, "state", "crashed: %d unsynced bytes lost%s", lost, how)
 	}
-	return nil
 }
 
 // cmdRestart: restart BROKER recovers it from its storage.

@@ -33,6 +33,9 @@ type Node struct {
 	Quorum   *quorumNode // the metadata quorum member (clustered worlds)
 	Up       bool
 	settings map[string]string
+	// stopping: a controlled shutdown is under way (stop command); the
+	// node stops once its broker may (stopWhenReady).
+	stopping bool
 }
 
 // World is the whole simulation.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,13 @@ import (
 // a broker and a voter of the metadata quorum), and waits until every
 // broker sees all n registered.
 func startCluster(t *testing.T, n int, opts ...BrokerOpt) []*Broker {
+	t.Helper()
+	return startClusterEach(t, n, func(int) []BrokerOpt { return nil }, opts...)
+}
+
+// startClusterEach is startCluster with options of node i's own, after
+// the common ones (broker.rack, say).
+func startClusterEach(t *testing.T, n int, each func(i int) []BrokerOpt, opts ...BrokerOpt) []*Broker {
 	t.Helper()
 	requireBinary(t)
 	// Every port is picked up front, all distinct: a node's Kafka or HTTP
@@ -42,7 +50,7 @@ func startCluster(t *testing.T, n int, opts ...BrokerOpt) []*Broker {
 	bs := make([]*Broker, n)
 	for i := range n {
 		bs[i] = startBroker(t, append([]BrokerOpt{WithAddrs(kafka[i], http[i]), WithArgs("--node-id", strconv.Itoa(i+1),
-			"--controller-addr", ctl[i], "--controller-quorum", q, "--http-peers", strings.Join(webs, ","))}, opts...)...)
+			"--controller-addr", ctl[i], "--controller-quorum", q, "--http-peers", strings.Join(webs, ","))}, append(slices.Clone(opts), each(i)...)...)...)
 		bs[i].NodeID = int32(i + 1)
 	}
 	for _, b := range bs {

@@ -115,8 +115,8 @@ func (c *controller) planPartitions(t *kmsg.CreatePartitionsRequestTopic, live [
 		if rf > len(live) {
 			return nil, kerr.InvalidReplicationFactor.Code, fmt.Sprintf("The target replication factor of %d cannot be reached because only %d broker(s) are registered.", rf, len(live))
 		}
-		start := cluster.PlacementStart(live, it.Partitions[0].Replicas[0])
-		assignment = cluster.Place(live, start, int(have), add, rf)
+		start := c.n.image.PlaceStart(live, it.Partitions[0].Replicas[0])
+		assignment = c.n.image.PlaceOn(live, start, int(have), add, rf)
 	}
 	recs := make([]cluster.Record, add)
 	for i, reps := range assignment {

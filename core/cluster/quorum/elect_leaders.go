@@ -13,24 +13,8 @@ import (
 // and its partition answers with that error.
 func (c *controller) electLeaders(id uint64, r *kmsg.ElectLeadersRequest) {
 	resp, elections := cluster.ElectLeaders(c.n.image, r)
-	if len(elections) == 0 {
-		c.n.respond(id, resp)
-		return
-	}
-	recs := make([]cluster.Record, len(elections))
-	keys := make([]string, len(elections))
-	for i, e := range elections {
-		recs[i] = cluster.Record{PartitionChange: e.Change}
-		keys[i] = partitionKey(e.Change.Topic, e.Change.Partition)
-	}
-	c.propose(recs, &pending{id: id, req: r, done: func(errs []error) kmsg.Response {
-		for i, e := range elections {
-			if errs[i] != nil {
-				res := &resp.Topics[e.Topic].Partitions[e.Position]
-				msg := errs[i].Error()
-				res.ErrorCode, res.ErrorMessage = recordError(errs[i]), &msg
-			}
-		}
-		return resp
-	}}, keys)
+	c.proposeChanges(id, r, resp, elections, func(e cluster.ElectionAt, code int16, msg *string) {
+		res := &resp.Topics[e.Topic].Partitions[e.Position]
+		res.ErrorCode, res.ErrorMessage = code, msg
+	})
 }

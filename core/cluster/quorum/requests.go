@@ -34,6 +34,10 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 		c.replaceConfigs(id, r)
 	case *kmsg.ElectLeadersRequest:
 		c.electLeaders(id, r)
+	case *kmsg.AlterPartitionAssignmentsRequest:
+		c.alterReassignments(id, r)
+	case *kmsg.ListPartitionReassignmentsRequest:
+		c.listReassignments(id, r)
 	case *kmsg.AlterClientQuotasRequest:
 		c.alterClientQuotas(id, r)
 	case *kmsg.AlterUserSCRAMCredentialsRequest:
@@ -118,7 +122,7 @@ func (c *controller) heartbeat(id uint64, r *kmsg.BrokerHeartbeatRequest) {
 	c.lastHeard[b.ID] = c.n.now
 	caughtUp := r.CurrentMetadataOffset >= b.Epoch
 	resp.IsCaughtUp, resp.IsFenced = caughtUp, b.Fenced
-	resp.ShouldShutdown = r.WantShutdown && b.Fenced
+	resp.ShouldShutdown = r.WantShutdown && c.mayShutDown(b.ID)
 	_, busy := c.inflight[brokerKey(b.ID)]
 	var rec cluster.Record
 	switch {
@@ -132,12 +136,41 @@ func (c *controller) heartbeat(id uint64, r *kmsg.BrokerHeartbeatRequest) {
 		c.n.respond(id, resp)
 		return
 	}
-	c.propose([]cluster.Record{rec}, &pending{id: id, req: r, done: func([]error) kmsg.Response {
+	recs, keys := []cluster.Record{rec}, []string{brokerKey(b.ID)}
+	if rec.FenceBroker != nil {
+		// Controlled shutdown (KIP-631): in the same batch, its
+		// partitions get other leaders and it leaves every ISR, as
+		// Kafka's handleBrokerInControlledShutdown does, instead of at
+		// the next tick.
+		im := c.n.image
+		more, k := c.reconcile(func(x int32) bool { return x != b.ID && im.Live(x) })
+		recs, keys = append(recs, more...), append(keys, k...)
+	}
+	c.propose(recs, &pending{id: id, req: r, done: func([]error) kmsg.Response {
 		now := c.n.image.Brokers[r.BrokerID]
 		resp.IsFenced = now == nil || now.Fenced
-		resp.ShouldShutdown = r.WantShutdown && resp.IsFenced
+		resp.ShouldShutdown = r.WantShutdown && c.mayShutDown(r.BrokerID)
 		return resp
-	}}, []string{brokerKey(b.ID)})
+	}}, keys)
+}
+
+// mayShutDown reports whether a broker in controlled shutdown may stop:
+// it is fenced and leads no partition (Kafka's BrokerHeartbeatManager
+// moves it from CONTROLLED_SHUTDOWN to SHUTDOWN_NOW then). A partition
+// whose only in-sync replica it is has no leader by then.
+func (c *controller) mayShutDown(id int32) bool {
+	im := c.n.image
+	if b := im.Brokers[id]; b != nil && !b.Fenced {
+		return false
+	}
+	for _, name := range im.TopicNames() {
+		for _, p := range im.Topics[name].Partitions {
+			if p.Leader == id {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // unregister removes a broker for good (KIP-631).

@@ -120,33 +120,18 @@ func (c *controller) planTopic(t *kmsg.CreateTopicsRequestTopic, live []int32, d
 	if rf <= 0 || int(rf) > len(live) {
 		return nil, kerr.InvalidReplicationFactor.Code
 	}
-	return cluster.Place(live, c.n.cfg.Rand.IntN(len(live)), 0, int(np), int(rf)), 0
+	return im.PlaceOn(live, c.n.cfg.Rand.IntN(len(live)), 0, int(np), int(rf)), 0
 }
 
-// checkReplicas validates one partition's explicit replica list, as
-// Kafka's ReplicationControlManager.validateManualPartitionAssignment
-// does: rf distinct registered brokers, at least one of them live (the
-// partition needs a leader).
+// checkReplicas validates one partition's explicit replica list
+// (cluster.CheckReplicas) and that it has rf replicas, as the partitions
+// before it.
 func (c *controller) checkReplicas(partition int32, reps []int32, rf int) (int16, string) {
-	im := c.n.image
-	if len(reps) == 0 {
-		return kerr.InvalidReplicaAssignment.Code, "The manual partition assignment includes an empty replica list."
-	}
-	anyLive := false
-	for i, b := range reps {
-		if im.Brokers[b] == nil {
-			return kerr.InvalidReplicaAssignment.Code, fmt.Sprintf("The manual partition assignment includes broker %d, but no such broker is registered.", b)
-		}
-		if slices.Contains(reps[:i], b) {
-			return kerr.InvalidReplicaAssignment.Code, fmt.Sprintf("The manual partition assignment includes the broker %d more than once.", b)
-		}
-		anyLive = anyLive || im.Live(b)
+	if code, msg := c.n.image.CheckReplicas(partition, reps); code != 0 {
+		return code, msg
 	}
 	if len(reps) != rf {
 		return kerr.InvalidReplicaAssignment.Code, fmt.Sprintf("The manual partition assignment includes a partition with %d replica(s), but this is not consistent with previous partitions, which have %d replica(s).", len(reps), rf)
-	}
-	if !anyLive {
-		return kerr.InvalidReplicaAssignment.Code, fmt.Sprintf("All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", partition)
 	}
 	return 0, ""
 }
@@ -299,6 +284,12 @@ func (c *controller) checkAlter(broker int32, topic string, rp *kmsg.AlterPartit
 	}
 	if !slices.Equal(isr, p.ISR) {
 		ch.ISR = isr
+		if done := cluster.CompleteReassignment(topic, rp.Partition, p, isr, im.Live); done != nil {
+			// The ISR now holds every target replica: the same change
+			// completes the reassignment (KIP-455).
+			done.Recovery = ch.Recovery
+			return done, 0
+		}
 	}
 	if ch.ISR == nil && ch.Recovery == 0 {
 		return nil, 0
