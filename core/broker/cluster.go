@@ -84,9 +84,10 @@ type outgoing struct {
 	to       int32
 	deadline int64
 	done     func(resp kmsg.Response) // resp is nil when it timed out
-	// moved, if set, runs instead of done(nil) when the controller moves
-	// (ControllerMoved): the request is asked again of the new one.
-	moved func()
+	// retry, if set, runs instead of done(nil) when the request is lost
+	// before its deadline: the controller moved (ControllerMoved) or the
+	// link to it failed (Receive with no answer). It asks again.
+	retry func()
 }
 
 // ClusterEpoch is the broker epoch the controller gave this broker, or -1.
@@ -141,8 +142,8 @@ func (b *Broker) ControllerMoved(now int64) {
 	for _, id := range lost {
 		if o := b.cl.out[id]; o != nil {
 			delete(b.cl.out, id)
-			if o.moved != nil {
-				o.moved()
+			if o.retry != nil {
+				o.retry()
 			} else {
 				o.done(nil)
 			}
@@ -161,6 +162,10 @@ func (b *Broker) Receive(now int64, id uint64, resp kmsg.Response) {
 		return // late: already timed out
 	}
 	delete(b.cl.out, id)
+	if resp == nil && o.retry != nil && b.now < o.deadline {
+		o.retry()
+		return
+	}
 	o.done(resp)
 }
 
@@ -341,9 +346,11 @@ func (b *Broker) forward(r *Request) {
 }
 
 // forwardUntil sends req to the active controller; when the controller
-// moves before answering, it is sent again to the new one, as Kafka's
-// NodeToControllerChannelManager re-queues what a controller change cut
-// off. Past deadline the client gets REQUEST_TIMED_OUT.
+// moves or its link fails before it answers, it is sent again (to the new
+// controller once there is one), as Kafka's NodeToControllerChannelManager
+// re-queues what a disconnect cut off. The driver reports a failed link at
+// the next raft tick, so a retry happens at most once a tick. Past
+// deadline the client gets REQUEST_TIMED_OUT.
 func (b *Broker) forwardUntil(req Request, deadline int64) {
 	o := b.sendWithin(ToController, req.Msg, deadline-b.now, func(resp kmsg.Response) {
 		if resp == nil {
@@ -352,7 +359,7 @@ func (b *Broker) forwardUntil(req Request, deadline int64) {
 		resp.SetVersion(req.Msg.GetVersion())
 		b.reply(req, resp)
 	})
-	o.moved = func() { b.forwardUntil(req, deadline) }
+	o.retry = func() { b.forwardUntil(req, deadline) }
 }
 
 // clusterProducerID answers InitProducerId from a block of producer ids
