@@ -125,6 +125,7 @@ type ctlPending struct {
 
 // clusterDriver is the engine's part of a clustered node.
 type clusterDriver struct {
+	halted  bool // the quorum node failed for good (quorum.ErrHalted)
 	id      int32
 	node    *quorum.Node
 	ln      net.Listener
@@ -494,7 +495,13 @@ func (e *engine) process() {
 	d := e.cl
 	out, err := d.node.Process()
 	if err != nil {
-		e.logf("metadata quorum: %v", err)
+		// A halted node (quorum.ErrHalted: its metadata log could not
+		// be written) stays halted until the process restarts; say so
+		// once, not at every event.
+		if !d.halted {
+			e.logf("metadata quorum: %v (this node takes no part in the quorum until it is restarted)", err)
+		}
+		d.halted = errors.Is(err, quorum.ErrHalted)
 		return
 	}
 	for _, m := range out.Messages {

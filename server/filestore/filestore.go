@@ -27,7 +27,8 @@ type FS struct {
 
 var _ store.Storage = (*FS)(nil)
 
-// tmpSeq makes WriteFile's temporary names unique within the process.
+// tmpSeq makes WriteFile's temporary names unique within the process
+// (not across runs: a leftover of a killed run is overwritten).
 var tmpSeq atomic.Uint64
 
 // New returns a storage rooted at root, creating the directory if needed.
@@ -108,7 +109,10 @@ func (s *FS) ReadFile(name string) ([]byte, error) {
 func (s *FS) WriteFile(name string, data []byte) (err error) {
 	p := s.path(name)
 	tmp := p + ".tmp" + strconv.FormatUint(tmpSeq.Add(1), 10)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// O_TRUNC, not O_EXCL: a process killed between creating its temp
+	// file and renaming it leaves the file behind, and the next run's
+	// counter starts again at the same name. No live writer shares it.
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return mapErr(err)
 	}
