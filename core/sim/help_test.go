@@ -10,7 +10,9 @@ import (
 func TestUsagesCoverCommands(t *testing.T) {
 	seen := map[string]bool{}
 	for _, u := range Commands() {
-		if _, ok := commands[u.Name]; !ok {
+		// The single-broker build lists `cluster` too: the page hands a
+		// playground that types it over to the full build.
+		if _, ok := commands[u.Name]; !ok && (HasQuorum || u.Name != "cluster") {
 			t.Errorf("help lists %q, which is not a command", u.Name)
 		}
 		if seen[u.Name] {

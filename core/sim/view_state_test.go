@@ -159,6 +159,9 @@ func TestViewLookupMarks(t *testing.T) {
 }
 
 func TestViewReplicasAndISR(t *testing.T) {
+	if !sim.HasQuorum {
+		t.Skip("a three-broker world needs the full build (not -tags noquorum)")
+	}
 	st := at(t, "replication", 20) // b1 crashed 15 s ago
 	p := partition(t, st, "b0", "orders-0")
 	if slices.Contains(p.ISR, 1) || len(p.Replicas) != 3 || p.Leader == 1 {
