@@ -5,10 +5,7 @@ import "fmt"
 // MarkChanges flags what differs in cur from prev, the state before the
 // step, so the view can highlight what the step did.
 func MarkChanges(prev, cur *World) {
-	brokers := map[string]*Broker{}
-	for i := range prev.Brokers {
-		brokers[prev.Brokers[i].Name] = &prev.Brokers[i]
-	}
+	brokers := byName(prev.Brokers, func(b *Broker) string { return b.Name })
 	for i := range cur.Brokers {
 		b := &cur.Brokers[i]
 		was := brokers[b.Name]
@@ -18,10 +15,7 @@ func MarkChanges(prev, cur *World) {
 		} else if was.Up != b.Up {
 			b.Changed = true
 		}
-		parts := map[string]*Partition{}
-		for j := range was.Partitions {
-			parts[was.Partitions[j].Name] = &was.Partitions[j]
-		}
+		parts := byName(was.Partitions, func(p *Partition) string { return p.Name })
 		for j := range b.Partitions {
 			p := &b.Partitions[j]
 			wp := parts[p.Name]
@@ -31,10 +25,7 @@ func MarkChanges(prev, cur *World) {
 			}
 			p.Changed = map[string]bool{"start": p.Start != wp.Start, "leo": p.LEO != wp.LEO, "hw": p.HW != wp.HW, "lso": p.LSO != wp.LSO}
 			markNewBatches(p, wp.LEO) // log.go
-			segs := map[string]Segment{}
-			for _, s := range wp.Segments {
-				segs[s.Name] = s
-			}
+			segs := byName(wp.Segments, func(s *Segment) string { return s.Name })
 			for k := range p.Segments {
 				s := &p.Segments[k]
 				ws, ok := segs[s.Name]
@@ -42,13 +33,10 @@ func MarkChanges(prev, cur *World) {
 				s.Changed = ok && (ws.Size != s.Size || len(ws.Index) != len(s.Index) || len(ws.TimeIndex) != len(s.TimeIndex))
 			}
 		}
-		files := map[string]int64{}
-		for _, f := range was.Files {
-			files[f.Name] = f.Size
-		}
+		files := byName(was.Files, func(f *File) string { return f.Name })
 		for j := range b.Files {
-			size, ok := files[b.Files[j].Name]
-			b.Files[j].Changed = !ok || size != b.Files[j].Size
+			f, ok := files[b.Files[j].Name]
+			b.Files[j].Changed = !ok || f.Size != b.Files[j].Size
 		}
 	}
 	markChanged(prev.Groups, cur.Groups, func(g *Group) (string, *bool) {
@@ -57,6 +45,15 @@ func MarkChanges(prev, cur *World) {
 	markChanged(prev.Txns, cur.Txns, func(t *Txn) (string, *bool) {
 		return fmt.Sprint(t.ID, "|", t.State, "|", t.Epoch), &t.Changed
 	})
+}
+
+// byName indexes xs by a name, pointing into xs.
+func byName[T any](xs []T, name func(*T) string) map[string]*T {
+	m := make(map[string]*T, len(xs))
+	for i := range xs {
+		m[name(&xs[i])] = &xs[i]
+	}
+	return m
 }
 
 // markChanged flags each of cur whose signature (its id and what counts
