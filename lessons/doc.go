@@ -11,7 +11,7 @@
 //     written by hand: the test fails on any difference.
 //   - Replaying the first N steps of a lesson always gives the same world
 //     (the seed is in the file), so a step can be reached by replay alone.
-//   - Every slug in Catalog has a script or is marked as not written yet.
+//   - Every slug in Catalog has a script, and every script a Catalog entry.
 //   - Every step is narrated (English `#` lines; other languages as
 //     `#[TAG]` lines beside them, covering the whole lesson once begun;
 //     Chinese, `#[zh]`, in every lesson), and the lines after the last

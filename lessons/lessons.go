@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"embed"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,9 +9,6 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/sim"
 )
-
-//go:embed scripts/*.txt
-var scripts embed.FS
 
 // Meta names a lesson. Headings holds its Title and About in other
 // languages, by the same tags as narration (Translations); a lesson
@@ -116,28 +112,17 @@ type Lesson struct {
 	TrailerTranslations Translations
 }
 
-// NextAfter is the written lesson that follows slug in Catalog order, or
-// nil after the last one (and for a slug not in Catalog).
+// NextAfter is the lesson that follows slug in Catalog order, or nil
+// after the last one (and for a slug not in Catalog).
 func NextAfter(slug string) *Meta {
 	i := slices.IndexFunc(Catalog, func(m Meta) bool { return m.Slug == slug })
-	if i < 0 {
+	if i < 0 || i+1 == len(Catalog) {
 		return nil
 	}
-	for j := i + 1; j < len(Catalog); j++ {
-		if Available(Catalog[j].Slug) {
-			return &Catalog[j]
-		}
-	}
-	return nil
+	return &Catalog[i+1]
 }
 
-// Available reports whether a lesson's script exists yet.
-func Available(slug string) bool {
-	_, err := scripts.Open("scripts/" + slug + ".txt")
-	return err == nil
-}
-
-// Load parses an embedded lesson by slug.
+// Load parses a lesson by slug, from its script (Script).
 func Load(slug string) (*Lesson, error) {
 	var meta *Meta
 	for i := range Catalog {
@@ -148,9 +133,9 @@ func Load(slug string) (*Lesson, error) {
 	if meta == nil {
 		return nil, fmt.Errorf("lessons: no lesson %q", slug)
 	}
-	raw, err := scripts.ReadFile("scripts/" + slug + ".txt")
+	raw, err := Script(slug)
 	if err != nil {
-		return nil, fmt.Errorf("lessons: %q is not written yet", slug)
+		return nil, err
 	}
 	l, err := Parse(string(raw))
 	if err != nil {

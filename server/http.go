@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/lessons/play"
 	"github.com/gregor-kafka/gregor/server/access"
 	"github.com/gregor-kafka/gregor/server/classroom"
@@ -71,16 +72,34 @@ func WebHandler(index []byte, assets fs.FS) http.Handler {
 		// picks the same from navigator.language).
 		q := play.WithLang(r.URL.RawQuery, ui.PickLang(r.Header.Get("Accept-Language")))
 		page, status := prerender(index, q)
-		writeHTML(w, r, status, page)
+		writeText(w, r, status, page)
 	})
 	a := &assetServer{fs: assets}
 	mux.HandleFunc("GET /assets/{name}", a.serve)
+	mux.HandleFunc("GET /assets/lessons/{name}", serveScript)
 	return mux
 }
 
-// writeHTML sends a page, gzipped when the client accepts it (a lesson's
-// first paint is mostly repeated markup: about a tenth of its size).
-func writeHTML(w http.ResponseWriter, r *http.Request, status int, page []byte) {
+// serveScript sends a lesson's script (SLUG.txt), which the browser build
+// fetches before it opens the lesson: the scripts are not in the bundle
+// (lessons/scripts_js.go).
+func serveScript(w http.ResponseWriter, r *http.Request) {
+	slug, ok := strings.CutSuffix(r.PathValue("name"), ".txt")
+	raw, err := lessons.Script(slug)
+	if !ok || err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Vary", "Accept-Encoding")
+	writeText(w, r, http.StatusOK, raw)
+}
+
+// writeText sends a page or a script, gzipped when the client accepts it
+// (a lesson's first paint is mostly repeated markup: about a tenth of its
+// size).
+func writeText(w http.ResponseWriter, r *http.Request, status int, page []byte) {
 	if !acceptsGzip(r) {
 		w.WriteHeader(status)
 		w.Write(page)

@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/gregor-kafka/gregor"
+	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/lessons/play"
 )
 
@@ -115,6 +116,36 @@ func TestAssets(t *testing.T) {
 	}
 	if a, b := etagOf(t, srv.URL+"/assets/"+play.Bundle), etagOf(t, srv.URL+"/assets/"+play.ClusterBundle); a == b || a == "" {
 		t.Errorf("the bundles share an ETag %q", a)
+	}
+}
+
+// TestLessonScripts: the browser build fetches a lesson's script from
+// /assets/lessons/SLUG.txt, the same bytes the native build replays;
+// anything else there is 404.
+func TestLessonScripts(t *testing.T) {
+	srv := httptest.NewServer(WebHandler(gregor.IndexHTML, nil))
+	defer srv.Close()
+	for _, m := range lessons.Catalog {
+		resp, err := http.Get(srv.URL + "/assets/lessons/" + m.Slug + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want, _ := lessons.Script(m.Slug)
+		if resp.StatusCode != 200 || !bytes.Equal(body, want) || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+			t.Errorf("%s: %d %q, %d bytes (want %d)", m.Slug, resp.StatusCode, resp.Header.Get("Content-Type"), len(body), len(want))
+		}
+	}
+	for _, bad := range []string{"no-such-lesson.txt", "segments", "..%2Flessons.go", "segments.txt.gz"} {
+		resp, err := http.Get(srv.URL + "/assets/lessons/" + bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("%s: %d, want 404", bad, resp.StatusCode)
+		}
 	}
 }
 

@@ -11,7 +11,6 @@ var zhCatalog = map[string]string{
 	"Lessons":          "课程",
 	"Kafka's protocols, one exchange at a time": "Kafka 的协议，一次一个交互",
 	"Each lesson runs a real Kafka engine in your browser, compiled to WebAssembly. Step through it, and at any step make something go wrong: the lesson carries on from there.": "每节课都在你的浏览器里运行一个真正的 Kafka 引擎（编译成 WebAssembly）。一步一步往下走，也可以在任何一步制造故障：课程会从那里接着演下去。",
-	"not written yet":                                   "尚未编写",
 	"Open the playground":                               "打开练习场",
 	": a free world where you type the commands.":       "：一个自由的世界，命令由你来输入。",
 	"No such lesson":                                    "没有这节课",

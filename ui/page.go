@@ -10,7 +10,6 @@ import (
 // LessonItem is one entry of the lesson list.
 type LessonItem struct {
 	Slug, Title, About string
-	Written            bool
 	Href               string
 }
 

@@ -3,7 +3,8 @@
 // Command wasm is Gregor in the browser: the lessons and the playground,
 // with the whole engine running in the page. It reads the URL, replays the
 // lesson (or the playground's commands) to the step asked for, and renders
-// it with the ui components. After load it makes no server calls.
+// it with the ui components. After load the only server calls are for
+// lesson scripts, which the bundle does not hold (scripts.go).
 //
 // It is built twice (Makefile): gregor.wasm without the metadata quorum,
 // and gregor-cluster.wasm with it. A page that runs a multi-broker world
@@ -63,6 +64,13 @@ type listener struct {
 func main() {
 	win.Set("gregorMainStart", win.Get("performance").Call("now"))
 	app = doc.Call("getElementById", "app")
+	if slug := missingScript(query()); slug != "" {
+		// Deciding which bundle runs the page needs its script; a
+		// failure is shown by route, which asks again.
+		loaded := make(chan struct{})
+		loadScript(slug, func(error) { close(loaded) })
+		<-loaded
+	}
 	if needsCluster(query()) {
 		startCluster()
 		return
@@ -148,6 +156,16 @@ func route() {
 	if withLang := play.WithLang(q, browserLang()); withLang != q {
 		q = withLang
 		win.Get("history").Call("replaceState", nil, "", "?"+q)
+	}
+	if slug := missingScript(q); slug != "" {
+		loadScript(slug, func(err error) {
+			if err != nil {
+				showError(err.Error())
+				return
+			}
+			route() // the URL as it is now: the learner may have moved on
+		})
+		return
 	}
 	if needsCluster(q) {
 		handOver()

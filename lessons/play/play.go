@@ -70,6 +70,16 @@ func IsIndex(rawQuery string) bool {
 	return q.get("lesson") == "" && q.get("playground") == ""
 }
 
+// LessonSlug is the lesson a query names, or "" (the list, the
+// playground).
+func LessonSlug(rawQuery string) string {
+	q := parseQuery(rawQuery)
+	if q.get("playground") != "" {
+		return ""
+	}
+	return q.get("lesson")
+}
+
 // Index lists every lesson in the catalog, in lang.
 func Index(lang string) []ui.LessonItem {
 	var items []ui.LessonItem
@@ -82,7 +92,7 @@ func Index(lang string) []ui.LessonItem {
 // lessonItem is a lesson's entry in the list, in lang; its link carries
 // lang unless it is "" (a URL without one).
 func lessonItem(m lessons.Meta, lang string) ui.LessonItem {
-	it := ui.LessonItem{Slug: m.Slug, Title: m.Title, About: m.About, Written: lessons.Available(m.Slug), Href: "?lesson=" + m.Slug}
+	it := ui.LessonItem{Slug: m.Slug, Title: m.Title, About: m.About, Href: "?lesson=" + m.Slug}
 	if lang != "" {
 		it.Href += "&lang=" + lang
 	}

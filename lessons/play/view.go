@@ -23,8 +23,8 @@ func LessonView(p ui.Page) (templ.Component, string) {
 	return ui.InLang(p.Lang, ui.Lesson(p)), p.Title + " — Gregor"
 }
 
-// NotFound reports whether a URL names a lesson that does not exist (or
-// is not written yet): the server answers 404 with the lesson list.
+// NotFound reports whether a URL names a lesson that does not exist: the
+// server answers 404 with the lesson list.
 func NotFound(rawQuery string) bool {
 	return !IsIndex(rawQuery) && Parse(rawQuery).missing()
 }

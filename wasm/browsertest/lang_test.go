@@ -77,9 +77,7 @@ func TestLanguages(t *testing.T) {
 	type lessonLang struct{ slug, lang string }
 	var all []lessonLang // every lesson, in both languages
 	for _, m := range lessons.Catalog {
-		if lessons.Available(m.Slug) {
-			all = append(all, lessonLang{m.Slug, "zh"}, lessonLang{m.Slug, "en"})
-		}
+		all = append(all, lessonLang{m.Slug, "zh"}, lessonLang{m.Slug, "en"})
 	}
 	for i, tc := range all {
 		if i%8 == 0 { // a fresh browser now and then: each has 90 s

@@ -90,7 +90,23 @@ func copyDir(src, dst string) error {
 	})
 }
 
-// stripPackage rewrites the package's files that import net/http.
+// dropped are the imports the copy loses, by path, with the name their
+// declarations use: net/http for the handlers, and html/template for
+// FromGoHTML and ToGoHTML, which keep text/template in the wasm, and with
+// it reflect's MethodByName, which makes the linker keep every exported
+// method of every type the program reaches.
+var dropped = map[string]string{"net/http": "http", "html/template": "template"}
+
+func importsDropped(src []byte) bool {
+	for path := range dropped {
+		if bytes.Contains(src, []byte(`"`+path+`"`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// stripPackage rewrites the package's files that import what is dropped.
 func stripPackage(dir string) error {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	for _, name := range files {
@@ -101,7 +117,7 @@ func stripPackage(dir string) error {
 		if err != nil {
 			return err
 		}
-		if !bytes.Contains(data, []byte(`"net/http"`)) {
+		if !importsDropped(data) {
 			continue
 		}
 		data = bytes.ReplaceAll(data, []byte("http.Flusher"), []byte("interface{ Flush() }"))
@@ -121,15 +137,19 @@ func stripPackage(dir string) error {
 	return nil
 }
 
-// strip drops the declarations that mention net/http, and then those that
-// mention what was dropped (methods of a dropped type), and the import.
+// strip drops the declarations that mention a dropped import, and then
+// those that mention what was dropped (methods of a dropped type), and the
+// imports.
 func strip(name string, src []byte) ([]byte, bool, error) {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, name, src, parser.ParseComments)
 	if err != nil {
 		return nil, false, err
 	}
-	gone := map[string]bool{"http": true}
+	gone := map[string]bool{}
+	for _, name := range dropped {
+		gone[name] = true
+	}
 	for changed := true; changed; {
 		changed = false
 		var keep []ast.Decl
@@ -154,7 +174,7 @@ func strip(name string, src []byte) ([]byte, bool, error) {
 		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
 			var specs []ast.Spec
 			for _, s := range g.Specs {
-				if s.(*ast.ImportSpec).Path.Value != `"net/http"` {
+				if _, drop := dropped[strings.Trim(s.(*ast.ImportSpec).Path.Value, `"`)]; !drop {
 					specs = append(specs, s)
 				}
 			}
