@@ -316,7 +316,7 @@ func drawRoom() {
 	v.Loopback = host == "localhost" || host == "[::1]" || strings.HasPrefix(host, "127.")
 	v.Projector = projector
 	var sb strings.Builder
-	if err := ui.RoomBar(v).Render(context.Background(), &sb); err != nil {
+	if err := ui.InLang(lang(), ui.RoomBar(v)).Render(context.Background(), &sb); err != nil {
 		showError(err.Error())
 		return
 	}

@@ -219,4 +219,11 @@ func TestClassroom(t *testing.T) {
 		t.Errorf("projector mode's type is %s", fs)
 	}
 	teacher.shot("projector")
+
+	// The teacher switches to Chinese: the students follow, and their
+	// class bar speaks it too.
+	teacher.load("/?playground=1&cmds=broker&lang=zh")
+	teacher.waitText("#room-counts", "已连接")
+	s1.waitText("#room-follow", "正在跟随老师")
+	s1.shot("student-zh")
 }
