@@ -20,9 +20,12 @@ import (
 //
 // A classic member's record 5 carries, in tagged field 0, its
 // ClassicMemberMetadata: session timeout and supported protocols (name and
-// metadata), as Kafka 3.8 and later write it; this layout was written
-// from Kafka's description, not checked byte for byte against a Kafka
-// broker's log. Partitions are named by topic id. Types 4 (partition metadata, gone in
+// metadata), as Kafka 3.8 and later write it. The fields and their order
+// follow ConsumerGroupMemberMetadataValue.json (apache/kafka 4.x:
+// SessionTimeoutMs, then SupportedProtocols); that a tagged nullable
+// struct carries no presence byte (the tag's absence is null) follows the
+// message generator's rules and was not checked against a Kafka broker's
+// log. Partitions are named by topic id. Types 4 (partition metadata, gone in
 // 4.1) and 16 (resolved regexes) are not written: regexes are resolved
 // again when the records are loaded.
 //
