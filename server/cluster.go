@@ -232,8 +232,9 @@ func (d *clusterDriver) serveController(e *engine) {
 			}()
 			r := bufio.NewReaderSize(nc, 64<<10)
 			if d.peer != nil && d.peer.Mechanism != "" {
-				if from, err := d.authenticatePeer(nc, r, e); err != nil {
-					d.refused(nc, from, err)
+				from, err := d.authenticatePeer(nc, r, e)
+				d.refused(nc, from, err)
+				if err != nil {
 					return
 				}
 			}

@@ -149,18 +149,26 @@ func (d *clusterDriver) mayJoin(e *engine, principal, host string) error {
 	return nil
 }
 
-// refused logs a refused peer connection, once per peer and reason.
+// refused logs a refused peer connection (err != nil), once per peer and
+// reason, and a peer's first success after a refusal.
 func (d *clusterDriver) refused(nc net.Conn, from int32, err error) {
-	key := nc.RemoteAddr().(*net.TCPAddr).IP.String()
+	key := remoteIP(nc)
 	if from >= 0 {
 		key = fmt.Sprint("node ", from)
 	}
 	d.mu.Lock()
 	last := d.refusals[key]
-	d.refusals[key] = err.Error()
+	if err != nil {
+		d.refusals[key] = err.Error()
+	} else {
+		delete(d.refusals, key)
+	}
 	d.mu.Unlock()
-	if last != err.Error() {
+	switch {
+	case err != nil && last != err.Error():
 		d.logf("controller listener %s: refused %s (%s): %v", d.peer.Listener, key, nc.RemoteAddr(), err)
+	case err == nil && last != "":
+		d.logf("controller listener %s: %s authenticated", d.peer.Listener, key)
 	}
 }
 
