@@ -1,48 +1,32 @@
 package server
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gregor-kafka/gregor/internal/testca"
 )
 
-// selfSigned writes a PEM file of a self-signed certificate and its key
-// (usable as keystore and as truststore).
-func selfSigned(t *testing.T) string {
+// keyAndCA writes a keystore (a certificate for localhost and its key)
+// and the truststore of its CA, as PEM files.
+func keyAndCA(t *testing.T) (keystore, truststore string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
+	ca := testca.New(t, "Gregor test CA")
+	_, pemBytes := ca.Issue("localhost", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	dir := t.TempDir()
+	keystore, truststore = filepath.Join(dir, "server.pem"), filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(keystore, pemBytes, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"}, DNSNames: []string{"localhost"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
+	if err := os.WriteFile(truststore, ca.PEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	out = append(out, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})...)
-	path := filepath.Join(t.TempDir(), "self.pem")
-	if err := os.WriteFile(path, out, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return keystore, truststore
 }
 
 const plainJAAS = `org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" password="b-secret" user_broker="b-secret" user_alice="a \"quoted\" secret";`
@@ -50,11 +34,11 @@ const plainJAAS = `org.apache.kafka.common.security.plain.PlainLoginModule requi
 // TestResolveSecurity: listener.name.<listener>.<setting> wins over the
 // broker-wide setting, for the listener it names only.
 func TestResolveSecurity(t *testing.T) {
-	pemFile := selfSigned(t)
+	keystore, truststore := keyAndCA(t)
 	client := []Listener{{Name: "INTERNAL", Protocol: SASLSSL, Addr: ":1"}, {Name: "EXTERNAL", Protocol: SASLSSL, Addr: ":2"}}
 	ctl := Listener{Name: "CONTROLLER", Protocol: SASLSSL, Addr: ":3"}
 	props := map[string]string{
-		"ssl.keystore.location": pemFile, "ssl.truststore.location": pemFile, "ssl.client.auth": "none",
+		"ssl.keystore.location": keystore, "ssl.truststore.location": truststore, "ssl.client.auth": "none",
 		"listener.name.internal.ssl.client.auth":           "required",
 		"sasl.enabled.mechanisms":                          "SCRAM-SHA-512",
 		"listener.name.internal.sasl.enabled.mechanisms":   "PLAIN,SCRAM-SHA-256",
@@ -107,7 +91,7 @@ func TestResolveSecurity(t *testing.T) {
 // TestResolveSecurityRefuses: a setting that cannot work is refused at
 // startup, naming its key.
 func TestResolveSecurityRefuses(t *testing.T) {
-	pemFile := selfSigned(t)
+	keystore, _ := keyAndCA(t)
 	client := []Listener{{Name: "CLIENT", Protocol: SASLPlaintext, Addr: ":1"}}
 	ctl := Listener{Name: "CONTROLLER", Protocol: SASLPlaintext, Addr: ":2"}
 	base := map[string]string{"sasl.mechanism.controller.protocol": "PLAIN", "listener.name.controller.plain.sasl.jaas.config": plainJAAS}
@@ -133,9 +117,9 @@ func TestResolveSecurityRefuses(t *testing.T) {
 			want: "sasl.mechanism.controller.protocol=PLAIN: not among the mechanisms of listener CONTROLLER"},
 		{name: "unknown mechanism", props: map[string]string{"listener.name.client.sasl.enabled.mechanisms": "GSSAPI"}, want: "listener.name.client.sasl.enabled.mechanisms: GSSAPI is not served"},
 		{name: "unknown listener", props: map[string]string{"listener.name.external.ssl.client.auth": "required"}, want: "listener.name.external.ssl.client.auth: external is not one of the listeners"},
-		{name: "SASL_SSL without truststore", proto: SASLSSL, props: map[string]string{"ssl.keystore.location": pemFile}, want: "set ssl.keystore.location and ssl.truststore.location"},
+		{name: "SASL_SSL without truststore", proto: SASLSSL, props: map[string]string{"ssl.keystore.location": keystore}, want: "set ssl.keystore.location and ssl.truststore.location"},
 		{name: "SSL without keystore", proto: SSL, want: "controller listener CONTROLLER is SSL"},
-		{name: "not PEM", proto: SASLSSL, props: map[string]string{"ssl.keystore.location": pemFile, "listener.name.controller.ssl.keystore.type": "JKS"},
+		{name: "not PEM", proto: SASLSSL, props: map[string]string{"ssl.keystore.location": keystore, "listener.name.controller.ssl.keystore.type": "JKS"},
 			want: "listener.name.controller.ssl.keystore.type=JKS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
