@@ -44,7 +44,10 @@ import (
 //
 //	id uint64 | ctl int8 | key int16 | version int16 | kmsg body
 //
-// type 3: the answer to a type 2 request, with the same header.
+// type 3: the answer to a type 2 request, with the same header;
+// type 4: SASL authentication on a SASL controller listener, before any
+// other frame, laid out as type 2 and 3 and answered on the same
+// connection (peer_sasl.go).
 //
 // Each node sends on its own outbound link to the peer; answers come back
 // on the peer's outbound link, so a link is one-way and never waits for a

@@ -10,7 +10,7 @@ import (
 // Per-listener security, as Kafka configures it (KIP-103, KIP-86): a
 // setting of a listener is listener.name.<lower-case listener
 // name>.<setting> when given, else the broker-wide <setting>, for the
-// ListenerKeys below; a listener's JAAS lines exist only prefixed:
+// listenerKeys below; a listener's JAAS lines exist only prefixed:
 //
 //	listener.name.client.ssl.client.auth=required
 //	listener.name.controller.sasl.enabled.mechanisms=PLAIN
@@ -35,8 +35,8 @@ import (
 // with a username and password (PLAIN: and user_ entries), else startup
 // fails with an error naming the key.
 
-// ListenerKeys are the settings a listener may override.
-var ListenerKeys = []string{"ssl.keystore.location", "ssl.keystore.type", "ssl.truststore.location", "ssl.truststore.type",
+// listenerKeys are the settings a listener may override.
+var listenerKeys = []string{"ssl.keystore.location", "ssl.keystore.type", "ssl.truststore.location", "ssl.truststore.type",
 	"ssl.client.auth", "sasl.enabled.mechanisms"}
 
 const listenerPrefix = "listener.name."
@@ -46,7 +46,7 @@ const listenerPrefix = "listener.name."
 func jaasKey(mech string) string { return strings.ToLower(mech) + ".sasl.jaas.config" }
 
 // ListenerKey reports whether key is a per-listener setting Gregor reads
-// (listener.name.<name>.<one of ListenerKeys or a JAAS line>); which
+// (listener.name.<name>.<one of listenerKeys or a JAAS line>); which
 // listener it names is checked by ResolveSecurity.
 func ListenerKey(key string) bool {
 	rest, ok := strings.CutPrefix(key, listenerPrefix)
@@ -54,7 +54,7 @@ func ListenerKey(key string) bool {
 		return false
 	}
 	_, setting, ok := strings.Cut(rest, ".")
-	return ok && (slices.Contains(ListenerKeys, setting) ||
+	return ok && (slices.Contains(listenerKeys, setting) ||
 		slices.ContainsFunc(Mechanisms, func(m string) bool { return setting == jaasKey(m) }))
 }
 
