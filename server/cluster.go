@@ -44,7 +44,10 @@ import (
 //
 //	id uint64 | ctl int8 | key int16 | version int16 | kmsg body
 //
-// type 3: the answer to a type 2 request, with the same header.
+// type 3: the answer to a type 2 request, with the same header;
+// type 4: SASL authentication on a SASL controller listener, before any
+// other frame, laid out as type 2 and 3 and answered on the same
+// connection (peer_sasl.go).
 //
 // Each node sends on its own outbound link to the peer; answers come back
 // on the peer's outbound link, so a link is one-way and never waits for a
@@ -141,9 +144,17 @@ type clusterDriver struct {
 	// when it changes the broker re-sends them (ControllerMoved).
 	lead uint64
 	logf func(string, ...any)
+	// peer secures the controller listener and the links (nil: plaintext);
+	// authz, when set, must let a SASL peer ClusterAction; bootstrap are
+	// the --add-scram credentials (peer_sasl.go).
+	peer      *PeerSecurity
+	authz     *cluster.Authorizer
+	bootstrap []*cluster.ScramCredential
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
+	// refusals is the last refusal logged per peer (peer_sasl.go).
+	refusals map[string]string
 }
 
 // startCluster opens the quorum member and the controller listener, and
@@ -184,14 +195,15 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage, creds []*clu
 		_ = q.Close()
 		return fmt.Errorf("controller listener: %w", err)
 	}
-	if c.PeerTLS != nil {
-		ln = tls.NewListener(ln, c.PeerTLS)
+	if c.Peer != nil && c.Peer.Accept.TLS != nil {
+		ln = tls.NewListener(ln, c.Peer.Accept.TLS)
 	}
 	d := &clusterDriver{id: id, node: q, ln: ln, links: map[int32]*peerLink{},
-		pending: map[uint64]ctlPending{}, outstanding: map[uint64]int32{}, logf: c.Logf, conns: map[net.Conn]bool{}}
+		pending: map[uint64]ctlPending{}, outstanding: map[uint64]int32{}, logf: c.Logf, conns: map[net.Conn]bool{},
+		peer: c.Peer, authz: c.Authorizer, bootstrap: creds, refusals: map[string]string{}}
 	for pid, paddr := range c.ControllerQuorum {
 		if pid != id {
-			d.links[pid] = newPeerLink(id, pid, paddr, c.PeerDialTLS, s.e)
+			d.links[pid] = newPeerLink(id, pid, paddr, c.Peer, s.e)
 		}
 	}
 	var inc [16]byte
@@ -221,7 +233,15 @@ func (d *clusterDriver) serveController(e *engine) {
 				delete(d.conns, nc)
 				d.mu.Unlock()
 			}()
-			if err := readPeerFrames(nc, e); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			r := bufio.NewReaderSize(nc, 64<<10)
+			if d.peer != nil && d.peer.Mechanism != "" {
+				from, err := d.authenticatePeer(nc, r, e)
+				d.refused(nc, from, err)
+				if err != nil {
+					return
+				}
+			}
+			if err := readPeerFrames(r, e); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 				d.logf("controller connection from %s: %v", nc.RemoteAddr(), err)
 			}
 		}()
@@ -242,19 +262,10 @@ func (d *clusterDriver) close() {
 
 // readPeerFrames decodes frames from one peer connection into engine
 // events.
-func readPeerFrames(nc net.Conn, e *engine) error {
-	r := bufio.NewReaderSize(nc, 64<<10)
-	var hdr [4]byte
+func readPeerFrames(r io.Reader, e *engine) error {
 	for {
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			return err
-		}
-		size := int32(binary.BigEndian.Uint32(hdr[:]))
-		if size < 5 || size > maxPeerFrame {
-			return fmt.Errorf("bad frame size %d", size)
-		}
-		buf := make([]byte, size)
-		if _, err := io.ReadFull(r, buf); err != nil {
+		buf, err := readPeerFrame(r)
+		if err != nil {
 			return err
 		}
 		in, err := decodePeerFrame(buf)
@@ -346,15 +357,18 @@ func kmsgFrame(typ byte, from int32, id uint64, ctl bool, key, ver int16, append
 type peerLink struct {
 	self, peer int32
 	addr       string
-	tls        *tls.Config // nil: plaintext
+	sec        *PeerSecurity // nil: plaintext, no SASL
 	e          *engine
-	q          chan []byte
-	done       chan struct{}
-	once       sync.Once
+	// refusedBy is the peer's last refusal of this node's SASL
+	// authentication, logged once.
+	refusedBy string
+	q         chan []byte
+	done      chan struct{}
+	once      sync.Once
 }
 
-func newPeerLink(self, peer int32, addr string, tlsCfg *tls.Config, e *engine) *peerLink {
-	l := &peerLink{self: self, peer: peer, addr: addr, tls: tlsCfg, e: e, q: make(chan []byte, 4096), done: make(chan struct{})}
+func newPeerLink(self, peer int32, addr string, sec *PeerSecurity, e *engine) *peerLink {
+	l := &peerLink{self: self, peer: peer, addr: addr, sec: sec, e: e, q: make(chan []byte, 4096), done: make(chan struct{})}
 	go l.run()
 	return l
 }
@@ -443,13 +457,41 @@ func (l *peerLink) run() {
 	}
 }
 
-// dial connects to the peer, over mutual TLS when configured.
+// dial connects to the peer, over TLS and with SASL when configured; a
+// refusal of this node's credentials is logged once.
 func (l *peerLink) dial() (net.Conn, error) {
 	d := peerDialer()
-	if l.tls == nil {
+	if l.sec == nil {
 		return d.Dial("tcp", l.addr)
 	}
-	return tls.DialWithDialer(d, "tcp", l.addr, l.tls)
+	var nc net.Conn
+	var err error
+	if l.sec.DialTLS != nil {
+		nc, err = tls.DialWithDialer(d, "tcp", l.addr, l.sec.DialTLS)
+	} else {
+		nc, err = d.Dial("tcp", l.addr)
+	}
+	if err != nil || l.sec.Mechanism == "" {
+		return nc, err
+	}
+	err = l.authenticate(nc)
+	var refused *peerAuthError
+	switch {
+	case errors.As(err, &refused):
+		if refused.msg != l.refusedBy {
+			l.e.logf("node %d at %s refused this node's SASL authentication as %s with %s: %s (check listener.name.%s.%s)",
+				l.peer, l.addr, l.sec.User, l.sec.Mechanism, refused.msg, strings.ToLower(l.sec.Listener), jaasKey(l.sec.Mechanism))
+		}
+		l.refusedBy = refused.msg
+	case err == nil && l.refusedBy != "":
+		l.e.logf("node %d at %s accepted this node's SASL authentication as %s", l.peer, l.addr, l.sec.User)
+		l.refusedBy = ""
+	}
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return nc, nil
 }
 
 // --- on the engine goroutine ---

@@ -34,11 +34,14 @@
 //
 // # Security
 //
-// Security (listeners.go, tls.go, sasl.go, principal.go): each listener
-// has a security protocol; SSL listeners are TLS, SASL listeners
-// authenticate a connection in its reader goroutine before any request but
-// ApiVersions reaches the engine, and every request carries the
-// connection's principal for the ACLs the broker enforces. Metrics
+// Security (listeners.go, security.go, jaas.go, tls.go, sasl.go,
+// peer_sasl.go, principal.go): each listener has a security protocol and
+// settings resolved per listener (listener.name.<listener>.<setting>);
+// SSL listeners are TLS, SASL listeners authenticate a connection in its
+// reader goroutine before any request but ApiVersions reaches the engine,
+// and every request carries the connection's principal for the ACLs the
+// broker enforces. The controller listener secures the links between
+// nodes with mutual TLS or SASL. Metrics
 // (metrics.go) count on the engine goroutine and read state there when
 // Prometheus scrapes.
 //
@@ -51,7 +54,8 @@
 //     response (acks=0) holds no place.
 //   - A bad frame closes only its own connection, with a logged reason.
 //   - On a SASL listener, nothing but ApiVersions, SaslHandshake and
-//     SaslAuthenticate is read from a connection before it authenticates.
+//     SaslAuthenticate is read from a connection before it authenticates;
+//     on a SASL controller listener, nothing but SASL frames.
 //   - The engine calls Broker.Commit after each batch of requests it drained,
 //     so produce requests that need an fsync share one (group commit).
 //   - No recover() runs on the engine goroutine.

@@ -24,8 +24,9 @@ import (
 // wildcard bind advertises 127.0.0.1). The listener named by
 // controller.listener.names is the node's peer address (--controller-addr):
 // raft messages, controller requests and follower fetches travel on it,
-// and clients never see it. It is PLAINTEXT or SSL; with SSL every node
-// presents its certificate and requires its peers' (mutual TLS, tls.go).
+// and clients never see it. With SSL every node presents its certificate
+// and requires its peers' (mutual TLS, tls.go); with SASL_PLAINTEXT or
+// SASL_SSL nodes authenticate each other with SASL (security.go).
 
 // Protocol is a listener's security protocol, as Kafka names it.
 type Protocol string
@@ -112,9 +113,6 @@ func ParseListeners(s ListenerSettings, kafkaAddr string) (client []Listener, co
 		if slices.Contains(ctl, e.name) {
 			if controller.Addr != "" {
 				return nil, Listener{}, fmt.Errorf("controller.listener.names: only one controller listener is supported")
-			}
-			if p != Plaintext && p != SSL {
-				return nil, Listener{}, fmt.Errorf("controller listener %s: PLAINTEXT or SSL between nodes (with SSL nodes authenticate by certificate)", e.name)
 			}
 			controller = Listener{Name: e.name, Protocol: p, Addr: e.addr}
 			continue

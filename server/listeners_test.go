@@ -35,7 +35,8 @@ func TestParseListeners(t *testing.T) {
 		{name: "only a controller", s: ListenerSettings{Listeners: "CONTROLLER://:9192", ProtocolMap: "CONTROLLER:PLAINTEXT", ControllerListeners: "CONTROLLER"}, err: "no listener for clients"},
 		{name: "TLS controller", s: ListenerSettings{Listeners: "PLAINTEXT://:9092,CONTROLLER://:9192", ProtocolMap: "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL", ControllerListeners: "CONTROLLER"},
 			want: []Listener{{Name: "PLAINTEXT", Protocol: Plaintext, Addr: ":9092"}}, ctl: Listener{Name: "CONTROLLER", Protocol: SSL, Addr: ":9192"}},
-		{name: "SASL controller", s: ListenerSettings{Listeners: "PLAINTEXT://:9092,CONTROLLER://:9192", ProtocolMap: "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_SSL", ControllerListeners: "CONTROLLER"}, err: "PLAINTEXT or SSL between nodes"},
+		{name: "SASL controller", s: ListenerSettings{Listeners: "PLAINTEXT://:9092,CONTROLLER://:9192", ProtocolMap: "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_SSL", ControllerListeners: "CONTROLLER"},
+			want: []Listener{{Name: "PLAINTEXT", Protocol: Plaintext, Addr: ":9092"}}, ctl: Listener{Name: "CONTROLLER", Protocol: SASLSSL, Addr: ":9192"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ctl, err := ParseListeners(tc.s, "127.0.0.1:9092")

@@ -27,10 +27,13 @@ import (
 // requests carry its tokens, after v0 (Kafka before 1.0) the tokens
 // travel as bare length-prefixed frames, in both directions:
 //
-//   - PLAIN (RFC 4616): one token, authzid NUL user NUL password. The
-//     password is checked against the user's SCRAM credential (the
-//     salted password it derives must give the stored key), so one
-//     credential store serves both mechanisms.
+//   - PLAIN (RFC 4616): one token, authzid NUL user NUL password. With
+//     a PLAIN JAAS line on the listener
+//     (listener.name.<listener>.plain.sasl.jaas.config, security.go) the
+//     password must be its user_<name> entry, as Kafka's PlainLoginModule
+//     checks; without one it is checked against the user's SCRAM
+//     credential (the salted password it derives must give the stored
+//     key), so one credential store serves both mechanisms.
 //   - SCRAM-SHA-256 and SCRAM-SHA-512 (RFC 5802, RFC 7677): client-first,
 //     server-first, client-final, server-final, against the credentials of
 //     the metadata (AlterUserScramCredentials).
@@ -51,10 +54,16 @@ var Mechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
 // saslConn is one connection's authentication.
 type saslConn struct {
 	enabled []string
-	mech    string
-	scram   *scramExchange
-	failed  bool
-	raw     bool // after SaslHandshake v0: tokens come as bare frames
+	// plain are the user_<name>="password" entries of the listener's
+	// PLAIN JAAS line (Kafka's PlainLoginModule); nil: PLAIN passwords
+	// are checked against SCRAM credentials. creds looks a SCRAM
+	// credential up.
+	plain  map[string]string
+	creds  func(user string, mech int8) *cluster.ScramCredential
+	mech   string
+	scram  *scramExchange
+	failed bool
+	raw    bool // after SaslHandshake v0: tokens come as bare frames
 	// User is the authenticated user; empty until then. auths counts
 	// the completed authentications (re-authentications included).
 	user  string
@@ -105,7 +114,7 @@ func (c *conn) authenticate(h wire.Header, req kmsg.Request, size int64) (bool, 
 	case *kmsg.SASLAuthenticateRequest:
 		ar := r.ResponseKind().(*kmsg.SASLAuthenticateResponse)
 		was, n := s.user, s.auths
-		out, err := c.saslStep(r.SASLAuthBytes)
+		out, err := s.step(r.SASLAuthBytes)
 		switch done := s.auths > n; {
 		case err != nil || !done:
 		case was != "" && s.user != was:
@@ -147,7 +156,7 @@ func (c *conn) authenticate(h wire.Header, req kmsg.Request, size int64) (bool, 
 // rawToken handles a bare SASL token after SaslHandshake v0: the answer
 // is a bare frame too; a failure closes the connection, as Kafka does.
 func (c *conn) rawToken(token []byte) error {
-	out, err := c.saslStep(token)
+	out, err := c.sasl.step(token)
 	if err != nil {
 		return fmt.Errorf("SASL authentication failed: %w", err)
 	}
@@ -166,9 +175,8 @@ func authFailed(mech string) error {
 	return fmt.Errorf("Authentication failed during authentication due to invalid credentials with SASL mechanism %s", mech)
 }
 
-// saslStep runs one SaslAuthenticate of the chosen mechanism.
-func (c *conn) saslStep(token []byte) ([]byte, error) {
-	s := c.sasl
+// step runs one SaslAuthenticate of the chosen mechanism.
+func (s *saslConn) step(token []byte) ([]byte, error) {
 	switch {
 	case s.mech == "":
 		return nil, fmt.Errorf("SaslAuthenticate before SaslHandshake")
@@ -181,8 +189,17 @@ func (c *conn) saslStep(token []byte) ([]byte, error) {
 		if authz := string(parts[0]); authz != "" && authz != user {
 			return nil, fmt.Errorf("authorization id %q differs from the user %q", authz, user)
 		}
+		if s.plain != nil {
+			want, ok := s.plain[user]
+			if !ok || subtle.ConstantTimeCompare([]byte(want), pass) != 1 {
+				return nil, authFailed(s.mech)
+			}
+			s.user = user
+			s.auths++
+			return nil, nil
+		}
 		for _, mech := range []int8{cluster.ScramSHA512, cluster.ScramSHA256} {
-			if cred := c.credential(user, mech); cred != nil && passwordMatches(cred, pass) {
+			if cred := s.creds(user, mech); cred != nil && passwordMatches(cred, pass) {
 				s.user = user
 				s.auths++
 				return nil, nil
@@ -190,9 +207,9 @@ func (c *conn) saslStep(token []byte) ([]byte, error) {
 		}
 		return nil, authFailed(s.mech)
 	case s.scram == nil:
-		return c.scramFirst(token)
+		return s.scramFirst(token)
 	default:
-		return c.scramFinal(token)
+		return s.scramFinal(token)
 	}
 }
 
@@ -214,8 +231,7 @@ func passwordMatches(cred *cluster.ScramCredential, pass []byte) bool {
 }
 
 // scramFirst reads client-first-message and answers server-first-message.
-func (c *conn) scramFirst(token []byte) ([]byte, error) {
-	s := c.sasl
+func (s *saslConn) scramFirst(token []byte) ([]byte, error) {
 	msg := string(token)
 	if !strings.HasPrefix(msg, "n,") {
 		return nil, fmt.Errorf("SCRAM: channel binding is not supported (want a gs2 header n,,)")
@@ -230,7 +246,7 @@ func (c *conn) scramFirst(token []byte) ([]byte, error) {
 		return nil, fmt.Errorf("SCRAM: client-first-message without user or nonce")
 	}
 	mech := cluster.MechanismOf(s.mech)
-	cred := c.credential(user, mech)
+	cred := s.creds(user, mech)
 	if cred == nil {
 		return nil, authFailed(s.mech)
 	}
@@ -244,8 +260,8 @@ func (c *conn) scramFirst(token []byte) ([]byte, error) {
 
 // scramFinal checks client-final-message's proof and answers
 // server-final-message.
-func (c *conn) scramFinal(token []byte) ([]byte, error) {
-	s, x := c.sasl, c.sasl.scram
+func (s *saslConn) scramFinal(token []byte) ([]byte, error) {
+	x := s.scram
 	msg := string(token)
 	i := strings.LastIndex(msg, ",p=")
 	if i < 0 {

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,12 +30,11 @@ type Config struct {
 	// listeners with their security protocols and advertised addresses.
 	KafkaAddr string
 	Listeners []Listener
-	// TLS serves the SSL and SASL_SSL listeners (tls.go); nil when none
-	// is configured.
-	TLS *tls.Config
-	// SASLMechanisms (sasl.enabled.mechanisms) are those the SASL
-	// listeners offer; empty means all of Mechanisms (sasl.go).
-	SASLMechanisms []string
+	// Security secures each listener of Listeners, by name
+	// (ResolveSecurity, security.go): TLS for SSL and SASL_SSL, the
+	// mechanisms and PLAIN users of SASL ones (nil: all of Mechanisms,
+	// PLAIN checked against SCRAM credentials).
+	Security map[string]Security
 	// SASLReauth (connections.max.reauth.ms) is how long a SASL session
 	// lasts before the client must re-authenticate; 0: for ever.
 	SASLReauth time.Duration
@@ -65,9 +63,10 @@ type Config struct {
 	// node listens for its peers; empty means its entry in the quorum.
 	ControllerQuorum map[int32]string
 	ControllerAddr   string
-	// PeerTLS and PeerDialTLS, when set, secure the links between nodes
-	// with mutual TLS (an SSL controller listener, tls.go).
-	PeerTLS, PeerDialTLS *tls.Config
+	// Peer, when set, secures the links between nodes: mutual TLS (an
+	// SSL controller listener) or SASL (SASL_PLAINTEXT, SASL_SSL), as
+	// ResolveSecurity made it.
+	Peer *PeerSecurity
 	// OperatorToken (--http.operator.token) lets a client beyond loopback
 	// watch /live and open classes (package access). Empty: Start makes
 	// one, and Run prints it.
@@ -95,14 +94,6 @@ type Server struct {
 // listeners. Any failure is returned as one descriptive error.
 func Start(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg}
-	if len(s.cfg.SASLMechanisms) == 0 {
-		s.cfg.SASLMechanisms = Mechanisms
-	}
-	for _, m := range s.cfg.SASLMechanisms {
-		if !slices.Contains(Mechanisms, m) {
-			return nil, fmt.Errorf("sasl.enabled.mechanisms: %s is not served (%s are)", m, strings.Join(Mechanisms, ", "))
-		}
-	}
 	if s.cfg.OperatorToken == "" {
 		s.cfg.OperatorToken = access.NewToken()
 		s.printToken = true
@@ -217,7 +208,8 @@ func (s *Server) listen() ([]cluster.Endpoint, error) {
 	}
 	var out []cluster.Endpoint
 	for _, l := range ls {
-		if l.Protocol.TLS() && s.cfg.TLS == nil {
+		sec := s.cfg.Security[l.Name]
+		if l.Protocol.TLS() && sec.TLS == nil {
 			return nil, fmt.Errorf("listener %s is %s: set ssl.keystore.location (a PEM file of the certificate chain and key)", l.Name, l.Protocol)
 		}
 		ln, err := net.Listen("tcp", l.Addr)
@@ -225,7 +217,7 @@ func (s *Server) listen() ([]cluster.Endpoint, error) {
 			return nil, fmt.Errorf("listener %s: %w", l.Name, err)
 		}
 		if l.Protocol.TLS() {
-			ln = tls.NewListener(ln, s.cfg.TLS)
+			ln = tls.NewListener(ln, sec.TLS)
 		}
 		kl := &kafkaListener{Listener: l, ln: ln}
 		s.kafka = append(s.kafka, kl)
@@ -317,7 +309,11 @@ func (s *Server) Run(parent context.Context) error {
 				c := newConn(s.nextID.Add(1), nc, s.e, int32(s.cfg.Settings.Int64("socket.request.max.bytes")), s.cfg.Logf)
 				c.listener, c.tls = l.Name, l.Protocol.TLS()
 				if l.Protocol.SASL() {
-					c.sasl = &saslConn{enabled: s.cfg.SASLMechanisms, lifetime: s.cfg.SASLReauth}
+					sec := s.cfg.Security[l.Name]
+					c.sasl = &saslConn{enabled: sec.Mechanisms, plain: sec.PlainUsers, creds: c.credential, lifetime: s.cfg.SASLReauth}
+					if c.sasl.enabled == nil {
+						c.sasl.enabled = Mechanisms
+					}
 				}
 				mu.Lock()
 				conns[c] = true

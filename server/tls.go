@@ -68,20 +68,3 @@ func LoadTLS(s TLSSettings) (*tls.Config, error) {
 	}
 	return cfg, nil
 }
-
-// PeerTLS makes the two sides of mutual TLS between the nodes of a
-// cluster, for an SSL controller listener: each node serves its keystore
-// certificate, dials its peers with it, and requires theirs to chain to
-// the truststore (a peer's certificate must name the host or IP address
-// of its entry in the controller quorum).
-func PeerTLS(s TLSSettings) (server, client *tls.Config, err error) {
-	if s.Keystore == "" || s.Truststore == "" {
-		return nil, nil, errors.New("an SSL controller listener needs ssl.keystore.location and ssl.truststore.location: nodes authenticate each other by certificate")
-	}
-	base, err := LoadTLS(TLSSettings{Keystore: s.Keystore, Truststore: s.Truststore, ClientAuth: "required"})
-	if err != nil {
-		return nil, nil, err
-	}
-	client = &tls.Config{Certificates: base.Certificates, RootCAs: base.ClientCAs, MinVersion: tls.VersionTLS12}
-	return base, client, nil
-}

@@ -61,11 +61,13 @@ func TestSetStatic(t *testing.T) {
 }
 
 func TestParseProperties(t *testing.T) {
-	got, err := ParseProperties("# comment\n! also\nnum.partitions=3\n log.dirs : /tmp/x \nurl=http://a:b\n\n")
+	got, err := ParseProperties("# comment\n! also\nnum.partitions=3\n log.dirs : /tmp/x \nurl=http://a:b\n\n" +
+		"jaas=Module required \\\n    a=\"1\" \\\n\tb=\"2\";\npath=C:\\\\\nnext=x\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"num.partitions": "3", "log.dirs": "/tmp/x", "url": "http://a:b"}
+	want := map[string]string{"num.partitions": "3", "log.dirs": "/tmp/x", "url": "http://a:b",
+		"jaas": `Module required a="1" b="2";`, "path": `C:\\`, "next": "x"}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}

@@ -182,20 +182,27 @@ func CheckTopic(name, value string) error {
 }
 
 // ParseProperties reads a Java-style properties file: key=value or
-// key: value lines, '#' and '!' comments, surrounding blanks trimmed.
+// key: value lines, '#' and '!' comments, surrounding blanks trimmed; a
+// line ending in an odd number of backslashes continues on the next one,
+// whose leading blanks are dropped (a JAAS line is often so split).
 func ParseProperties(text string) (map[string]string, error) {
 	out := map[string]string{}
-	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		n, line := i, strings.TrimSpace(lines[i])
 		if line == "" || line[0] == '#' || line[0] == '!' {
 			continue
+		}
+		for (len(line)-len(strings.TrimRight(line, "\\")))%2 == 1 && i+1 < len(lines) {
+			i++
+			line = line[:len(line)-1] + strings.TrimSpace(lines[i])
 		}
 		k, v, ok := strings.Cut(line, "=")
 		if j := strings.IndexByte(line, ':'); !ok || (j >= 0 && j < len(k)) {
 			k, v, ok = strings.Cut(line, ":")
 		}
 		if !ok {
-			return nil, fmt.Errorf("line %d: %q is not key=value", i+1, line)
+			return nil, fmt.Errorf("line %d: %q is not key=value", n+1, line)
 		}
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}

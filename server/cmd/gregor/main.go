@@ -12,7 +12,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -132,23 +131,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		*controllerAddr = ctl.Addr
 	}
-	for _, k := range []string{"ssl.keystore.type", "ssl.truststore.type"} {
-		if v := sv[k]; v != "" && v != "PEM" {
-			return fmt.Errorf("%s=%s: only PEM files are read", k, v)
-		}
-	}
-	tlsSettings := server.TLSSettings{
-		Keystore: sv["ssl.keystore.location"], Truststore: sv["ssl.truststore.location"], ClientAuth: sv["ssl.client.auth"],
-	}
-	tlsCfg, err := server.LoadTLS(tlsSettings)
+	security, peer, err := server.ResolveSecurity(sv, listeners, ctl)
 	if err != nil {
 		return err
-	}
-	var peerTLS, peerDialTLS *tls.Config
-	if ctl.Protocol == server.SSL {
-		if peerTLS, peerDialTLS, err = server.PeerTLS(tlsSettings); err != nil {
-			return err
-		}
 	}
 	metricsToken := false
 	if v := sv[metricsTokenKey]; v != "" {
@@ -192,16 +177,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	srv, err := server.Start(server.Config{
-		KafkaAddr: *kafkaAddr, Listeners: listeners, TLS: tlsCfg, HTTPAddr: *httpAddr, DataDir: *dataDir,
+		KafkaAddr: *kafkaAddr, Listeners: listeners, Security: security, HTTPAddr: *httpAddr, DataDir: *dataDir,
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
 		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: sv[operatorTokenKey],
 		MetricsNeedToken: metricsToken,
-		SASLMechanisms:   splitNonEmpty(sv["sasl.enabled.mechanisms"], ","),
 		ScramBootstrap:   splitNonEmpty(sv["add-scram"], ";"),
 		Authorizer:       authorizer,
 		SASLReauth:       reauth,
-		PeerTLS:          peerTLS,
-		PeerDialTLS:      peerDialTLS,
+		Peer:             peer,
 		HTTPPeers:        peers,
 	})
 	if err != nil {
@@ -252,6 +235,8 @@ var serverKeys = []struct{ name, doc string }{
 	{"inter.broker.listener.name", "the listener brokers use for each other; checked to be one of listeners (peers travel on the controller listener)"},
 	{"controller.listener.names", "the listener of listeners that is this node's --controller-addr (raft, controller requests, follower fetches)"},
 	{"sasl.enabled.mechanisms", "the SASL mechanisms SASL_PLAINTEXT and SASL_SSL listeners offer (default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)"},
+	{"sasl.mechanism.controller.protocol", "the SASL mechanism nodes authenticate each other with on a SASL controller listener, with the username and password of listener.name.<controller listener>.<mechanism>.sasl.jaas.config"},
+	{"sasl.mechanism.inter.broker.protocol", "synonym of sasl.mechanism.controller.protocol (follower fetches travel on the controller listener too); if both are given they must agree"},
 	{"connections.max.reauth.ms", "how long a SASL session lasts before the client must re-authenticate on its connection (KIP-368); 0 (default): for ever"},
 	{"add-scram", "single broker: SCRAM credentials to add at startup unless the user has one, as kafka-storage --add-scram: 'SCRAM-SHA-256=[name=admin,password=secret]', several separated by ;"},
 	{"authorizer.class.name", "any class name (e.g. org.apache.kafka.metadata.authorizer.StandardAuthorizer) turns on ACL enforcement; empty (default): no ACL is enforced"},
@@ -265,8 +250,9 @@ var serverKeys = []struct{ name, doc string }{
 }
 
 // loadProperties applies a properties file, and reads the server keys
-// into sv. Keys Gregor does not know (a full Kafka server.properties has
-// many) are logged and skipped.
+// and the per-listener ones (listener.name.<listener>.<setting>,
+// server.ListenerKey) into sv. Keys Gregor does not know (a full Kafka
+// server.properties has many) are logged and skipped.
 func loadProperties(b *config.Broker, path string, sv map[string]string, logger *log.Logger) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -283,7 +269,11 @@ func loadProperties(b *config.Broker, path string, sv map[string]string, logger 
 		}
 	}
 	keys := make([]string, 0, len(props))
-	for k := range props {
+	for k, v := range props {
+		if server.ListenerKey(k) {
+			sv[k] = v
+			continue
+		}
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
