@@ -41,6 +41,11 @@ type Config struct {
 	// usable bytes of its volume (-1 where unknown).
 	LogDir    string
 	DiskSpace func() (total, usable int64)
+	// Clock, when set, reads a monotonic clock in nanoseconds: the time
+	// a request's handler takes is charged to its client's
+	// request_percentage quota (KIP-124). Nil: handling takes no time,
+	// as on the simulator's virtual clock.
+	Clock func() int64
 	// Cluster, when set, makes the broker one of several, with its
 	// metadata from the quorum (cluster.go); nil is a single broker that
 	// keeps its own metadata.
@@ -97,10 +102,11 @@ type Broker struct {
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks                  // producer_state.go
 
-	groups *group.Coordinator      // the group coordinator (group_coordinator.go)
-	txn    *txn.Coordinator        // the transaction coordinator (txn_coordinator.go)
-	wrote  coordinatorWrites       // what the step in progress appended for them (acks.go)
-	meters map[string]*quota.Meter // clients' byte rates (client_quotas.go)
+	groups  *group.Coordinator       // the group coordinator (group_coordinator.go)
+	txn     *txn.Coordinator         // the transaction coordinator (txn_coordinator.go)
+	wrote   coordinatorWrites        // what the step in progress appended for them (acks.go)
+	meters  map[string]*quota.Meter  // clients' byte rates and request time (client_quotas.go)
+	buckets map[string]*quota.Bucket // clients' controller mutations (mutation_quota.go)
 }
 
 // New opens a broker on st, recovering every partition it finds there.
@@ -163,10 +169,21 @@ func (b *Broker) Handle(now int64, req Request) {
 		b.reply(req, deny)
 		return
 	}
-	if resp := h.fn(b, &req); resp != nil {
+	start := b.clock()
+	resp := h.fn(b, &req)
+	b.throttleRequest(&req, b.clock()-start, resp) // client_quotas.go
+	if resp != nil {
 		b.advertise(req.Listener, resp)
 		b.reply(req, resp)
 	}
+}
+
+// clock reads Config.Clock, 0 without one.
+func (b *Broker) clock() int64 {
+	if b.cfg.Clock == nil {
+		return 0
+	}
+	return b.cfg.Clock()
 }
 
 func (b *Broker) reply(req Request, msg kmsg.Response) {

@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"strings"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -29,8 +31,8 @@ func init() {
 	register(49, 0, 1, handleAlterClientQuotas)
 }
 
-// anonymous is the user of every client: Gregor has no authentication,
-// and Kafka calls an unauthenticated principal ANONYMOUS.
+// anonymous is the user of a client that did not authenticate, as Kafka
+// names an unauthenticated principal.
 const anonymous = "ANONYMOUS"
 
 func (b *Broker) quotas() quota.Quotas {
@@ -69,29 +71,75 @@ func handleAlterClientQuotas(b *Broker, r *Request) kmsg.Response {
 	return resp
 }
 
-// throttle records n bytes of a client's traffic against the quota key
-// that applies to it and returns the throttle time in ms (0 under quota,
-// or with no quota), and how to take the bytes back.
-func (b *Broker) throttle(clientID, key string, n int) (ms int32, undo func()) {
-	limit, meter, ok := b.quotas().Resolve(anonymous, clientID, key)
+// quotaUser is the user a client's quotas name: its principal's name,
+// ANONYMOUS when it did not authenticate (and for the simulator).
+func quotaUser(r *Request) string {
+	if u, ok := strings.CutPrefix(r.Principal, "User:"); ok {
+		return u
+	}
+	return anonymous
+}
+
+// idler is a measure a broker may forget once it holds nothing.
+type idler interface{ Idle(now int64) bool }
+
+// gauge returns the measure of key in m, made on first use; making one
+// forgets those gone idle, so quiet clients cost nothing.
+func gauge[T any, P interface {
+	*T
+	idler
+}](m *map[string]P, key string, now int64) P {
+	if g := (*m)[key]; g != nil {
+		return g
+	}
+	for k, old := range *m {
+		if old.Idle(now) {
+			delete(*m, k)
+		}
+	}
+	if *m == nil {
+		*m = map[string]P{}
+	}
+	g := P(new(T))
+	(*m)[key] = g
+	return g
+}
+
+// throttle records v of a client's use against the quota key that
+// applies to it and returns the throttle time in ms (0 under quota, or
+// with no quota), and how to take v back.
+func (b *Broker) throttle(r *Request, key string, v float64) (ms int32, undo func()) {
+	limit, meter, ok := b.quotas().Resolve(quotaUser(r), r.Header.ClientID, key)
 	if !ok {
 		return 0, func() {}
 	}
-	m := b.meters[meter]
-	if m == nil {
-		for k, old := range b.meters { // forget the clients gone quiet
-			if old.Idle(b.now) {
-				delete(b.meters, k)
-			}
-		}
-		if b.meters == nil {
-			b.meters = map[string]*quota.Meter{}
-		}
-		m = &quota.Meter{}
-		b.meters[meter] = m
+	m := gauge(&b.meters, meter, b.now)
+	m.Record(b.now, v)
+	return m.Throttle(b.now, limit), func() { m.Unrecord(v) }
+}
+
+// throttleRequest charges a client for the handler time of one request
+// (request_percentage, KIP-124): nanos of one thread as a percentage of a
+// second, measured by Config.Clock. Over quota, the answer (when it is
+// sent now) carries the larger of this throttle and its byte-rate one,
+// which is at most one window (Kafka's ClientRequestQuotaManager).
+// Requests with no client address (a peer broker's) and followers'
+// fetches are not charged, as Kafka exempts cluster actions.
+func (b *Broker) throttleRequest(r *Request, nanos int64, resp kmsg.Response) {
+	if nanos <= 0 || r.Host == "" || isReplicaFetch(r) {
+		return
 	}
-	m.Record(b.now, float64(n))
-	return m.Throttle(b.now, limit), func() { m.Unrecord(float64(n)) }
+	ms, _ := b.throttle(r, quota.RequestPercentage, float64(nanos)*100/1e9)
+	if t, ok := resp.(kmsg.SetThrottleResponse); ok && ms > 0 {
+		prev, _ := resp.(kmsg.ThrottleResponse).Throttle()
+		t.SetThrottle(max(prev, min(ms, quota.WindowMs)))
+	}
+}
+
+// isReplicaFetch reports whether r is a follower's Fetch.
+func isReplicaFetch(r *Request) bool {
+	f, ok := r.Msg.(*kmsg.FetchRequest)
+	return ok && fetchReplica(f) >= 0
 }
 
 // throttleProduce measures a Produce request's record bytes.
@@ -102,13 +150,14 @@ func (b *Broker) throttleProduce(r *Request, resp *kmsg.ProduceResponse) {
 			n += len(p.Records)
 		}
 	}
-	resp.ThrottleMillis, _ = b.throttle(r.Header.ClientID, quota.ProducerByteRate, n)
+	resp.ThrottleMillis, _ = b.throttle(r, quota.ProducerByteRate, float64(n))
 }
 
 // throttleFetch measures the record bytes of a consumer's Fetch answer;
-// over quota, the answer carries no data and the throttle time.
+// over quota, or already throttled for its request time, the answer
+// carries no data and the throttle time, and its bytes are not counted.
 func (b *Broker) throttleFetch(r Request, resp *kmsg.FetchResponse) {
-	if fetchReplica(r.Msg.(*kmsg.FetchRequest)) >= 0 {
+	if isReplicaFetch(&r) {
 		return // replication is not a client's traffic
 	}
 	n := 0
@@ -117,10 +166,10 @@ func (b *Broker) throttleFetch(r Request, resp *kmsg.FetchResponse) {
 			n += len(p.RecordBatches)
 		}
 	}
-	ms, undo := b.throttle(r.Header.ClientID, quota.ConsumerByteRate, n)
-	if ms > 0 {
+	ms, undo := b.throttle(&r, quota.ConsumerByteRate, float64(n))
+	if ms > 0 || resp.ThrottleMillis > 0 {
 		undo()
-		resp.ThrottleMillis, resp.Topics = ms, nil
+		resp.ThrottleMillis, resp.Topics = max(ms, resp.ThrottleMillis), nil
 	}
 }
 
@@ -131,10 +180,29 @@ func (b *Broker) capFetch(r *Request, req *kmsg.FetchRequest) {
 	if fetchReplica(req) >= 0 {
 		return
 	}
-	if limit, _, ok := b.quotas().Resolve(anonymous, r.Header.ClientID, quota.ConsumerByteRate); ok {
+	if limit, _, ok := b.quotas().Resolve(quotaUser(r), r.Header.ClientID, quota.ConsumerByteRate); ok {
 		most := limit * (quota.Samples - 1) * quota.WindowMs / 1000
 		if req.MaxBytes <= 0 || float64(req.MaxBytes) > most {
 			req.MaxBytes = int32(min(most, float64(1<<31-1)))
 		}
 	}
+}
+
+// ConnectionThrottle counts a new connection from ip against its
+// connection_creation_rate (KIP-612) and returns how long, in ms, the
+// driver holds it before closing it unserved: 0 admits it. A refused
+// connection is not counted, as Kafka unrecords it.
+func (b *Broker) ConnectionThrottle(now int64, ip string) int32 {
+	b.advance(now)
+	limit, meter, ok := b.quotas().ResolveIP(ip)
+	if !ok {
+		return 0
+	}
+	m := gauge(&b.meters, meter, b.now)
+	m.Record(b.now, 1)
+	ms := m.Throttle(b.now, limit)
+	if ms > 0 {
+		m.Unrecord(1)
+	}
+	return ms
 }
