@@ -163,6 +163,12 @@ func (e *engine) handle(in inbound) {
 	e.phase, e.cur = phaseEvent, in
 	switch in.kind {
 	case evOpen:
+		// Past its address's connection_creation_rate a connection is
+		// held unserved for the throttle time, then closed (KIP-612).
+		if ms := e.b.ConnectionThrottle(time.Now().UnixMilli(), remoteIP(in.conn.nc)); ms > 0 {
+			time.AfterFunc(time.Duration(ms)*time.Millisecond, in.conn.close)
+			break
+		}
 		e.conns[in.conn.id] = in.conn
 	case evClose:
 		delete(e.conns, in.conn.id)

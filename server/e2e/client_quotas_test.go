@@ -38,7 +38,7 @@ func TestClientQuotas(t *testing.T) {
 	slow, reader := "slow-producer", "slow-reader"
 	setQuota(t, adm, clientEntity(&slow), quota("producer_byte_rate", quotaRate))
 	setQuota(t, adm, clientEntity(&reader), quota("consumer_byte_rate", 2*quotaRate)) // reads both producers' records
-	setQuota(t, adm, clientEntity(nil), quota("request_percentage", 50))              // stored, not enforced
+	setQuota(t, adm, clientEntity(nil), quota("request_percentage", 50))              // half a thread: never reached here
 
 	// Refused: a key that is no quota, a negative rate, ip with client-id.
 	ip := "10.0.0.1"
