@@ -10,22 +10,27 @@ import (
 )
 
 // DescribeClientQuotas v0-1 and AlterClientQuotas v0-1 (KIP-546), and
-// the enforcement of the byte-rate quotas (KIP-13) with KIP-219
-// throttling: the answer goes out at once with throttle_time_ms, and the
-// driver stops reading the connection for that long (server/conn.go).
+// the enforcement of the quotas with KIP-219 throttling: the answer goes
+// out at once with throttle_time_ms, and the driver stops reading the
+// connection for that long (server/conn.go; the simulator's network).
 //
 // A single broker keeps its quotas in its metadata file; in a cluster the
 // controller writes them to the metadata log (forwarded, KIP-590) and
 // every broker reads them from its image. Each broker measures the
-// traffic it serves itself, as Kafka's do.
+// traffic it serves itself, as Kafka's do. A client's user is its
+// principal's name (ANONYMOUS unauthenticated), its client-id the
+// request header's.
 //
 // Enforced: producer_byte_rate on Produce (the record bytes of the
-// request; the records are appended and the answer throttled) and
+// request; the records are appended and the answer throttled),
 // consumer_byte_rate on consumers' Fetch (the record bytes of the answer;
 // a fetch over quota is answered with no data, and its bytes are not
-// counted, as Kafka does). Stored but not enforced: request_percentage,
-// controller_mutation_rate, connection_creation_rate. Produce with acks=0
-// has no answer to carry a throttle and is not throttled.
+// counted, as Kafka does), request_percentage on the handler time of every
+// client request (throttleRequest, KIP-124), controller_mutation_rate on
+// CreateTopics, CreatePartitions and DeleteTopics (mutation_quota.go,
+// KIP-599), and an ip entity's connection_creation_rate on new
+// connections (ConnectionThrottle, KIP-612). Produce with acks=0 has no
+// answer to carry a throttle and is not throttled.
 func init() {
 	register(48, 0, 1, handleDescribeClientQuotas)
 	register(49, 0, 1, handleAlterClientQuotas)
