@@ -94,7 +94,7 @@ func (e *engine) deliver(r broker.Response) {
 	}
 	if c := e.conns[r.Conn]; c != nil {
 		e.metrics.response(e, r.Conn, r.CorrelationID, r.Msg)
-		if corr, ok := c.complete(r.CorrelationID, r.Msg); ok {
+		if corr, ok := c.complete(r.CorrelationID, r.Msg, r.Throttle); ok {
 			e.traceResponse(c, corr, r)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/group"
-	"github.com/gregor-kafka/gregor/core/quota"
 	"github.com/gregor-kafka/gregor/core/store"
 	"github.com/gregor-kafka/gregor/core/txn"
 	"github.com/gregor-kafka/gregor/core/wire"
@@ -74,6 +73,11 @@ type Response struct {
 	Conn          uint64
 	CorrelationID int32
 	Msg           kmsg.Response
+	// Throttle is the request-time quota's throttle (KIP-124), which the
+	// driver puts in the answer's throttle_time_ms when larger than what
+	// is there (Fetch answers carry it already); 0 but for answers sent
+	// at once to a client over its request_percentage.
+	Throttle int32
 }
 
 // Broker is one Kafka broker's engine.
@@ -102,11 +106,10 @@ type Broker struct {
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks                  // producer_state.go
 
-	groups  *group.Coordinator       // the group coordinator (group_coordinator.go)
-	txn     *txn.Coordinator         // the transaction coordinator (txn_coordinator.go)
-	wrote   coordinatorWrites        // what the step in progress appended for them (acks.go)
-	meters  map[string]*quota.Meter  // clients' byte rates and request time (client_quotas.go)
-	buckets map[string]*quota.Bucket // clients' controller mutations (mutation_quota.go)
+	groups   *group.Coordinator  // the group coordinator (group_coordinator.go)
+	txn      *txn.Coordinator    // the transaction coordinator (txn_coordinator.go)
+	wrote    coordinatorWrites   // what the step in progress appended for them (acks.go)
+	measures map[string]*measure // clients' use of their quotas (client_quotas.go)
 }
 
 // New opens a broker on st, recovering every partition it finds there.
@@ -171,10 +174,10 @@ func (b *Broker) Handle(now int64, req Request) {
 	}
 	start := b.clock()
 	resp := h.fn(b, &req)
-	b.throttleRequest(&req, b.clock()-start, resp) // client_quotas.go
+	ms := b.throttleRequest(&req, b.clock()-start) // client_quotas.go
 	if resp != nil {
 		b.advertise(req.Listener, resp)
-		b.reply(req, resp)
+		b.replyThrottled(req, resp, ms)
 	}
 }
 
@@ -186,15 +189,19 @@ func (b *Broker) clock() int64 {
 	return b.cfg.Clock()
 }
 
-func (b *Broker) reply(req Request, msg kmsg.Response) {
+func (b *Broker) reply(req Request, msg kmsg.Response) { b.replyThrottled(req, msg, 0) }
+
+// replyThrottled delivers an answer with the request-time quota's
+// throttle of ms.
+func (b *Broker) replyThrottled(req Request, msg kmsg.Response, ms int32) {
 	if k := (trimKey{req.Conn, req.Header.CorrelationID}); len(b.trims) > 0 && b.trims[k] != nil {
 		b.trims[k](msg)
 		delete(b.trims, k)
 	}
 	if f, ok := msg.(*kmsg.FetchResponse); ok {
-		b.throttleFetch(req, f) // client_quotas.go
+		b.throttleFetch(req, f, ms) // client_quotas.go
 	}
-	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg})
+	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg, Throttle: ms})
 }
 
 // Tick moves the clock: expired long polls answer and retention runs.

@@ -85,29 +85,30 @@ func quotaUser(r *Request) string {
 	return anonymous
 }
 
-// idler is a measure a broker may forget once it holds nothing.
-type idler interface{ Idle(now int64) bool }
+// measure is a client's use of one quota: a sampled rate, or for
+// controller mutations a token bucket (mutation_quota.go).
+type measure struct {
+	rate   quota.Meter
+	bucket quota.Bucket
+}
 
-// gauge returns the measure of key in m, made on first use; making one
-// forgets those gone idle, so quiet clients cost nothing.
-func gauge[T any, P interface {
-	*T
-	idler
-}](m *map[string]P, key string, now int64) P {
-	if g := (*m)[key]; g != nil {
-		return g
+// measure returns the measure of a meter key, made on first use; making
+// one forgets those gone idle, so quiet clients cost nothing.
+func (b *Broker) measure(key string) *measure {
+	if m := b.measures[key]; m != nil {
+		return m
 	}
-	for k, old := range *m {
-		if old.Idle(now) {
-			delete(*m, k)
+	for k, old := range b.measures {
+		if old.rate.Idle(b.now) && old.bucket.Idle(b.now) {
+			delete(b.measures, k)
 		}
 	}
-	if *m == nil {
-		*m = map[string]P{}
+	if b.measures == nil {
+		b.measures = map[string]*measure{}
 	}
-	g := P(new(T))
-	(*m)[key] = g
-	return g
+	m := &measure{}
+	b.measures[key] = m
+	return m
 }
 
 // throttle records v of a client's use against the quota key that
@@ -118,27 +119,24 @@ func (b *Broker) throttle(r *Request, key string, v float64) (ms int32, undo fun
 	if !ok {
 		return 0, func() {}
 	}
-	m := gauge(&b.meters, meter, b.now)
+	m := &b.measure(meter).rate
 	m.Record(b.now, v)
 	return m.Throttle(b.now, limit), func() { m.Unrecord(v) }
 }
 
 // throttleRequest charges a client for the handler time of one request
 // (request_percentage, KIP-124): nanos of one thread as a percentage of a
-// second, measured by Config.Clock. Over quota, the answer (when it is
-// sent now) carries the larger of this throttle and its byte-rate one,
-// which is at most one window (Kafka's ClientRequestQuotaManager).
-// Requests with no client address (a peer broker's) and followers'
-// fetches are not charged, as Kafka exempts cluster actions.
-func (b *Broker) throttleRequest(r *Request, nanos int64, resp kmsg.Response) {
+// second, measured by Config.Clock. It returns the throttle over quota,
+// at most one window (Kafka's ClientRequestQuotaManager), which the
+// answer carries when it is sent at once (Response.Throttle). Requests
+// with no client address (a peer broker's) and followers' fetches are not
+// charged, as Kafka exempts cluster actions.
+func (b *Broker) throttleRequest(r *Request, nanos int64) int32 {
 	if nanos <= 0 || r.Host == "" || isReplicaFetch(r) {
-		return
+		return 0
 	}
 	ms, _ := b.throttle(r, quota.RequestPercentage, float64(nanos)*100/1e9)
-	if t, ok := resp.(kmsg.SetThrottleResponse); ok && ms > 0 {
-		prev, _ := resp.(kmsg.ThrottleResponse).Throttle()
-		t.SetThrottle(max(prev, min(ms, quota.WindowMs)))
-	}
+	return min(ms, quota.WindowMs)
 }
 
 // isReplicaFetch reports whether r is a follower's Fetch.
@@ -159,9 +157,9 @@ func (b *Broker) throttleProduce(r *Request, resp *kmsg.ProduceResponse) {
 }
 
 // throttleFetch measures the record bytes of a consumer's Fetch answer;
-// over quota, or already throttled for its request time, the answer
+// over quota, or throttled for its request time (reqMs), the answer
 // carries no data and the throttle time, and its bytes are not counted.
-func (b *Broker) throttleFetch(r Request, resp *kmsg.FetchResponse) {
+func (b *Broker) throttleFetch(r Request, resp *kmsg.FetchResponse, reqMs int32) {
 	if isReplicaFetch(&r) {
 		return // replication is not a client's traffic
 	}
@@ -172,9 +170,9 @@ func (b *Broker) throttleFetch(r Request, resp *kmsg.FetchResponse) {
 		}
 	}
 	ms, undo := b.throttle(&r, quota.ConsumerByteRate, float64(n))
-	if ms > 0 || resp.ThrottleMillis > 0 {
+	if ms > 0 || reqMs > 0 {
 		undo()
-		resp.ThrottleMillis, resp.Topics = max(ms, resp.ThrottleMillis), nil
+		resp.ThrottleMillis, resp.Topics = max(ms, reqMs), nil
 	}
 }
 
@@ -203,7 +201,7 @@ func (b *Broker) ConnectionThrottle(now int64, ip string) int32 {
 	if !ok {
 		return 0
 	}
-	m := gauge(&b.meters, meter, b.now)
+	m := &b.measure(meter).rate
 	m.Record(b.now, 1)
 	ms := m.Throttle(b.now, limit)
 	if ms > 0 {

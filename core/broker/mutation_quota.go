@@ -38,7 +38,7 @@ func (b *Broker) limitMutations(r *Request) {
 	if !ok {
 		return
 	}
-	k := gauge(&b.buckets, meter, b.now)
+	k := &b.measure(meter).bucket
 	var refused []string
 	strict := false
 	admit := func(name string, n int) bool {
@@ -55,26 +55,36 @@ func (b *Broker) limitMutations(r *Request) {
 			return
 		}
 		strict = q.Version >= 6
-		q.Topics = keep(q.Topics, func(t kmsg.CreateTopicsRequestTopic) bool { return admit(t.Topic, b.asked(&t)) })
+		kept := q.Topics[:0]
+		for _, t := range q.Topics {
+			if admit(t.Topic, b.asked(&t)) {
+				kept = append(kept, t)
+			}
+		}
+		q.Topics = kept
 	case *kmsg.CreatePartitionsRequest:
 		if q.ValidateOnly {
 			return
 		}
 		strict = q.Version >= 3
-		q.Topics = keep(q.Topics, func(t kmsg.CreatePartitionsRequestTopic) bool {
-			return admit(t.Topic, int(t.Count)-b.partitionCount(t.Topic))
-		})
+		kept := q.Topics[:0]
+		for _, t := range q.Topics {
+			if admit(t.Topic, int(t.Count)-b.partitionCount(t.Topic)) {
+				kept = append(kept, t)
+			}
+		}
+		q.Topics = kept
 	case *kmsg.DeleteTopicsRequest:
 		strict = q.Version >= 5
-		kept := keep(wire.DeleteTopicsTargets(q), func(t kmsg.DeleteTopicsRequestTopic) bool {
-			name := b.nameOf(derefString(t.Topic), t.TopicID)
-			return admit(name, b.partitionCount(name))
-		})
+		targets := wire.DeleteTopicsTargets(q)
 		q.Topics, q.TopicNames = nil, nil
-		for _, t := range kept {
-			if q.Version >= 6 {
+		for _, t := range targets {
+			name := b.nameOf(derefString(t.Topic), t.TopicID)
+			switch {
+			case !admit(name, b.partitionCount(name)):
+			case q.Version >= 6:
 				q.Topics = append(q.Topics, t)
-			} else {
+			default:
 				q.TopicNames = append(q.TopicNames, *t.Topic)
 			}
 		}
@@ -88,39 +98,28 @@ func (b *Broker) limitMutations(r *Request) {
 // throttle time.
 func throttledMutations(resp kmsg.Response, refused []string, ms int32) {
 	code := kerr.ThrottlingQuotaExceeded.Code
-	for _, name := range refused {
-		msg := fmt.Sprintf("controller_mutation_rate exceeded: retry in %dms", ms)
-		switch a := resp.(type) {
-		case *kmsg.CreateTopicsResponse:
+	msg := fmt.Sprintf("controller_mutation_rate exceeded: retry in %dms", ms)
+	switch a := resp.(type) {
+	case *kmsg.CreateTopicsResponse:
+		a.ThrottleMillis = max(a.ThrottleMillis, ms)
+		for _, name := range refused {
 			t := kmsg.NewCreateTopicsResponseTopic()
 			t.Topic, t.ErrorCode, t.ErrorMessage, t.NumPartitions, t.ReplicationFactor = name, code, &msg, -1, -1
 			a.Topics = append(a.Topics, t)
-		case *kmsg.CreatePartitionsResponse:
-			t := kmsg.NewCreatePartitionsResponseTopic()
-			t.Topic, t.ErrorCode, t.ErrorMessage = name, code, &msg
-			a.Topics = append(a.Topics, t)
-		case *kmsg.DeleteTopicsResponse:
+		}
+	case *kmsg.CreatePartitionsResponse:
+		a.ThrottleMillis = max(a.ThrottleMillis, ms)
+		for _, name := range refused {
+			a.Topics = append(a.Topics, kmsg.CreatePartitionsResponseTopic{Topic: name, ErrorCode: code, ErrorMessage: &msg})
+		}
+	case *kmsg.DeleteTopicsResponse:
+		a.ThrottleMillis = max(a.ThrottleMillis, ms)
+		for _, name := range refused {
 			t := kmsg.NewDeleteTopicsResponseTopic()
 			t.Topic, t.ErrorCode, t.ErrorMessage = &name, code, &msg
 			a.Topics = append(a.Topics, t)
 		}
 	}
-	if t, ok := resp.(kmsg.SetThrottleResponse); ok {
-		prev, _ := resp.(kmsg.ThrottleResponse).Throttle()
-		t.SetThrottle(max(prev, ms))
-	}
-}
-
-// keep returns the elements of s that ok accepts, in order, calling ok
-// once for each.
-func keep[T any](s []T, ok func(T) bool) []T {
-	var out []T
-	for _, v := range s {
-		if ok(v) {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // asked is how many partitions a CreateTopics topic asks for: none for a

@@ -112,32 +112,33 @@ func TestMutationQuota(t *testing.T) {
 // TestRequestPercentage: with request_percentage 10 a client may use
 // 10% of a thread, 1 s of handler time in the 10 s span. Each request
 // here takes 25 ms on the injected clock: the 41st is past the quota and
-// is throttled by the excess, at most one window (1 s).
+// is throttled by the excess, at most one window (1 s), beside its answer
+// for the driver to write in (Response.Throttle).
 func TestRequestPercentage(t *testing.T) {
 	var ns int64
 	h := &harness{t: t, st: store.NewMem(), now: 1_000_000, clock: func() int64 { ns += 25_000_000; return ns }}
 	h.open()
 	h.setQuota("request_percentage", 10.0)
-	send := func() *kmsg.MetadataResponse {
+	send := func() Response {
 		h.corr++
 		h.out = nil
 		req := kmsg.NewPtrMetadataRequest()
 		h.b.Handle(h.now, Request{Conn: 1, Host: "/127.0.0.1", Header: wire.Header{Key: 3, Version: req.Version, CorrelationID: h.corr, ClientID: "c"}, Msg: req})
-		return h.out[0].Msg.(*kmsg.MetadataResponse)
+		return h.out[0]
 	}
 	for i := range 40 {
-		if r := send(); r.ThrottleMillis != 0 {
-			t.Fatalf("request %d throttled %d ms under quota", i+1, r.ThrottleMillis)
+		if r := send(); r.Throttle != 0 {
+			t.Fatalf("request %d throttled %d ms under quota", i+1, r.Throttle)
 		}
 	}
-	if r := send(); r.ThrottleMillis != 250 { // 1.025 s / 10 s = 10.25%: (10.25-10)/10 × 10 s
-		t.Errorf("41st request throttled %d ms, want 250", r.ThrottleMillis)
+	if r := send(); r.Throttle != 250 { // 1.025 s / 10 s = 10.25%: (10.25-10)/10 × 10 s
+		t.Errorf("41st request throttled %d ms, want 250", r.Throttle)
 	}
 	for range 10 {
 		send()
 	}
-	if r := send(); r.ThrottleMillis != 1000 {
-		t.Errorf("far over quota: throttled %d ms, want the 1000 ms bound", r.ThrottleMillis)
+	if r := send(); r.Throttle != 1000 {
+		t.Errorf("far over quota: throttled %d ms, want the 1000 ms bound", r.Throttle)
 	}
 }
 

@@ -21,10 +21,8 @@ import (
 // through it, so the same message always reads the same.
 func Message(msg any) string {
 	s := message(msg)
-	if t, ok := msg.(kmsg.ThrottleResponse); ok {
-		if ms, _ := t.Throttle(); ms > 0 {
-			s += fmt.Sprintf(" throttle_time_ms=%d", ms)
-		}
+	if ms := wire.Throttle(msg); ms > 0 {
+		s += fmt.Sprintf(" throttle_time_ms=%d", ms)
 	}
 	return s
 }

@@ -273,10 +273,8 @@ func (w *World) fromBroker(n *Node, r broker.Response) {
 		return
 	}
 	to := w.connClient(r.Conn)
-	if t, ok := r.Msg.(kmsg.ThrottleResponse); ok {
-		if ms, _ := t.Throttle(); ms > 0 {
-			w.net.mute(n.Name, r.Conn, w.now+int64(ms))
-		}
+	if ms := max(wire.Throttle(r.Msg), r.Throttle); ms > 0 {
+		w.net.mute(n.Name, r.Conn, w.now+int64(ms))
 	}
 	w.net.send(&Message{From: n.Name, To: to, Conn: r.Conn, Corr: r.CorrelationID, Resp: r.Msg, Due: w.now})
 }

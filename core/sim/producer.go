@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // producer is a teaching producer. It partitions keyed records as the Java
@@ -282,12 +283,10 @@ func (p *producer) receive(w *World, m *Message) {
 		w.notef(p.name, "note", "ignored a late answer")
 		return
 	}
-	if t, ok := m.Resp.(kmsg.ThrottleResponse); ok {
-		if ms, _ := t.Throttle(); ms > 0 {
-			// KIP-219: the client, not the broker, waits out a quota.
-			p.mutedUntil[m.From] = w.now + int64(ms)
-			w.notef(p.name, "note", "throttled by a quota: sends nothing to %s for %dms", m.From, ms)
-		}
+	if ms := wire.Throttle(m.Resp); ms > 0 {
+		// KIP-219: the client, not the broker, waits out a quota.
+		p.mutedUntil[m.From] = w.now + int64(ms)
+		w.notef(p.name, "note", "throttled by a quota: sends nothing to %s for %dms", m.From, ms)
 	}
 	if p.txn != nil && p.txn.receive(w, p, o.req, m.Resp) {
 		return

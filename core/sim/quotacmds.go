@@ -21,25 +21,23 @@ func cmdQuota(w *World, c command) error {
 	if err != nil {
 		return err
 	}
-	entry := kmsg.NewAlterClientQuotasRequestEntry()
+	var entry kmsg.AlterClientQuotasRequestEntry
 	for _, k := range c.keys {
 		v := c.kv[k]
 		switch k {
 		case "broker":
 		case "user", "client-id", "ip":
-			e := kmsg.NewAlterClientQuotasRequestEntryEntity()
-			e.Type = k
-			if v != defaultEntity {
-				e.Name = &v
+			e := kmsg.AlterClientQuotasRequestEntryEntity{Type: k, Name: &v}
+			if v == defaultEntity {
+				e.Name = nil
 			}
 			entry.Entity = append(entry.Entity, e)
 		default:
-			op := kmsg.NewAlterClientQuotasRequestEntryOp()
-			op.Key = k
-			if v == "remove" {
-				op.Remove = true
-			} else if op.Value, err = strconv.ParseFloat(v, 64); err != nil {
-				return fmt.Errorf("quota: %s=%s is neither a number nor remove", k, v)
+			op := kmsg.AlterClientQuotasRequestEntryOp{Key: k, Remove: v == "remove"}
+			if !op.Remove {
+				if op.Value, err = strconv.ParseFloat(v, 64); err != nil {
+					return fmt.Errorf("quota: %s=%s is neither a number nor remove", k, v)
+				}
 			}
 			entry.Ops = append(entry.Ops, op)
 		}
