@@ -106,10 +106,10 @@ type Broker struct {
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks                  // producer_state.go
 
-	groups   *group.Coordinator  // the group coordinator (group_coordinator.go)
-	txn      *txn.Coordinator    // the transaction coordinator (txn_coordinator.go)
-	wrote    coordinatorWrites   // what the step in progress appended for them (acks.go)
-	measures map[string]*measure // clients' use of their quotas (client_quotas.go)
+	groups *group.Coordinator      // the group coordinator (group_coordinator.go)
+	txn    *txn.Coordinator        // the transaction coordinator (txn_coordinator.go)
+	wrote  coordinatorWrites       // what the step in progress appended for them (acks.go)
+	meters map[string]*clientUsage // clients' use of their quotas (client_quotas.go)
 }
 
 // New opens a broker on st, recovering every partition it finds there.

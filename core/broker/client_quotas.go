@@ -85,29 +85,29 @@ func quotaUser(r *Request) string {
 	return anonymous
 }
 
-// measure is a client's use of one quota: a sampled rate, or for
+// clientUsage is a client's use of one quota: a sampled rate, or for
 // controller mutations a token bucket (mutation_quota.go).
-type measure struct {
+type clientUsage struct {
 	rate   quota.Meter
 	bucket quota.Bucket
 }
 
-// measure returns the measure of a meter key, made on first use; making
+// measure returns the usage of a meter key, made on first use; making
 // one forgets those gone idle, so quiet clients cost nothing.
-func (b *Broker) measure(key string) *measure {
-	if m := b.measures[key]; m != nil {
+func (b *Broker) measure(key string) *clientUsage {
+	if m := b.meters[key]; m != nil {
 		return m
 	}
-	for k, old := range b.measures {
+	for k, old := range b.meters {
 		if old.rate.Idle(b.now) && old.bucket.Idle(b.now) {
-			delete(b.measures, k)
+			delete(b.meters, k)
 		}
 	}
-	if b.measures == nil {
-		b.measures = map[string]*measure{}
+	if b.meters == nil {
+		b.meters = map[string]*clientUsage{}
 	}
-	m := &measure{}
-	b.measures[key] = m
+	m := &clientUsage{}
+	b.meters[key] = m
 	return m
 }
 
