@@ -43,3 +43,26 @@ func TestQuotaThrottling(t *testing.T) {
 		t.Errorf("after 10 s the log holds %d bytes; want the 10 s window's worth, about 10 kB, and one answer over it", sizes[0])
 	}
 }
+
+// TestQuotaCommand: the quota command names an entity (<default> for the
+// default) and quotas to set or remove; without either, or with a value
+// that is no number, it is refused before anything is sent.
+func TestQuotaCommand(t *testing.T) {
+	w := New(1)
+	if _, err := w.Exec("broker"); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"quota producer_byte_rate=5", "quota client-id=x", "quota client-id=x producer_byte_rate=fast"} {
+		if _, err := w.Exec(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	ok, err := w.Exec("quota client-id=<default> user=u consumer_byte_rate=2000 producer_byte_rate=remove")
+	if err != nil || !strings.Contains(ok, "b0 -> admin  AlterClientQuotas") || strings.Contains(ok, "error") {
+		t.Errorf("a valid quota: %v\n%s", err, ok)
+	}
+	refused, err := w.Exec("quota ip=10.0.0.1 producer_byte_rate=5") // not a quota of an ip
+	if err != nil || !strings.Contains(refused, "INVALID_REQUEST") {
+		t.Errorf("a byte rate on an ip: %v\n%s", err, refused)
+	}
+}
