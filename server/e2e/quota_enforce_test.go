@@ -119,7 +119,12 @@ func TestConnectionCreationRate(t *testing.T) {
 	requireBinary(t)
 	t.Run("ip", func(t *testing.T) {
 		b := startBroker(t)
-		setQuota(t, b.Admin(t), kadm.ClientQuotaEntity{{Type: "ip"}}, quota("connection_creation_rate", 2))
+		adm := b.Admin(t)
+		setQuota(t, adm, kadm.ClientQuotaEntity{{Type: "ip"}}, quota("connection_creation_rate", 2))
+		d, err := adm.DescribeClientQuotas(testCtx(t, opTimeout), true, []kadm.DescribeClientQuotaComponent{{Type: "ip", MatchType: 1}})
+		if got := describedQuotas(d); err != nil || got != `{ip=<default>} connection_creation_rate=2` {
+			t.Errorf("DescribeClientQuotas default ip: %v %s", err, got)
+		}
 		answered, closed := dialMany(t, b.Addr, 30, 3*time.Second)
 		t.Logf("%d answered, %d closed", answered, closed)
 		// The admin client may have opened one more connection after
