@@ -206,12 +206,19 @@ func (c *conn) enqueue(s *slot) {
 }
 
 // complete fills the open place of request seq and returns the client's
-// correlation id for it. It runs on the engine. A throttled answer (a
-// quota, KIP-219) mutes the connection: no request read after it is
-// handled before the throttle time has passed.
-func (c *conn) complete(seq int32, resp kmsg.Response) (corr int32, ok bool) {
+// correlation id for it. It runs on the engine. The request-time quota's
+// throttle (broker.Response.Throttle) goes into the answer when larger
+// than its own. A throttled answer (a quota, KIP-219) mutes the
+// connection: no request read after it is handled before the throttle
+// time has passed.
+func (c *conn) complete(seq int32, resp kmsg.Response, throttle int32) (corr int32, ok bool) {
 	if t, ok := resp.(kmsg.ThrottleResponse); ok {
-		if ms, _ := t.Throttle(); ms > 0 {
+		ms, _ := t.Throttle()
+		if throttle > ms {
+			ms = throttle
+			resp.(kmsg.SetThrottleResponse).SetThrottle(ms)
+		}
+		if ms > 0 {
 			c.mutedUntil.Store(time.Now().Add(time.Duration(ms) * time.Millisecond).UnixNano())
 		}
 	}

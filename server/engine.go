@@ -94,7 +94,7 @@ func (e *engine) deliver(r broker.Response) {
 	}
 	if c := e.conns[r.Conn]; c != nil {
 		e.metrics.response(e, r.Conn, r.CorrelationID, r.Msg)
-		if corr, ok := c.complete(r.CorrelationID, r.Msg); ok {
+		if corr, ok := c.complete(r.CorrelationID, r.Msg, r.Throttle); ok {
 			e.traceResponse(c, corr, r)
 		}
 	}
@@ -163,6 +163,12 @@ func (e *engine) handle(in inbound) {
 	e.phase, e.cur = phaseEvent, in
 	switch in.kind {
 	case evOpen:
+		// Past its address's connection_creation_rate a connection is
+		// held unserved for the throttle time, then closed (KIP-612).
+		if ms := e.b.ConnectionThrottle(time.Now().UnixMilli(), remoteIP(in.conn.nc)); ms > 0 {
+			time.AfterFunc(time.Duration(ms)*time.Millisecond, in.conn.close)
+			break
+		}
 		e.conns[in.conn.id] = in.conn
 	case evClose:
 		delete(e.conns, in.conn.id)

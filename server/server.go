@@ -145,6 +145,7 @@ func Start(cfg Config) (*Server, error) {
 		Logf:       cfg.Logf,
 		LogDir:     logDir,
 		DiskSpace:  diskSpace(logDir),
+		Clock:      func() int64 { return int64(time.Since(now)) }, // monotonic
 	}
 	creds, err := scramBootstrap(cfg.ScramBootstrap)
 	if err != nil {
@@ -274,7 +275,7 @@ func (s *Server) Run(parent context.Context) error {
 	}
 	conns := map[*conn]bool{}
 	var mu sync.Mutex
-	adm := newAdmission(s.cfg.Settings.Int64("max.connections"), s.cfg.Settings.Int64("max.connections.per.ip"))
+	adm := newAdmission(s.cfg.Settings.Int64("max.connections"), s.cfg.Settings.Int64("max.connections.per.ip"), s.cfg.Settings.Int64("max.connection.creation.rate"))
 	go func() {
 		<-ctx.Done()
 		for _, l := range s.kafka {
@@ -297,6 +298,10 @@ func (s *Server) Run(parent context.Context) error {
 						cancel()
 					}
 					return
+				}
+				if !adm.waitCreation(ctx) {
+					nc.Close()
+					continue
 				}
 				ip := remoteIP(nc)
 				if refused, line := adm.admit(ip, time.Now()); refused {

@@ -61,7 +61,12 @@ type trimKey struct {
 
 // trim completes r's answer with fn when it is delivered.
 func (b *Broker) trim(r *Request, fn func(kmsg.Response)) {
-	b.trims[trimKey{r.Conn, r.Header.CorrelationID}] = fn
+	k := trimKey{r.Conn, r.Header.CorrelationID}
+	if prev := b.trims[k]; prev != nil {
+		b.trims[k] = func(resp kmsg.Response) { prev(resp); fn(resp) }
+		return
+	}
+	b.trims[k] = fn
 }
 
 // dropTrims forgets the trims of a closed connection.
@@ -288,7 +293,7 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		return clusterOp(kmsg.ACLOperationDescribe)
 	case *kmsg.DescribeClusterRequest, *kmsg.DescribeACLsRequest, *kmsg.DescribeUserSCRAMCredentialsRequest:
 		return clusterOp(kmsg.ACLOperationDescribe)
-	case *kmsg.CreateACLsRequest, *kmsg.DeleteACLsRequest, *kmsg.AlterUserSCRAMCredentialsRequest:
+	case *kmsg.CreateACLsRequest, *kmsg.DeleteACLsRequest, *kmsg.AlterUserSCRAMCredentialsRequest, *kmsg.AlterReplicaLogDirsRequest:
 		return clusterOp(kmsg.ACLOperationAlter)
 	case *kmsg.DeleteRecordsRequest:
 		var names []string

@@ -10,7 +10,6 @@ import (
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/group"
-	"github.com/gregor-kafka/gregor/core/quota"
 	"github.com/gregor-kafka/gregor/core/store"
 	"github.com/gregor-kafka/gregor/core/txn"
 	"github.com/gregor-kafka/gregor/core/wire"
@@ -41,6 +40,11 @@ type Config struct {
 	// usable bytes of its volume (-1 where unknown).
 	LogDir    string
 	DiskSpace func() (total, usable int64)
+	// Clock, when set, reads a monotonic clock in nanoseconds: the time
+	// a request's handler takes is charged to its client's
+	// request_percentage quota (KIP-124). Nil: handling takes no time,
+	// as on the simulator's virtual clock.
+	Clock func() int64
 	// Cluster, when set, makes the broker one of several, with its
 	// metadata from the quorum (cluster.go); nil is a single broker that
 	// keeps its own metadata.
@@ -69,6 +73,11 @@ type Response struct {
 	Conn          uint64
 	CorrelationID int32
 	Msg           kmsg.Response
+	// Throttle is the request-time quota's throttle (KIP-124), which the
+	// driver puts in the answer's throttle_time_ms when larger than what
+	// is there (Fetch answers carry it already); 0 but for answers sent
+	// at once to a client over its request_percentage.
+	Throttle int32
 }
 
 // Broker is one Kafka broker's engine.
@@ -100,7 +109,7 @@ type Broker struct {
 	groups *group.Coordinator      // the group coordinator (group_coordinator.go)
 	txn    *txn.Coordinator        // the transaction coordinator (txn_coordinator.go)
 	wrote  coordinatorWrites       // what the step in progress appended for them (acks.go)
-	meters map[string]*quota.Meter // clients' byte rates (client_quotas.go)
+	meters map[string]*clientUsage // clients' use of their quotas (client_quotas.go)
 }
 
 // New opens a broker on st, recovering every partition it finds there.
@@ -163,21 +172,36 @@ func (b *Broker) Handle(now int64, req Request) {
 		b.reply(req, deny)
 		return
 	}
-	if resp := h.fn(b, &req); resp != nil {
+	start := b.clock()
+	resp := h.fn(b, &req)
+	ms := b.throttleRequest(&req, b.clock()-start) // client_quotas.go
+	if resp != nil {
 		b.advertise(req.Listener, resp)
-		b.reply(req, resp)
+		b.replyThrottled(req, resp, ms)
 	}
 }
 
-func (b *Broker) reply(req Request, msg kmsg.Response) {
+// clock reads Config.Clock, 0 without one.
+func (b *Broker) clock() int64 {
+	if b.cfg.Clock == nil {
+		return 0
+	}
+	return b.cfg.Clock()
+}
+
+func (b *Broker) reply(req Request, msg kmsg.Response) { b.replyThrottled(req, msg, 0) }
+
+// replyThrottled delivers an answer with the request-time quota's
+// throttle of ms.
+func (b *Broker) replyThrottled(req Request, msg kmsg.Response, ms int32) {
 	if k := (trimKey{req.Conn, req.Header.CorrelationID}); len(b.trims) > 0 && b.trims[k] != nil {
 		b.trims[k](msg)
 		delete(b.trims, k)
 	}
 	if f, ok := msg.(*kmsg.FetchResponse); ok {
-		b.throttleFetch(req, f) // client_quotas.go
+		b.throttleFetch(req, f, ms) // client_quotas.go
 	}
-	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg})
+	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg, Throttle: ms})
 }
 
 // Tick moves the clock: expired long polls answer and retention runs.

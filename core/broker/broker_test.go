@@ -22,6 +22,7 @@ type harness struct {
 	out   []Response
 	corr  int32
 	flags map[string]string
+	clock func() int64 // Config.Clock, nil for none
 }
 
 func newHarness(t *testing.T, flags map[string]string) *harness {
@@ -37,7 +38,7 @@ func (h *harness) open() {
 			h.t.Fatal(err)
 		}
 	}
-	b, err := New(Config{NodeID: 1, Host: "sim", Port: 9092, Settings: s, Rand: rand.New(rand.NewPCG(1, 2))},
+	b, err := New(Config{NodeID: 1, Host: "sim", Port: 9092, Settings: s, Rand: rand.New(rand.NewPCG(1, 2)), Clock: h.clock, LogDir: "/data"},
 		h.st, func(r Response) { h.out = append(h.out, r) }, h.now)
 	if err != nil {
 		h.t.Fatal(err)

@@ -15,6 +15,7 @@ func init() { register(37, 0, 3, handleCreatePartitions) }
 
 func handleCreatePartitions(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.CreatePartitionsRequest)
+	b.limitMutations(r) // mutation_quota.go
 	if b.cl != nil {
 		b.forward(r)
 		return nil

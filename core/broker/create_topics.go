@@ -12,6 +12,7 @@ func init() { register(19, 0, 7, handleCreateTopics) }
 
 func handleCreateTopics(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.CreateTopicsRequest)
+	b.limitMutations(r) // mutation_quota.go
 	if b.cl != nil {
 		// In a cluster the controller creates topics; the answer comes
 		// once the records are committed (KIP-590 forwarding).

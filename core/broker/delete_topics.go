@@ -29,6 +29,7 @@ func handleDeleteTopics(b *Broker, r *Request) kmsg.Response {
 		}
 		return resp
 	}
+	b.limitMutations(r) // mutation_quota.go
 	if b.cl != nil {
 		b.forward(r)
 		return nil

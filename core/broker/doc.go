@@ -47,9 +47,12 @@
 //     whatever it asked a controller that is no longer active fails at
 //     once when the driver reports the move (ControllerMoved), to be asked
 //     of the new one; the rest after replica.socket.timeout.ms.
-//   - A client over a byte-rate quota is answered with throttle_time_ms
-//     (KIP-219) and its bytes stay measured, except a throttled Fetch,
-//     which carries no data and is not counted (client_quotas.go).
+//   - A client over a quota is answered with throttle_time_ms (KIP-219)
+//     and what it used stays measured, except a throttled Fetch, which
+//     carries no data and is not counted (client_quotas.go); a strict
+//     controller mutation quota refuses a topic only while the client's
+//     bucket is in debt, and a refused topic is neither created, grown,
+//     deleted nor forwarded (mutation_quota.go).
 //   - Kafka errors travel as ErrorCode fields (pkg/kerr codes), never as Go
 //     errors; Go errors returned by this package mean storage failed.
 package broker

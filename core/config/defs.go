@@ -75,6 +75,7 @@ var brokerDefs = []Def{
 	{Name: "socket.request.max.bytes", Type: Int, Default: "104857600", Doc: "Largest request frame; a larger one closes the connection.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "max.connections", Type: Int, Default: "2147483647", Doc: "Client connections the broker keeps open at once; one more is closed at once, with a log line.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "max.connections.per.ip", Type: Int, Default: "2147483647", Doc: "Client connections one IP address may keep open at once; one more is closed at once, with a log line.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "max.connection.creation.rate", Type: Int, Default: "2147483647", Doc: "New client connections the broker accepts per second, measured as the client quotas are (11 windows of 1 s); one more waits until it fits (KIP-612). The ip quota entity's connection_creation_rate bounds each address.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "log.retention.check.interval.ms", Type: Long, Default: "300000", Doc: "How often retention is enforced.", Min: 1, Max: math.MaxInt64},
 	{Name: "offsets.topic.num.partitions", Type: Int, Default: "50", Doc: "Partitions of __consumer_offsets.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "offsets.topic.segment.bytes", Type: Int, Default: "104857600", Doc: "segment.bytes of __consumer_offsets, kept small so that compaction and a coordinator's load are quick.", Min: 14, Max: math.MaxInt32, ReadOnly: true},

@@ -16,9 +16,18 @@ import (
 
 // Describe renders a request or response as one fixed, readable line: the
 // API name, the fields that matter to a learner, and errors spelled as
-// Kafka spells them (DUPLICATE_SEQUENCE_NUMBER). Lessons and simulator
-// traces print only through it, so the same message always reads the same.
+// Kafka spells them (DUPLICATE_SEQUENCE_NUMBER), and the throttle time a
+// quota imposed (KIP-219). Lessons and simulator traces print only
+// through it, so the same message always reads the same.
 func Message(msg any) string {
+	s := message(msg)
+	if ms := wire.Throttle(msg); ms > 0 {
+		s += fmt.Sprintf(" throttle_time_ms=%d", ms)
+	}
+	return s
+}
+
+func message(msg any) string {
 	switch m := msg.(type) {
 	case *kmsg.ProduceRequest:
 		return describeProduce(m)

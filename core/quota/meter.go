@@ -79,3 +79,53 @@ func (m *Meter) Throttle(now int64, quota float64) int32 {
 	ms := (rate - quota) / quota * float64(span)
 	return int32(min(ms, float64(WindowMs*Samples)))
 }
+
+// Bucket is a token bucket, as Kafka's TokenBucket for the controller
+// mutation quota (KIP-599): it holds at most quota × Samples × WindowMs
+// worth of tokens, refills at the quota's rate and starts full; a
+// mutation takes its tokens even when that leaves the bucket in debt.
+type Bucket struct {
+	tokens float64
+	last   int64   // ms of the last refill
+	quota  float64 // the quota of the last refill; 0 before the first
+}
+
+// refill adds the tokens earned since the last call, up to the burst.
+func (k *Bucket) refill(now int64, quota float64) {
+	burst := quota * Samples * WindowMs / 1000
+	if k.quota == 0 {
+		k.tokens, k.last = burst, now
+	}
+	k.tokens = min(burst, k.tokens+quota*float64(now-k.last)/1000)
+	k.last, k.quota = now, quota
+}
+
+// Idle reports whether the bucket is full again at now: forgetting it
+// changes nothing.
+func (k *Bucket) Idle(now int64) bool {
+	k.refill(now, k.quota)
+	return k.tokens >= k.quota*Samples*WindowMs/1000
+}
+
+// Exhausted reports whether the bucket is in debt at now: a strict quota
+// refuses mutations then.
+func (k *Bucket) Exhausted(now int64, quota float64) bool {
+	k.refill(now, quota)
+	return k.tokens < 0
+}
+
+// Take spends n tokens at now and returns the throttle time in ms: how
+// long until the bucket is out of debt (0 when it is not in debt).
+func (k *Bucket) Take(now int64, quota, n float64) int32 {
+	k.refill(now, quota)
+	k.tokens -= n
+	return k.Throttle(quota)
+}
+
+// Throttle is how long, in ms, the bucket needs to be out of debt.
+func (k *Bucket) Throttle(quota float64) int32 {
+	if k.tokens >= 0 {
+		return 0
+	}
+	return int32(min(-k.tokens/quota*1000, 1<<31-1))
+}

@@ -142,3 +142,15 @@ func (q Quotas) Resolve(user, clientID, key string) (value float64, meter string
 	}
 	return 0, "", false
 }
+
+// ResolveIP finds the connection_creation_rate of an IP address (KIP-612):
+// the ip entity's own, else the default ip entity's; the meter key names
+// the address, so a default applies to each address on its own.
+func (q Quotas) ResolveIP(ip string) (value float64, meter string, ok bool) {
+	for _, e := range []Entity{{{IP, &ip}}, {{IP, nil}}} {
+		if v, found := q[e.Key()][ConnectionCreationRate]; found {
+			return v, ConnectionCreationRate + "/" + Entity{{IP, &ip}}.Key(), true
+		}
+	}
+	return 0, "", false
+}

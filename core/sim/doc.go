@@ -7,7 +7,10 @@
 // it can hold messages for the learner to deliver, drop, duplicate, delay or
 // reorder one at a time, and faults can be armed against the next matching
 // message. Brokers can crash, losing what they had not synced, and restart,
-// recovering from their memory storage.
+// recovering from their memory storage. Client quotas (the quota command)
+// throttle as KIP-219 has it: an answer with throttle_time_ms holds that
+// connection's next requests at the broker until the throttle ends, and a
+// producer sends that broker nothing meanwhile.
 //
 // # Invariants
 //

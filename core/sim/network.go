@@ -92,6 +92,30 @@ type network struct {
 	// between a broker in it and a broker outside it are lost. Clients
 	// reach both sides.
 	cut map[string]bool
+	// muted holds a client connection's requests back from a broker
+	// until its throttle ends: the broker reads nothing more from a
+	// connection it answered with throttle_time_ms (KIP-219), as
+	// server/conn.go does.
+	muted map[muteKey]int64
+}
+
+type muteKey struct {
+	broker string
+	conn   uint64
+}
+
+// mute holds conn's requests to broker, those in flight included, until
+// the virtual time until.
+func (n *network) mute(broker string, conn uint64, until int64) {
+	if n.muted == nil {
+		n.muted = map[muteKey]int64{}
+	}
+	n.muted[muteKey{broker, conn}] = until
+	for _, m := range n.queue {
+		if m.Req != nil && m.To == broker && m.Conn == conn {
+			m.Due = max(m.Due, until)
+		}
+	}
 }
 
 // partitioned reports whether m crosses the partition between brokers.
@@ -105,6 +129,13 @@ func (w *World) partitioned(m *Message) bool {
 }
 
 func (n *network) send(m *Message) {
+	if k := (muteKey{m.To, m.Conn}); m.Req != nil && n.muted[k] != 0 {
+		if until := n.muted[k]; until > m.Due {
+			m.Due = until
+		} else {
+			delete(n.muted, k)
+		}
+	}
 	n.nextID++
 	m.ID = n.nextID
 	n.queue = append(n.queue, m)
@@ -242,6 +273,9 @@ func (w *World) fromBroker(n *Node, r broker.Response) {
 		return
 	}
 	to := w.connClient(r.Conn)
+	if ms := max(wire.Throttle(r.Msg), r.Throttle); ms > 0 {
+		w.net.mute(n.Name, r.Conn, w.now+int64(ms))
+	}
 	w.net.send(&Message{From: n.Name, To: to, Conn: r.Conn, Corr: r.CorrelationID, Resp: r.Msg, Due: w.now})
 }
 

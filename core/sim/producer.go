@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // producer is a teaching producer. It partitions keyed records as the Java
@@ -40,6 +41,7 @@ type producer struct {
 	batchSize  int                     // batch.size, for keyless records (sticky.go)
 	sticky     map[string]*stickyState // each topic's sticky partition (sticky.go)
 	stickyRand *rand.Rand              // its draws, seeded by the producer's name
+	mutedUntil map[string]int64        // per broker, when a quota's throttle ends (KIP-219)
 }
 
 type pendingRecord struct {
@@ -52,7 +54,7 @@ type pendingRecord struct {
 func blankProducer(to string, acks int16, retries int, idempotent bool) *producer {
 	return &producer{broker: to, acks: acks, retries: retries, idempotent: idempotent, pid: -1, epoch: -1,
 		seqs: map[string]int32{}, partitions: map[string]int32{}, learnedAt: map[string]int64{}, leaders: map[string]string{}, askedAt: map[string]int64{},
-		batchSize: defaultBatchSize, sticky: map[string]*stickyState{}}
+		batchSize: defaultBatchSize, sticky: map[string]*stickyState{}, mutedUntil: map[string]int64{}}
 }
 
 // metadataMaxAge is the Java client's metadata.max.age.ms: how long a
@@ -131,6 +133,10 @@ func (p *producer) flush(w *World) {
 			part = PartitionForKey(r.key, n)
 			w.notef(p.name, "note", "key %q: murmur2 %% %d partitions = partition %d", r.key, n, part)
 		}
+		if p.mutedUntil[p.target(r.topic, part)] > w.now {
+			still = append(still, r) // the broker throttled this client
+			continue
+		}
 		if p.txn != nil && !p.txn.ready(w, p, r.topic, part) {
 			still = append(still, r) // waits for AddPartitionsToTxn
 			continue
@@ -205,6 +211,11 @@ func (p *producer) deadline() (int64, bool) {
 			at, ok = rb.at, true
 		}
 	}
+	for _, until := range p.mutedUntil {
+		if len(p.waiting) > 0 && (!ok || until < at) {
+			at, ok = until, true
+		}
+	}
 	for _, asked := range p.askedAt {
 		if len(p.retries_)+len(p.waiting) > 0 && (!ok || asked+retryBackoff < at) {
 			at, ok = asked+retryBackoff, true
@@ -272,6 +283,11 @@ func (p *producer) receive(w *World, m *Message) {
 		w.notef(p.name, "note", "ignored a late answer")
 		return
 	}
+	if ms := wire.Throttle(m.Resp); ms > 0 {
+		// KIP-219: the client, not the broker, waits out a quota.
+		p.mutedUntil[m.From] = w.now + int64(ms)
+		w.notef(p.name, "note", "throttled by a quota: sends nothing to %s for %dms", m.From, ms)
+	}
 	if p.txn != nil && p.txn.receive(w, p, o.req, m.Resp) {
 		return
 	}
@@ -328,7 +344,14 @@ func (p *producer) tick(w *World) {
 	if p.txn != nil {
 		p.txn.tick(w, p)
 	}
-	if len(p.retries_) > 0 || w.cl != nil && len(p.waiting) > 0 {
+	unmuted := false
+	for b, until := range p.mutedUntil {
+		if until <= w.now {
+			delete(p.mutedUntil, b)
+			unmuted = true
+		}
+	}
+	if len(p.retries_) > 0 || (w.cl != nil || unmuted) && len(p.waiting) > 0 {
 		p.flush(w)
 	}
 }

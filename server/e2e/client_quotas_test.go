@@ -38,7 +38,7 @@ func TestClientQuotas(t *testing.T) {
 	slow, reader := "slow-producer", "slow-reader"
 	setQuota(t, adm, clientEntity(&slow), quota("producer_byte_rate", quotaRate))
 	setQuota(t, adm, clientEntity(&reader), quota("consumer_byte_rate", 2*quotaRate)) // reads both producers' records
-	setQuota(t, adm, clientEntity(nil), quota("request_percentage", 50))              // stored, not enforced
+	setQuota(t, adm, clientEntity(nil), quota("request_percentage", 50))              // half a thread: never reached here
 
 	// Refused: a key that is no quota, a negative rate, ip with client-id.
 	ip := "10.0.0.1"
@@ -195,7 +195,9 @@ func TestClientQuotas(t *testing.T) {
 
 // TestClusterClientQuotas: in a cluster the controller stores quotas in
 // the metadata log (AlterClientQuotas is forwarded); every broker
-// describes them and the partition leader enforces them.
+// describes them and the partition leader enforces them; the broker a
+// CreateTopics reaches enforces the controller mutation quota and
+// forwards only the topics it admits.
 func TestClusterClientQuotas(t *testing.T) {
 	bs := startCluster(t, 3)
 	cl := clusterClient(t, bs, kgo.RetryTimeout(20*time.Second))
@@ -228,6 +230,40 @@ func TestClusterClientQuotas(t *testing.T) {
 	}
 	if th.max() == 0 {
 		t.Errorf("120 kB at 10 kB/s through the leader, never throttled")
+	}
+
+	// The controller mutation quota is counted by the broker a
+	// CreateTopics reaches; it forwards the topics it admits.
+	mutator := "mutator"
+	setQuota(t, adm, clientEntity(&mutator), quota("controller_mutation_rate", 1))
+	for _, b := range bs {
+		eventually(t, 30*time.Second, fmt.Sprintf("broker %d describing the mutation quota", b.NodeID), func() error {
+			req := kmsg.NewPtrDescribeClientQuotasRequest()
+			req.Components = []kmsg.DescribeClientQuotasRequestComponent{{EntityType: "client-id", Match: &mutator}}
+			resp, err := req.RequestWith(testCtx(t, 5*time.Second), cl.Broker(int(b.NodeID)))
+			if err != nil {
+				return err
+			}
+			if len(resp.Entries) != 1 {
+				return fmt.Errorf("entries %+v", resp.Entries)
+			}
+			return nil
+		})
+	}
+	var mth throttles
+	mcl := clusterClient(t, bs, kgo.ClientID(mutator), kgo.WithHooks(&mth))
+	names := []string{topicName(t, "a"), topicName(t, "b"), topicName(t, "c"), topicName(t, "d")}
+	rs, err := kadm.NewClient(mcl).CreateTopics(testCtx(t, opTimeout), 5, 3, nil, names...)
+	if err != nil {
+		t.Fatalf("CreateTopics: %v", err)
+	}
+	for i, name := range names {
+		if err := rs[name].Err; i < 3 && err != nil || i == 3 && !errors.Is(err, kerr.ThrottlingQuotaExceeded) {
+			t.Errorf("topic %d of 5 partitions at controller_mutation_rate 1: %v", i, err)
+		}
+	}
+	if mth.max() < 3*time.Second {
+		t.Errorf("CreateTopics 4 partitions in debt, throttled %v; want about 4 s", mth.max())
 	}
 }
 

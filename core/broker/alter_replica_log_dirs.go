@@ -1,0 +1,55 @@
+package broker
+
+import (
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// AlterReplicaLogDirs v1-2 (KIP-113; Kafka 4 no longer serves v0,
+// KIP-896). A broker has one log directory, Config.LogDir, so every
+// replica it holds is already where the request asks: moving it there is
+// a success that moves nothing. Another directory is LOG_DIR_NOT_FOUND,
+// as Kafka answers for a directory not in its log.dirs; a partition the
+// metadata has but this broker holds no replica of is
+// REPLICA_NOT_AVAILABLE, an unknown one UNKNOWN_TOPIC_OR_PARTITION. Like
+// DescribeLogDirs it is sent to each broker for its own replicas, and
+// needs ALTER on the cluster.
+func init() { register(34, 1, 2, handleAlterReplicaLogDirs) }
+
+func handleAlterReplicaLogDirs(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.AlterReplicaLogDirsRequest)
+	resp := req.ResponseKind().(*kmsg.AlterReplicaLogDirsResponse)
+	for _, d := range req.Dirs {
+		for _, rt := range d.Topics {
+			st := kmsg.NewAlterReplicaLogDirsResponseTopic()
+			st.Topic = rt.Topic
+			for _, p := range rt.Partitions {
+				sp := kmsg.NewAlterReplicaLogDirsResponseTopicPartition()
+				sp.Partition = p
+				switch {
+				case d.Dir != b.cfg.LogDir:
+					sp.ErrorCode = kerr.LogDirNotFound.Code
+				case b.hosts(rt.Topic, p):
+				case p >= 0 && p < int32(b.partitionCount(rt.Topic)):
+					sp.ErrorCode = kerr.ReplicaNotAvailable.Code
+				default:
+					sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				}
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+	}
+	return resp
+}
+
+// hosts reports whether this broker holds a replica of the partition.
+func (b *Broker) hosts(topic string, p int32) bool {
+	if b.cl != nil {
+		ip := b.cl.image.Partition(topic, p)
+		return ip != nil && slices.Contains(ip.Replicas, b.cfg.NodeID)
+	}
+	return b.topics[topic].partition(p) != nil
+}
