@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -14,16 +15,33 @@ import (
 // every request of a client is checked against the ACLs (acls.go) before
 // its handler runs, with the resources and operations Kafka's KafkaApis
 // checks, and refused with Kafka's error codes: TOPIC_, GROUP_,
-// TRANSACTIONAL_ID_ and CLUSTER_AUTHORIZATION_FAILED. Metadata lists only
-// the topics the principal may describe, and ListGroups only such groups.
+// TRANSACTIONAL_ID_ and CLUSTER_AUTHORIZATION_FAILED. Metadata, ListGroups,
+// ListTransactions and OffsetFetch of all topics list only what the
+// principal may describe.
 //
-// Invariants: a request without a principal (a peer broker, the
-// simulator) is not checked; ApiVersions and the SASL requests never are.
-// A request naming several topics or groups of which one is refused is
-// refused whole (Kafka answers the others), except Metadata and Produce,
-// answered per topic: the handler gets the request without the refused
-// topics, and a trim (b.trims) adds them, refused, to its answer whenever
-// it is delivered.
+// Invariants:
+//   - A request without a principal (a peer broker, the simulator) is not
+//     checked; ApiVersions, the SASL requests and DescribeCluster never are.
+//   - A request naming several topics, groups, transactional ids, config
+//     resources or coordinator keys is answered per part, as KafkaApis
+//     does: the handler gets the request without the refused parts, and a
+//     trim (b.trims) adds them, each with Kafka's error for it, to its
+//     answer whenever it is delivered (authorize_parts.go: one split, an
+//     adder per answer shape). With no part left the handler does not run
+//     and the answer is the refused parts alone.
+//   - What Kafka checks once for the request stays whole: the group of
+//     OffsetCommit, OffsetDelete, TxnOffsetCommit and OffsetFetch before
+//     v8, the transactional id, every cluster-level check (ElectLeaders,
+//     reassignments, DescribeLogDirs, ACLs, quotas, SCRAM), a follower's
+//     CLUSTER_ACTION (refused, every partition of its Fetch says
+//     TOPIC_AUTHORIZATION_FAILED), and AddPartitionsToTxn, where one
+//     refused topic fails all (the others OPERATION_NOT_ATTEMPTED).
+//   - A topic the principal may not use is TOPIC_AUTHORIZATION_FAILED
+//     whether it exists or not, so that no refusal tells a topic exists;
+//     a topic id no topic has is left to the handler, which answers
+//     UNKNOWN_TOPIC_ID (Kafka resolves ids first: ids are not secret), and
+//     DeleteTopics by id does not name a topic the principal may not
+//     describe.
 
 type check struct {
 	rtype kmsg.ACLResourceType
@@ -35,23 +53,6 @@ type check struct {
 func (b *Broker) may(r *Request, c check) bool {
 	host := strings.TrimPrefix(r.Host, "/")
 	return b.cfg.Authorizer.Authorize(b.acls(), r.Principal, host, int8(c.op), int8(c.rtype), c.name)
-}
-
-func (b *Broker) mayAll(r *Request, cs []check) bool {
-	for _, c := range cs {
-		if !b.may(r, c) {
-			return false
-		}
-	}
-	return true
-}
-
-func topicChecks(op kmsg.ACLOperation, names ...string) []check {
-	out := make([]check, len(names))
-	for i, n := range names {
-		out[i] = check{kmsg.ACLResourceTypeTopic, n, op}
-	}
-	return out
 }
 
 type trimKey struct {
@@ -91,11 +92,9 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 	refuse := func(e *kerr.Error) (kmsg.Response, func(kmsg.Response)) {
 		return wire.ErrorResponse(r.Msg, e.Code), nil
 	}
-	group := func(op kmsg.ACLOperation, ids ...string) (kmsg.Response, func(kmsg.Response)) {
-		for _, id := range ids {
-			if !b.may(r, check{kmsg.ACLResourceTypeGroup, id, op}) {
-				return refuse(kerr.GroupAuthorizationFailed)
-			}
+	group := func(op kmsg.ACLOperation, id string) (kmsg.Response, func(kmsg.Response)) {
+		if !b.may(r, check{kmsg.ACLResourceTypeGroup, id, op}) {
+			return refuse(kerr.GroupAuthorizationFailed)
 		}
 		return nil, nil
 	}
@@ -105,114 +104,93 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		}
 		return nil, nil
 	}
-	topics := func(op kmsg.ACLOperation, names ...string) (kmsg.Response, func(kmsg.Response)) {
-		if !b.mayAll(r, topicChecks(op, names...)) {
-			return refuse(kerr.TopicAuthorizationFailed)
-		}
-		return nil, nil
-	}
 	clusterOp := func(op kmsg.ACLOperation) (kmsg.Response, func(kmsg.Response)) {
 		if !b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, op}) {
 			return refuse(kerr.ClusterAuthorizationFailed)
 		}
 		return nil, nil
 	}
+	groups := func(op kmsg.ACLOperation) refuser[string] {
+		return ofResource(b, r, kmsg.ACLResourceTypeGroup, op, kerr.GroupAuthorizationFailed)
+	}
 	switch q := r.Msg.(type) {
-	case *kmsg.ApiVersionsRequest, *kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest:
-		return nil, nil
+	case *kmsg.ApiVersionsRequest, *kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest, *kmsg.DescribeClusterRequest:
+		return nil, nil // DescribeCluster: Kafka checks only for the authorized operations
 	case *kmsg.MetadataRequest:
 		return nil, b.filterMetadata(r)
 	case *kmsg.ProduceRequest:
 		if q.TransactionID != nil {
 			if deny, _ := txnID(*q.TransactionID); deny != nil {
-				return produceRefused(q, kerr.TransactionalIDAuthorizationFailed), nil
+				return answered(r, func(resp kmsg.Response) {
+					for _, t := range q.Topics {
+						addProduce(resp, t, kerr.TransactionalIDAuthorizationFailed)
+					}
+				}), nil
 			}
 		}
-		var kept, refused []kmsg.ProduceRequestTopic
-		for _, t := range q.Topics {
-			if b.may(r, check{kmsg.ACLResourceTypeTopic, b.nameOf(t.Topic, t.TopicID), kmsg.ACLOperationWrite}) {
-				kept = append(kept, t)
-			} else {
-				refused = append(refused, t)
-			}
+		deny, trim = partial(r, &q.Topics, func(t kmsg.ProduceRequestTopic) *kerr.Error {
+			return b.topicRefusal(r, kmsg.ACLOperationWrite, t.Topic, t.TopicID)
+		}, addProduce)
+		if q.Acks == 0 {
+			trim = nil // no answer to complete
 		}
-		switch {
-		case len(refused) == 0:
-		case len(kept) == 0:
-			return produceRefused(q, kerr.TopicAuthorizationFailed), nil
-		case q.Acks == 0:
-			q.Topics = kept // no answer to complete
-		default:
-			q.Topics = kept
-			out := *q
-			out.Topics = refused
-			return nil, func(resp kmsg.Response) {
-				pr := resp.(*kmsg.ProduceResponse)
-				pr.Topics = append(pr.Topics, produceRefused(&out, kerr.TopicAuthorizationFailed).(*kmsg.ProduceResponse).Topics...)
-			}
-		}
+		return deny, trim
 	case *kmsg.FetchRequest:
 		if fetchReplica(q) >= 0 {
-			return clusterOp(kmsg.ACLOperationClusterAction)
+			if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationClusterAction}) {
+				return nil, nil
+			}
+			// A follower without CLUSTER_ACTION: every partition refused.
+			return answered(r, func(resp kmsg.Response) {
+				for _, t := range q.Topics {
+					addFetch(resp, t, kerr.TopicAuthorizationFailed)
+				}
+			}), nil
 		}
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, b.nameOf(t.Topic, t.TopicID))
-		}
-		if !b.mayAll(r, topicChecks(kmsg.ACLOperationRead, names...)) {
-			return fetchRefused(q), nil
-		}
+		return partial(r, &q.Topics, func(t kmsg.FetchRequestTopic) *kerr.Error {
+			return b.topicRefusal(r, kmsg.ACLOperationRead, t.Topic, t.TopicID)
+		}, addFetch)
 	case *kmsg.ListOffsetsRequest:
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, t.Topic)
+		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationDescribe, func(t kmsg.ListOffsetsRequestTopic) string { return t.Topic }), addListOffsets)
+	case *kmsg.OffsetForLeaderEpochRequest:
+		if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationClusterAction}) {
+			return nil, nil // KIP-320: a follower's, or a consumer with CLUSTER_ACTION
 		}
-		return topics(kmsg.ACLOperationDescribe, names...)
+		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationDescribe, func(t kmsg.OffsetForLeaderEpochRequestTopic) string { return t.Topic }), addOffsetForLeaderEpoch)
 	case *kmsg.CreateTopicsRequest:
-		if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationCreate}) {
-			return nil, nil
-		}
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, t.Topic)
-		}
-		return topics(kmsg.ACLOperationCreate, names...)
+		return b.authorizeCreateTopics(r, q)
 	case *kmsg.DeleteTopicsRequest:
-		var names []string
-		for _, t := range wire.DeleteTopicsTargets(q) {
-			names = append(names, b.nameOf(derefString(t.Topic), t.TopicID))
-		}
-		return topics(kmsg.ACLOperationDelete, names...)
+		return b.authorizeDeleteTopics(r, q)
 	case *kmsg.CreatePartitionsRequest:
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, t.Topic)
-		}
-		return topics(kmsg.ACLOperationAlter, names...)
+		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationAlter, func(t kmsg.CreatePartitionsRequestTopic) string { return t.Topic }), addCreatePartitions)
+	case *kmsg.DeleteRecordsRequest:
+		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationDelete, func(t kmsg.DeleteRecordsRequestTopic) string { return t.Topic }), addDeleteRecords)
+	case *kmsg.DescribeProducersRequest:
+		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationRead, func(t kmsg.DescribeProducersRequestTopic) string { return t.Topic }), addDescribeProducers)
 	case *kmsg.IncrementalAlterConfigsRequest:
-		for _, res := range q.Resources {
-			if deny := b.configCheck(r, res.ResourceType, res.ResourceName, kmsg.ACLOperationAlterConfigs); deny != nil {
-				return wire.ErrorResponse(q, deny.Code), nil
-			}
-		}
+		return partial(r, &q.Resources, func(res kmsg.IncrementalAlterConfigsRequestResource) *kerr.Error {
+			return b.configCheck(r, res.ResourceType, res.ResourceName, kmsg.ACLOperationAlterConfigs)
+		}, addIncrementalAlterConfigs)
+	case *kmsg.AlterConfigsRequest:
+		return partial(r, &q.Resources, func(res kmsg.AlterConfigsRequestResource) *kerr.Error {
+			return b.configCheck(r, res.ResourceType, res.ResourceName, kmsg.ACLOperationAlterConfigs)
+		}, addAlterConfigs)
 	case *kmsg.DescribeConfigsRequest:
-		for _, res := range q.Resources {
-			if deny := b.configCheck(r, res.ResourceType, res.ResourceName, kmsg.ACLOperationDescribeConfigs); deny != nil {
-				return wire.ErrorResponse(q, deny.Code), nil
-			}
-		}
+		return partial(r, &q.Resources, func(res kmsg.DescribeConfigsRequestResource) *kerr.Error {
+			return b.configCheck(r, res.ResourceType, res.ResourceName, kmsg.ACLOperationDescribeConfigs)
+		}, addDescribeConfigs)
 	case *kmsg.FindCoordinatorRequest:
-		keys := q.CoordinatorKeys
-		if q.Version < 4 {
-			keys = []string{q.CoordinatorKey}
+		typ, e := kmsg.ACLResourceTypeGroup, kerr.GroupAuthorizationFailed
+		if q.CoordinatorType == 1 {
+			typ, e = kmsg.ACLResourceTypeTransactionalId, kerr.TransactionalIDAuthorizationFailed
 		}
-		for _, k := range keys {
-			switch {
-			case q.CoordinatorType == 0 && !b.may(r, check{kmsg.ACLResourceTypeGroup, k, kmsg.ACLOperationDescribe}):
-				return coordinatorRefused(q, keys, kerr.GroupAuthorizationFailed), nil
-			case q.CoordinatorType == 1 && !b.may(r, check{kmsg.ACLResourceTypeTransactionalId, k, kmsg.ACLOperationDescribe}):
-				return coordinatorRefused(q, keys, kerr.TransactionalIDAuthorizationFailed), nil
-			}
+		if q.Version >= 4 { // KIP-699: each key answered alone
+			return partial(r, &q.CoordinatorKeys, ofResource(b, r, typ, kmsg.ACLOperationDescribe, e), addCoordinator)
+		}
+		if !b.may(r, check{typ, q.CoordinatorKey, kmsg.ACLOperationDescribe}) {
+			resp := q.ResponseKind().(*kmsg.FindCoordinatorResponse)
+			resp.ErrorCode, resp.NodeID, resp.Port = e.Code, -1, -1
+			return resp, nil
 		}
 	case *kmsg.JoinGroupRequest:
 		return group(kmsg.ACLOperationRead, q.Group)
@@ -223,41 +201,43 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 	case *kmsg.LeaveGroupRequest:
 		return group(kmsg.ACLOperationRead, q.Group)
 	case *kmsg.ConsumerGroupHeartbeatRequest:
-		return group(kmsg.ACLOperationRead, q.Group)
+		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
+			return deny, nil
+		}
+		// A subscription naming a topic the member may not describe is
+		// refused whole (Kafka 4's handleConsumerGroupHeartbeat).
+		for _, t := range q.SubscribedTopicNames {
+			if b.topicRefusal(r, kmsg.ACLOperationDescribe, t, [16]byte{}) != nil {
+				return refuse(kerr.TopicAuthorizationFailed)
+			}
+		}
 	case *kmsg.OffsetCommitRequest:
 		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
 			return deny, nil
 		}
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, t.Topic)
-		}
-		return topics(kmsg.ACLOperationRead, names...)
+		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationRead, func(t kmsg.OffsetCommitRequestTopic) string { return t.Topic }), addOffsetCommit)
 	case *kmsg.OffsetFetchRequest:
-		ids := []string{q.Group}
-		if q.Version >= 8 {
-			ids = ids[:0]
-			for _, g := range q.Groups {
-				ids = append(ids, g.Group)
-			}
-		}
-		return group(kmsg.ACLOperationDescribe, ids...)
-	case *kmsg.DescribeGroupsRequest:
-		return group(kmsg.ACLOperationDescribe, q.Groups...)
-	case *kmsg.DeleteGroupsRequest:
-		return group(kmsg.ACLOperationDelete, q.Groups...)
+		return b.authorizeOffsetFetch(r, q)
 	case *kmsg.OffsetDeleteRequest:
-		return group(kmsg.ACLOperationDelete, q.Group)
+		if deny, _ := group(kmsg.ACLOperationDelete, q.Group); deny != nil {
+			return deny, nil
+		}
+		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationRead, func(t kmsg.OffsetDeleteRequestTopic) string { return t.Topic }), addOffsetDelete)
+	case *kmsg.DescribeGroupsRequest:
+		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addDescribeGroup)
+	case *kmsg.ConsumerGroupDescribeRequest:
+		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addConsumerGroupDescribe)
+	case *kmsg.DeleteGroupsRequest:
+		return partial(r, &q.Groups, groups(kmsg.ACLOperationDelete), addDeleteGroup)
 	case *kmsg.ListGroupsRequest:
+		if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationDescribe}) {
+			return nil, nil // DESCRIBE on the cluster lists every group
+		}
 		return nil, func(resp kmsg.Response) {
 			lr := resp.(*kmsg.ListGroupsResponse)
-			kept := lr.Groups[:0]
-			for _, g := range lr.Groups {
-				if b.may(r, check{kmsg.ACLResourceTypeGroup, g.Group, kmsg.ACLOperationDescribe}) {
-					kept = append(kept, g)
-				}
-			}
-			lr.Groups = kept
+			lr.Groups = slices.DeleteFunc(lr.Groups, func(g kmsg.ListGroupsResponseGroup) bool {
+				return !b.may(r, check{kmsg.ACLResourceTypeGroup, g.Group, kmsg.ACLOperationDescribe})
+			})
 		}
 	case *kmsg.InitProducerIDRequest:
 		if q.TransactionalID != nil {
@@ -271,7 +251,10 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		if q.Version >= 4 {
 			return clusterOp(kmsg.ACLOperationClusterAction) // KIP-890: broker to coordinator
 		}
-		return txnID(q.TransactionalID)
+		if deny, _ := txnID(q.TransactionalID); deny != nil {
+			return deny, nil
+		}
+		return b.authorizeAddPartitions(r, q), nil
 	case *kmsg.AddOffsetsToTxnRequest:
 		if deny, _ := txnID(q.TransactionalID); deny != nil {
 			return deny, nil
@@ -283,19 +266,33 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		if deny, _ := txnID(q.TransactionalID); deny != nil {
 			return deny, nil
 		}
-		return group(kmsg.ACLOperationRead, q.Group)
-	case *kmsg.DescribeTransactionsRequest, *kmsg.ListTransactionsRequest, *kmsg.DescribeProducersRequest:
-		return clusterOp(kmsg.ACLOperationDescribe)
-	case *kmsg.DescribeClusterRequest, *kmsg.DescribeACLsRequest, *kmsg.DescribeUserSCRAMCredentialsRequest:
-		return clusterOp(kmsg.ACLOperationDescribe)
-	case *kmsg.CreateACLsRequest, *kmsg.DeleteACLsRequest, *kmsg.AlterUserSCRAMCredentialsRequest:
-		return clusterOp(kmsg.ACLOperationAlter)
-	case *kmsg.DeleteRecordsRequest:
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, t.Topic)
+		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
+			return deny, nil
 		}
-		return topics(kmsg.ACLOperationDelete, names...)
+		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationRead, func(t kmsg.TxnOffsetCommitRequestTopic) string { return t.Topic }), addTxnOffsetCommit)
+	case *kmsg.DescribeTransactionsRequest:
+		deny, trim = partial(r, &q.TransactionalIDs, ofResource(b, r, kmsg.ACLResourceTypeTransactionalId, kmsg.ACLOperationDescribe, kerr.TransactionalIDAuthorizationFailed), addDescribeTransaction)
+		if deny != nil {
+			return deny, nil
+		}
+		return nil, both(trim, b.describableTxnTopics(r))
+	case *kmsg.ListTransactionsRequest:
+		return nil, func(resp kmsg.Response) {
+			lr := resp.(*kmsg.ListTransactionsResponse)
+			lr.TransactionStates = slices.DeleteFunc(lr.TransactionStates, func(s kmsg.ListTransactionsResponseTransactionState) bool {
+				return !b.may(r, check{kmsg.ACLResourceTypeTransactionalId, s.TransactionalID, kmsg.ACLOperationDescribe})
+			})
+		}
+	case *kmsg.DescribeLogDirsRequest, *kmsg.ListPartitionReassignmentsRequest,
+		*kmsg.DescribeACLsRequest, *kmsg.DescribeUserSCRAMCredentialsRequest:
+		return clusterOp(kmsg.ACLOperationDescribe)
+	case *kmsg.ElectLeadersRequest, *kmsg.AlterPartitionAssignmentsRequest,
+		*kmsg.CreateACLsRequest, *kmsg.DeleteACLsRequest, *kmsg.AlterUserSCRAMCredentialsRequest:
+		return clusterOp(kmsg.ACLOperationAlter)
+	case *kmsg.DescribeClientQuotasRequest:
+		return clusterOp(kmsg.ACLOperationDescribeConfigs)
+	case *kmsg.AlterClientQuotasRequest:
+		return clusterOp(kmsg.ACLOperationAlterConfigs)
 	default:
 		// What only brokers send to each other, and what is not mapped
 		// above, needs CLUSTER_ACTION.
@@ -304,16 +301,20 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 	return nil, nil
 }
 
-// configCheck checks a config resource: a topic's on the topic, the
-// broker's on the cluster.
+// configCheck refuses a config resource: a topic's checked on the topic,
+// a group's on the group (KIP-848), the others' on the cluster.
 func (b *Broker) configCheck(r *Request, typ kmsg.ConfigResourceType, name string, op kmsg.ACLOperation) *kerr.Error {
-	switch {
-	case typ == kmsg.ConfigResourceTypeTopic && !b.may(r, check{kmsg.ACLResourceTypeTopic, name, op}):
-		return kerr.TopicAuthorizationFailed
-	case typ != kmsg.ConfigResourceTypeTopic && !b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, op}):
-		return kerr.ClusterAuthorizationFailed
+	c, e := check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, op}, kerr.ClusterAuthorizationFailed
+	switch typ {
+	case kmsg.ConfigResourceTypeTopic:
+		c, e = check{kmsg.ACLResourceTypeTopic, name, op}, kerr.TopicAuthorizationFailed
+	case kmsg.ConfigResourceTypeGroupConfig:
+		c, e = check{kmsg.ACLResourceTypeGroup, name, op}, kerr.GroupAuthorizationFailed
 	}
-	return nil
+	if b.may(r, c) {
+		return nil
+	}
+	return e
 }
 
 // filterMetadata lets a Metadata request ask only for topics the
@@ -389,52 +390,4 @@ func derefString(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// produceRefused answers every partition of a Produce with code.
-func produceRefused(q *kmsg.ProduceRequest, code *kerr.Error) kmsg.Response {
-	resp := q.ResponseKind().(*kmsg.ProduceResponse)
-	for _, t := range q.Topics {
-		rt := kmsg.NewProduceResponseTopic()
-		rt.Topic, rt.TopicID = t.Topic, t.TopicID
-		for _, p := range t.Partitions {
-			rp := kmsg.NewProduceResponseTopicPartition()
-			rp.Partition, rp.ErrorCode = p.Partition, code.Code
-			rt.Partitions = append(rt.Partitions, rp)
-		}
-		resp.Topics = append(resp.Topics, rt)
-	}
-	return resp
-}
-
-// coordinatorRefused answers every key of a FindCoordinator with code.
-func coordinatorRefused(q *kmsg.FindCoordinatorRequest, keys []string, code *kerr.Error) kmsg.Response {
-	resp := q.ResponseKind().(*kmsg.FindCoordinatorResponse)
-	resp.ErrorCode, resp.NodeID, resp.Port = code.Code, -1, -1
-	if q.Version >= 4 {
-		resp.ErrorCode = 0
-		for _, k := range keys {
-			c := kmsg.NewFindCoordinatorResponseCoordinator()
-			c.Key, c.NodeID, c.Port, c.ErrorCode = k, -1, -1, code.Code
-			resp.Coordinators = append(resp.Coordinators, c)
-		}
-	}
-	return resp
-}
-
-// fetchRefused answers every partition of a Fetch with
-// TOPIC_AUTHORIZATION_FAILED.
-func fetchRefused(q *kmsg.FetchRequest) kmsg.Response {
-	resp := q.ResponseKind().(*kmsg.FetchResponse)
-	for _, t := range q.Topics {
-		rt := kmsg.NewFetchResponseTopic()
-		rt.Topic, rt.TopicID = t.Topic, t.TopicID
-		for _, p := range t.Partitions {
-			rp := kmsg.NewFetchResponseTopicPartition()
-			rp.Partition, rp.ErrorCode, rp.HighWatermark, rp.LastStableOffset = p.Partition, kerr.TopicAuthorizationFailed.Code, -1, -1
-			rt.Partitions = append(rt.Partitions, rp)
-		}
-		resp.Topics = append(resp.Topics, rt)
-	}
-	return resp
 }
