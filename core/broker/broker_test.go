@@ -22,6 +22,9 @@ type harness struct {
 	out   []Response
 	corr  int32
 	flags map[string]string
+	// principal signs the requests sent; empty, as a peer's, they are not
+	// authorized.
+	principal string
 }
 
 func newHarness(t *testing.T, flags map[string]string) *harness {
@@ -49,7 +52,7 @@ func (h *harness) open() {
 func (h *harness) send(req kmsg.Request) []Response {
 	h.corr++
 	h.out = nil
-	h.b.Handle(h.now, Request{Conn: 1, Header: wire.Header{Key: req.Key(), Version: req.GetVersion(), CorrelationID: h.corr}, Msg: req})
+	h.b.Handle(h.now, Request{Conn: 1, Header: wire.Header{Key: req.Key(), Version: req.GetVersion(), CorrelationID: h.corr}, Msg: req, Principal: h.principal})
 	return h.out
 }
 
