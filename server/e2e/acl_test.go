@@ -21,41 +21,15 @@ import (
 // and the ACL APIs (CLUSTER_AUTHORIZATION_FAILED). A DENY wins over her
 // ALLOW, and deleting her WRITE binding stops her writes.
 func TestACLs(t *testing.T) {
-	requireBinary(t)
-	addrs := freeAddrs(t, 1)
-	b := startBroker(t, WithListeners("SASL_PLAINTEXT://"+addrs[0], addrs[0]), WithArgs(
-		"--add-scram", "SCRAM-SHA-512=[name=admin,password="+adminPassword+"]",
-		"--authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-		"--super.users", "User:admin"))
 	ctx := testCtx(t, opTimeout)
-	as := func(user, pass string, opts ...kgo.Opt) *kgo.Client {
-		return b.Client(t, append([]kgo.Opt{kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha512Mechanism())}, opts...)...)
-	}
-	adm := kadm.NewClient(as("admin", adminPassword))
-	if _, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{
-		{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "a"},
-		{User: "bob", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "b"},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	as, adm := aclBroker(t, ctx)
 	orders, secret, other := "orders-"+topicName(t, ""), "orders-secret", topicName(t, "other")
 	for _, topic := range []string{orders, secret, other} {
 		if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err != nil {
 			t.Fatal(err)
 		}
 	}
-	create := func(acl *kadm.ACLBuilder) {
-		t.Helper()
-		res, err := adm.CreateACLs(ctx, acl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range res {
-			if r.Err != nil {
-				t.Fatalf("CreateACLs: %v", r.Err)
-			}
-		}
-	}
+	create := func(acl *kadm.ACLBuilder) { createACLs(t, ctx, adm, acl) }
 	create(kadm.NewACLs().Allow("User:alice").Topics("orders-").ResourcePatternType(kadm.ACLPatternPrefixed).
 		Operations(kadm.OpRead, kadm.OpWrite))
 	create(kadm.NewACLs().Allow("User:alice").Groups("billing").Operations(kadm.OpRead))
@@ -145,4 +119,40 @@ func TestACLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused("alice produces after her WRITE was deleted", alice.ProduceSync(short(), &kgo.Record{Value: []byte("x")}).FirstErr(), kerr.TopicAuthorizationFailed)
+}
+
+// aclBroker starts a SASL broker with an authorizer and admin as super
+// user, and creates the users alice (password "a") and bob ("b"). as
+// connects as a user.
+func aclBroker(t *testing.T, ctx context.Context) (as func(user, pass string, opts ...kgo.Opt) *kgo.Client, adm *kadm.Client) {
+	requireBinary(t)
+	addrs := freeAddrs(t, 1)
+	b := startBroker(t, WithListeners("SASL_PLAINTEXT://"+addrs[0], addrs[0]), WithArgs(
+		"--add-scram", "SCRAM-SHA-512=[name=admin,password="+adminPassword+"]",
+		"--authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+		"--super.users", "User:admin"))
+	as = func(user, pass string, opts ...kgo.Opt) *kgo.Client {
+		return b.Client(t, append([]kgo.Opt{kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha512Mechanism())}, opts...)...)
+	}
+	adm = kadm.NewClient(as("admin", adminPassword))
+	if _, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{
+		{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "a"},
+		{User: "bob", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "b"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return as, adm
+}
+
+func createACLs(t *testing.T, ctx context.Context, adm *kadm.Client, acl *kadm.ACLBuilder) {
+	t.Helper()
+	res, err := adm.CreateACLs(ctx, acl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			t.Fatalf("CreateACLs: %v", r.Err)
+		}
+	}
 }
