@@ -150,10 +150,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	metricsToken := false
-	if v := sv[metricsTokenKey]; v != "" {
-		if metricsToken, err = strconv.ParseBool(v); err != nil {
-			return fmt.Errorf("%s=%s: want true or false", metricsTokenKey, v)
+	metricsToken, metricsOn := false, true
+	for key, v := range map[string]*bool{metricsTokenKey: &metricsToken, metricsEnableKey: &metricsOn} {
+		if s := sv[key]; s != "" {
+			if *v, err = strconv.ParseBool(s); err != nil {
+				return fmt.Errorf("%s=%s: want true or false", key, s)
+			}
 		}
 	}
 	var reauth time.Duration
@@ -196,6 +198,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
 		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: sv[operatorTokenKey],
 		MetricsNeedToken: metricsToken,
+		NoMetrics:        !metricsOn,
 		SASLMechanisms:   splitNonEmpty(sv["sasl.enabled.mechanisms"], ","),
 		ScramBootstrap:   splitNonEmpty(sv["add-scram"], ";"),
 		Authorizer:       authorizer,
@@ -240,11 +243,15 @@ const operatorTokenKey = "http.operator.token"
 // metricsTokenKey guards /metrics like /live.
 const metricsTokenKey = "http.metrics.require.token"
 
+// metricsEnableKey turns the Prometheus metrics off.
+const metricsEnableKey = "http.metrics.enable"
+
 // serverKeys are settings of the server around the engine (sockets, TLS,
 // the web UI) rather than of the broker: flags and properties-file keys
 // under Kafka's names, read by the server package.
 var serverKeys = []struct{ name, doc string }{
 	{operatorTokenKey, "the token a client beyond loopback needs to watch /live and open a class (default: a fresh one, printed at startup)"},
+	{metricsEnableKey, "false keeps no Prometheus metrics and serves no /metrics (default true); make bench measures what they cost"},
 	{metricsTokenKey, "true puts /metrics behind the operator token beyond loopback, as /live is (default false: open, for a Prometheus scraper)"},
 	{"listeners", "NAME://host:port,... to listen on, e.g. PLAINTEXT://:9092,SSL://:9093 (default: PLAINTEXT://--kafka-addr)"},
 	{"advertised.listeners", "NAME://host:port,... clients are told to use, per listener (default: the bound address)"},
