@@ -66,10 +66,8 @@ func (b *Broker) authorizeDeleteTopics(r *Request, q *kmsg.DeleteTopicsRequest) 
 		}
 		return b.topicRefusal(r, kmsg.ACLOperationDelete, derefString(t.Topic), t.TopicID)
 	}, func(resp kmsg.Response, t kmsg.DeleteTopicsRequestTopic, e *kerr.Error) {
-		rt := kmsg.NewDeleteTopicsResponseTopic()
-		rt.Topic, rt.TopicID, rt.ErrorCode = named(t), t.TopicID, e.Code
-		dr := resp.(*kmsg.DeleteTopicsResponse)
-		dr.Topics = append(dr.Topics, rt)
+		t.Topic = named(t)
+		addDeleteTopic(resp, t, e)
 	})
 }
 

@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"reflect"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -117,236 +119,119 @@ func ofResource(b *Broker, r *Request, rtype kmsg.ACLResourceType, op kmsg.ACLOp
 	}
 }
 
-// The adders, one per answer shape; partitions refused are answered
-// with Kafka's "unknown" values (-1 offsets and epochs).
+// naming are the fields that say which part an answer's item is about.
+var naming = []string{"Topic", "TopicID", "Partition", "Group", "ResourceType", "ResourceName"}
 
-func addProduce(resp kmsg.Response, t kmsg.ProduceRequestTopic, e *kerr.Error) {
-	rt := kmsg.NewProduceResponseTopic()
-	rt.Topic, rt.TopicID = t.Topic, t.TopicID
-	for _, p := range t.Partitions {
-		rp := kmsg.NewProduceResponseTopicPartition()
-		rp.Partition, rp.ErrorCode = p.Partition, e.Code
-		rt.Partitions = append(rt.Partitions, rp)
-	}
-	pr := resp.(*kmsg.ProduceResponse)
-	pr.Topics = append(pr.Topics, rt)
+// addPart answers a refused part in the answer's list field: a new item
+// (kmsg's defaults) named as the part (its naming fields copied; a string
+// or int32 part stored in key), with the part's error and msg, if any, as
+// ErrorMessage; the part's partitions each answered alike, with -1 in
+// every int64 field (Kafka's unknown offset, watermark and timestamp). An
+// answer failed whole (a top-level error code) gets no part, as Kafka's
+// getErrorResponse lists none.
+func addPart[P any](list, key, msg string) adder[P] {
+	return func(resp kmsg.Response, p P, e *kerr.Error) { appendPart(resp, list, key, msg, p, e) }
 }
 
-func addFetch(resp kmsg.Response, t kmsg.FetchRequestTopic, e *kerr.Error) {
-	rt := kmsg.NewFetchResponseTopic()
-	rt.Topic, rt.TopicID = t.Topic, t.TopicID
-	for _, p := range t.Partitions {
-		rp := kmsg.NewFetchResponseTopicPartition()
-		rp.Partition, rp.ErrorCode, rp.HighWatermark = p.Partition, e.Code, -1
-		rt.Partitions = append(rt.Partitions, rp)
-	}
-	fr := resp.(*kmsg.FetchResponse)
-	fr.Topics = append(fr.Topics, rt)
-}
-
-func addListOffsets(resp kmsg.Response, t kmsg.ListOffsetsRequestTopic, e *kerr.Error) {
-	rt := kmsg.NewListOffsetsResponseTopic()
-	rt.Topic = t.Topic
-	for _, p := range t.Partitions {
-		rp := kmsg.NewListOffsetsResponseTopicPartition()
-		rp.Partition, rp.ErrorCode = p.Partition, e.Code
-		rt.Partitions = append(rt.Partitions, rp)
-	}
-	lr := resp.(*kmsg.ListOffsetsResponse)
-	lr.Topics = append(lr.Topics, rt)
-}
-
-func addOffsetCommit(resp kmsg.Response, t kmsg.OffsetCommitRequestTopic, e *kerr.Error) {
-	rt := kmsg.NewOffsetCommitResponseTopic()
-	rt.Topic, rt.TopicID = t.Topic, t.TopicID
-	for _, p := range t.Partitions {
-		rt.Partitions = append(rt.Partitions, kmsg.OffsetCommitResponseTopicPartition{Partition: p.Partition, ErrorCode: e.Code})
-	}
-	or := resp.(*kmsg.OffsetCommitResponse)
-	or.Topics = append(or.Topics, rt)
-}
-
-func addTxnOffsetCommit(resp kmsg.Response, t kmsg.TxnOffsetCommitRequestTopic, e *kerr.Error) {
-	rt := kmsg.NewTxnOffsetCommitResponseTopic()
-	rt.Topic = t.Topic
-	for _, p := range t.Partitions {
-		rt.Partitions = append(rt.Partitions, kmsg.TxnOffsetCommitResponseTopicPartition{Partition: p.Partition, ErrorCode: e.Code})
-	}
-	tr := resp.(*kmsg.TxnOffsetCommitResponse)
-	tr.Topics = append(tr.Topics, rt)
-}
-
-// addOffsetFetch answers refused topics (Kafka's UNAUTHORIZED_PARTITION:
-// offset -1) unless the group itself failed, whose answer Kafka gives
-// without partitions.
-func addOffsetFetch(resp kmsg.Response, t kmsg.OffsetFetchRequestTopic, e *kerr.Error) {
-	or := resp.(*kmsg.OffsetFetchResponse)
-	if or.ErrorCode != 0 {
+// appendPart is addPart on any answer or item of one (a pointer).
+func appendPart(to any, list, key, msg string, part any, e *kerr.Error) {
+	v := reflect.ValueOf(to).Elem()
+	if ec := v.FieldByName("ErrorCode"); ec.IsValid() && ec.Int() != 0 {
 		return
 	}
-	rt := kmsg.NewOffsetFetchResponseTopic()
-	rt.Topic = t.Topic
-	for _, p := range t.Partitions {
-		rp := kmsg.NewOffsetFetchResponseTopicPartition()
-		rp.Partition, rp.Offset, rp.ErrorCode = p, -1, e.Code
-		rt.Partitions = append(rt.Partitions, rp)
+	l := v.FieldByName(list)
+	l.Set(reflect.Append(l, answerItem(l.Type().Elem(), reflect.ValueOf(part), key, msg, e.Code, false)))
+}
+
+// The adders of the answers with a list of parts.
+var (
+	addProduce                 = addPart[kmsg.ProduceRequestTopic]("Topics", "", "")
+	addFetch                   = addPart[kmsg.FetchRequestTopic]("Topics", "", "")
+	addListOffsets             = addPart[kmsg.ListOffsetsRequestTopic]("Topics", "", "")
+	addOffsetForLeaderEpoch    = addPart[kmsg.OffsetForLeaderEpochRequestTopic]("Topics", "", "")
+	addOffsetCommit            = addPart[kmsg.OffsetCommitRequestTopic]("Topics", "", "")
+	addTxnOffsetCommit         = addPart[kmsg.TxnOffsetCommitRequestTopic]("Topics", "", "")
+	addOffsetFetch             = addPart[kmsg.OffsetFetchRequestTopic]("Topics", "", "")
+	addOffsetFetchGroup        = addPart[kmsg.OffsetFetchRequestGroup]("Groups", "", "")
+	addOffsetDelete            = addPart[kmsg.OffsetDeleteRequestTopic]("Topics", "", "")
+	addDeleteRecords           = addPart[kmsg.DeleteRecordsRequestTopic]("Topics", "", "")
+	addDescribeProducers       = addPart[kmsg.DescribeProducersRequestTopic]("Topics", "", "")
+	addCreateTopic             = addPart[kmsg.CreateTopicsRequestTopic]("Topics", "", "Authorization failed.")
+	addCreatePartitions        = addPart[kmsg.CreatePartitionsRequestTopic]("Topics", "", "The topic authorization is failed.")
+	addDeleteTopicName         = addPart[string]("Topics", "Topic", "")
+	addDeleteTopic             = addPart[kmsg.DeleteTopicsRequestTopic]("Topics", "", "")
+	addDescribeConfigs         = addPart[kmsg.DescribeConfigsRequestResource]("Resources", "", "")
+	addIncrementalAlterConfigs = addPart[kmsg.IncrementalAlterConfigsRequestResource]("Resources", "", "")
+	addAlterConfigs            = addPart[kmsg.AlterConfigsRequestResource]("Resources", "", "")
+	addDescribeGroup           = addPart[string]("Groups", "Group", "")
+	addDeleteGroup             = addPart[string]("Groups", "Group", "")
+	addConsumerGroupDescribe   = addPart[string]("Groups", "Group", "")
+	addDescribeTransaction     = addPart[string]("TransactionStates", "TransactionalID", "")
+)
+
+// answerItem builds an answer's item of type typ for a request's part.
+func answerItem(typ reflect.Type, part reflect.Value, key, msg string, code int16, partition bool) reflect.Value {
+	ptr := reflect.New(typ)
+	if d, ok := ptr.Interface().(interface{ Default() }); ok {
+		d.Default()
 	}
-	or.Topics = append(or.Topics, rt)
+	v := ptr.Elem()
+	set := func(name string, from reflect.Value) {
+		switch f := v.FieldByName(name); {
+		case !f.IsValid():
+		case f.Type() == from.Type():
+			f.Set(from)
+		case f.Kind() == reflect.Pointer && f.Type().Elem() == from.Type(): // a nullable name
+			p := reflect.New(from.Type())
+			p.Elem().Set(from)
+			f.Set(p)
+		}
+	}
+	if part.Kind() == reflect.Struct {
+		for _, name := range naming {
+			if from := part.FieldByName(name); from.IsValid() {
+				set(name, from)
+			}
+		}
+	} else {
+		set(key, part)
+	}
+	if f := v.FieldByName("ErrorCode"); f.IsValid() { // a topic's error is its partitions'
+		f.SetInt(int64(code))
+	}
+	if msg != "" {
+		set("ErrorMessage", reflect.ValueOf(msg))
+	}
+	for i := range v.NumField() {
+		if partition && v.Field(i).Kind() == reflect.Int64 {
+			v.Field(i).SetInt(-1)
+		}
+	}
+	if part.Kind() == reflect.Struct {
+		if ps, rs := part.FieldByName("Partitions"), v.FieldByName("Partitions"); ps.IsValid() && rs.IsValid() {
+			for i := range ps.Len() {
+				rs.Set(reflect.Append(rs, answerItem(rs.Type().Elem(), ps.Index(i), "Partition", "", code, true)))
+			}
+		}
+	}
+	return v
 }
 
-func addOffsetFetchGroup(resp kmsg.Response, g kmsg.OffsetFetchRequestGroup, e *kerr.Error) {
-	rg := kmsg.NewOffsetFetchResponseGroup()
-	rg.Group, rg.ErrorCode = g.Group, e.Code
-	or := resp.(*kmsg.OffsetFetchResponse)
-	or.Groups = append(or.Groups, rg)
-}
-
-// addOffsetFetchGroupTopic answers a refused topic of group (v8+).
+// addOffsetFetchGroupTopic answers a refused topic of group (OffsetFetch
+// v8+), unless the group failed.
 func addOffsetFetchGroupTopic(group string) adder[kmsg.OffsetFetchRequestGroupTopic] {
 	return func(resp kmsg.Response, t kmsg.OffsetFetchRequestGroupTopic, e *kerr.Error) {
 		or := resp.(*kmsg.OffsetFetchResponse)
 		for i := range or.Groups {
-			g := &or.Groups[i]
-			if g.Group != group || g.ErrorCode != 0 {
-				continue
+			if g := &or.Groups[i]; g.Group == group && g.ErrorCode == 0 {
+				appendPart(g, "Topics", "", "", t, e)
+				return
 			}
-			rt := kmsg.NewOffsetFetchResponseGroupTopic()
-			rt.Topic = t.Topic
-			for _, p := range t.Partitions {
-				rp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
-				rp.Partition, rp.Offset, rp.ErrorCode = p, -1, e.Code
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			g.Topics = append(g.Topics, rt)
-			return
 		}
 	}
 }
 
-func addOffsetDelete(resp kmsg.Response, t kmsg.OffsetDeleteRequestTopic, e *kerr.Error) {
-	or := resp.(*kmsg.OffsetDeleteResponse)
-	if or.ErrorCode != 0 {
-		return // a group error is answered without partitions
-	}
-	rt := kmsg.NewOffsetDeleteResponseTopic()
-	rt.Topic = t.Topic
-	for _, p := range t.Partitions {
-		rp := kmsg.NewOffsetDeleteResponseTopicPartition()
-		rp.Partition, rp.ErrorCode = p.Partition, e.Code
-		rt.Partitions = append(rt.Partitions, rp)
-	}
-	or.Topics = append(or.Topics, rt)
-}
-
-func addDeleteRecords(resp kmsg.Response, t kmsg.DeleteRecordsRequestTopic, e *kerr.Error) {
-	rt := kmsg.NewDeleteRecordsResponseTopic()
-	rt.Topic = t.Topic
-	for _, p := range t.Partitions {
-		rp := kmsg.NewDeleteRecordsResponseTopicPartition()
-		rp.Partition, rp.LowWatermark, rp.ErrorCode = p.Partition, -1, e.Code
-		rt.Partitions = append(rt.Partitions, rp)
-	}
-	dr := resp.(*kmsg.DeleteRecordsResponse)
-	dr.Topics = append(dr.Topics, rt)
-}
-
-func addDescribeProducers(resp kmsg.Response, t kmsg.DescribeProducersRequestTopic, e *kerr.Error) {
-	rt := kmsg.NewDescribeProducersResponseTopic()
-	rt.Topic = t.Topic
-	for _, p := range t.Partitions {
-		rp := kmsg.NewDescribeProducersResponseTopicPartition()
-		rp.Partition, rp.ErrorCode = p, e.Code
-		rt.Partitions = append(rt.Partitions, rp)
-	}
-	dr := resp.(*kmsg.DescribeProducersResponse)
-	dr.Topics = append(dr.Topics, rt)
-}
-
-func addOffsetForLeaderEpoch(resp kmsg.Response, t kmsg.OffsetForLeaderEpochRequestTopic, e *kerr.Error) {
-	rt := kmsg.NewOffsetForLeaderEpochResponseTopic()
-	rt.Topic = t.Topic
-	for _, p := range t.Partitions {
-		rp := kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
-		rp.Partition, rp.ErrorCode = p.Partition, e.Code
-		rt.Partitions = append(rt.Partitions, rp)
-	}
-	or := resp.(*kmsg.OffsetForLeaderEpochResponse)
-	or.Topics = append(or.Topics, rt)
-}
-
-func addCreateTopic(resp kmsg.Response, t kmsg.CreateTopicsRequestTopic, e *kerr.Error) {
-	rt := kmsg.NewCreateTopicsResponseTopic()
-	msg := "Authorization failed."
-	rt.Topic, rt.ErrorCode, rt.ErrorMessage = t.Topic, e.Code, &msg
-	cr := resp.(*kmsg.CreateTopicsResponse)
-	cr.Topics = append(cr.Topics, rt)
-}
-
-func addCreatePartitions(resp kmsg.Response, t kmsg.CreatePartitionsRequestTopic, e *kerr.Error) {
-	rt := kmsg.NewCreatePartitionsResponseTopic()
-	msg := "The topic authorization is failed."
-	rt.Topic, rt.ErrorCode, rt.ErrorMessage = t.Topic, e.Code, &msg
-	cr := resp.(*kmsg.CreatePartitionsResponse)
-	cr.Topics = append(cr.Topics, rt)
-}
-
-// addDeleteTopicName answers a topic named by a v0-5 request.
-func addDeleteTopicName(resp kmsg.Response, name string, e *kerr.Error) {
-	rt := kmsg.NewDeleteTopicsResponseTopic()
-	rt.Topic, rt.ErrorCode = &name, e.Code
-	dr := resp.(*kmsg.DeleteTopicsResponse)
-	dr.Topics = append(dr.Topics, rt)
-}
-
-func addDescribeConfigs(resp kmsg.Response, res kmsg.DescribeConfigsRequestResource, e *kerr.Error) {
-	rr := kmsg.NewDescribeConfigsResponseResource()
-	rr.ResourceType, rr.ResourceName, rr.ErrorCode = res.ResourceType, res.ResourceName, e.Code
-	dr := resp.(*kmsg.DescribeConfigsResponse)
-	dr.Resources = append(dr.Resources, rr)
-}
-
-func addIncrementalAlterConfigs(resp kmsg.Response, res kmsg.IncrementalAlterConfigsRequestResource, e *kerr.Error) {
-	rr := kmsg.NewIncrementalAlterConfigsResponseResource()
-	rr.ResourceType, rr.ResourceName, rr.ErrorCode = res.ResourceType, res.ResourceName, e.Code
-	ar := resp.(*kmsg.IncrementalAlterConfigsResponse)
-	ar.Resources = append(ar.Resources, rr)
-}
-
-func addAlterConfigs(resp kmsg.Response, res kmsg.AlterConfigsRequestResource, e *kerr.Error) {
-	rr := kmsg.NewAlterConfigsResponseResource()
-	rr.ResourceType, rr.ResourceName, rr.ErrorCode = res.ResourceType, res.ResourceName, e.Code
-	ar := resp.(*kmsg.AlterConfigsResponse)
-	ar.Resources = append(ar.Resources, rr)
-}
-
-func addDescribeGroup(resp kmsg.Response, id string, e *kerr.Error) {
-	g := kmsg.NewDescribeGroupsResponseGroup()
-	g.Group, g.ErrorCode = id, e.Code
-	dr := resp.(*kmsg.DescribeGroupsResponse)
-	dr.Groups = append(dr.Groups, g)
-}
-
-func addDeleteGroup(resp kmsg.Response, id string, e *kerr.Error) {
-	g := kmsg.NewDeleteGroupsResponseGroup()
-	g.Group, g.ErrorCode = id, e.Code
-	dr := resp.(*kmsg.DeleteGroupsResponse)
-	dr.Groups = append(dr.Groups, g)
-}
-
-func addConsumerGroupDescribe(resp kmsg.Response, id string, e *kerr.Error) {
-	g := kmsg.NewConsumerGroupDescribeResponseGroup()
-	g.Group, g.ErrorCode = id, e.Code
-	dr := resp.(*kmsg.ConsumerGroupDescribeResponse)
-	dr.Groups = append(dr.Groups, g)
-}
-
-func addDescribeTransaction(resp kmsg.Response, id string, e *kerr.Error) {
-	s := kmsg.NewDescribeTransactionsResponseTransactionState()
-	s.TransactionalID, s.ErrorCode = id, e.Code
-	dr := resp.(*kmsg.DescribeTransactionsResponse)
-	dr.TransactionStates = append(dr.TransactionStates, s)
-}
-
+// addCoordinator answers a refused key with Kafka's Node.noNode.
 func addCoordinator(resp kmsg.Response, key string, e *kerr.Error) {
 	c := kmsg.NewFindCoordinatorResponseCoordinator()
 	c.Key, c.NodeID, c.Port, c.ErrorCode = key, -1, -1, e.Code

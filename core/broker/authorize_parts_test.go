@@ -55,6 +55,16 @@ func wantCodes(t *testing.T, what string, got, want map[string]int16) {
 	}
 }
 
+// codesOf maps each item of an answer's list to its code.
+func codesOf[T any](items []T, code func(T) (string, int16)) map[string]int16 {
+	out := map[string]int16{}
+	for _, it := range items {
+		name, c := code(it)
+		out[name] = c
+	}
+	return out
+}
+
 func noTrimsLeft(t *testing.T, h *harness) {
 	t.Helper()
 	if n := len(h.b.trims); n != 0 {
@@ -135,18 +145,16 @@ func TestAuthorizeTopicParts(t *testing.T) {
 	for _, n := range []string{"a", "b"} {
 		oe.Topics = append(oe.Topics, kmsg.OffsetForLeaderEpochRequestTopic{Topic: n, Partitions: []kmsg.OffsetForLeaderEpochRequestTopicPartition{{Partition: 0, CurrentLeaderEpoch: -1, LeaderEpoch: 0}}})
 	}
-	got = map[string]int16{}
-	for _, rt := range rt[*kmsg.OffsetForLeaderEpochResponse](h, oe).Topics {
-		got[rt.Topic] = rt.Partitions[0].ErrorCode
-	}
+	got = codesOf(rt[*kmsg.OffsetForLeaderEpochResponse](h, oe).Topics, func(it kmsg.OffsetForLeaderEpochResponseTopic) (string, int16) {
+		return it.Topic, it.Partitions[0].ErrorCode
+	})
 	wantCodes(t, "OffsetForLeaderEpoch", got, map[string]int16{"a": 0, "b": topicDenied})
 
 	dp := kmsg.NewPtrDescribeProducersRequest()
 	dp.Topics = []kmsg.DescribeProducersRequestTopic{{Topic: "a", Partitions: []int32{0}}, {Topic: "b", Partitions: []int32{0}}}
-	got = map[string]int16{}
-	for _, rt := range rt[*kmsg.DescribeProducersResponse](h, dp).Topics {
-		got[rt.Topic] = rt.Partitions[0].ErrorCode
-	}
+	got = codesOf(rt[*kmsg.DescribeProducersResponse](h, dp).Topics, func(it kmsg.DescribeProducersResponseTopic) (string, int16) {
+		return it.Topic, it.Partitions[0].ErrorCode
+	})
 	wantCodes(t, "DescribeProducers", got, map[string]int16{"a": 0, "b": topicDenied})
 
 	dr := kmsg.NewPtrDeleteRecordsRequest()
@@ -183,10 +191,7 @@ func TestAuthorizeTopicParts(t *testing.T) {
 	cp := kmsg.NewPtrCreatePartitionsRequest()
 	cp.SetVersion(3)
 	cp.Topics = []kmsg.CreatePartitionsRequestTopic{{Topic: "a", Count: 2}, {Topic: "b", Count: 2}}
-	got = map[string]int16{}
-	for _, rt := range rt[*kmsg.CreatePartitionsResponse](h, cp).Topics {
-		got[rt.Topic] = rt.ErrorCode
-	}
+	got = codesOf(rt[*kmsg.CreatePartitionsResponse](h, cp).Topics, func(it kmsg.CreatePartitionsResponseTopic) (string, int16) { return it.Topic, it.ErrorCode })
 	wantCodes(t, "CreatePartitions", got, map[string]int16{"a": 0, "b": topicDenied})
 	if na, nb := len(h.b.Topic("a").Partitions), len(h.b.Topic("b").Partitions); na != 2 || nb != 1 {
 		t.Errorf("CreatePartitions: a has %d partitions, b %d; want 2 and 1", na, nb)
@@ -256,10 +261,7 @@ func TestAuthorizeConfigParts(t *testing.T) {
 		ac.Resources = append(ac.Resources, kmsg.AlterConfigsRequestResource{ResourceType: r.typ, ResourceName: r.name,
 			Configs: []kmsg.AlterConfigsRequestResourceConfig{{Name: "retention.ms", Value: &v2}}})
 	}
-	got = map[string]int16{}
-	for _, rr := range rt[*kmsg.AlterConfigsResponse](h, ac).Resources {
-		got[rr.ResourceName] = rr.ErrorCode
-	}
+	got = codesOf(rt[*kmsg.AlterConfigsResponse](h, ac).Resources, func(it kmsg.AlterConfigsResponseResource) (string, int16) { return it.ResourceName, it.ErrorCode })
 	wantCodes(t, "AlterConfigs", got, want)
 	if a := h.b.Topic("a").Configs["retention.ms"]; a != v2 {
 		t.Errorf("AlterConfigs: a's retention.ms %q, want %s", a, v2)
@@ -343,36 +345,24 @@ func TestAuthorizeGroupParts(t *testing.T) {
 	od := kmsg.NewPtrOffsetDeleteRequest()
 	od.Group = "g"
 	od.Topics = []kmsg.OffsetDeleteRequestTopic{{Topic: "a", Partitions: []kmsg.OffsetDeleteRequestTopicPartition{{Partition: 0}}}, {Topic: "b", Partitions: []kmsg.OffsetDeleteRequestTopicPartition{{Partition: 0}}}}
-	got = map[string]int16{}
-	for _, rt := range rt[*kmsg.OffsetDeleteResponse](h, od).Topics {
-		got[rt.Topic] = rt.Partitions[0].ErrorCode
-	}
+	got = codesOf(rt[*kmsg.OffsetDeleteResponse](h, od).Topics, func(it kmsg.OffsetDeleteResponseTopic) (string, int16) { return it.Topic, it.Partitions[0].ErrorCode })
 	wantCodes(t, "OffsetDelete", got, map[string]int16{"a": 0, "b": topicDenied})
 
 	fc := kmsg.NewPtrFindCoordinatorRequest()
 	fc.SetVersion(4)
 	fc.CoordinatorKeys = []string{"g", "h"}
-	got = map[string]int16{}
-	for _, c := range rt[*kmsg.FindCoordinatorResponse](h, fc).Coordinators {
-		got[c.Key] = c.ErrorCode
-	}
+	got = codesOf(rt[*kmsg.FindCoordinatorResponse](h, fc).Coordinators, func(it kmsg.FindCoordinatorResponseCoordinator) (string, int16) { return it.Key, it.ErrorCode })
 	wantCodes(t, "FindCoordinator", got, map[string]int16{"g": 0, "h": groupDenied})
 
 	dg := kmsg.NewPtrDescribeGroupsRequest()
 	dg.SetVersion(5)
 	dg.Groups = []string{"g", "h"}
-	got = map[string]int16{}
-	for _, g := range rt[*kmsg.DescribeGroupsResponse](h, dg).Groups {
-		got[g.Group] = g.ErrorCode
-	}
+	got = codesOf(rt[*kmsg.DescribeGroupsResponse](h, dg).Groups, func(it kmsg.DescribeGroupsResponseGroup) (string, int16) { return it.Group, it.ErrorCode })
 	wantCodes(t, "DescribeGroups", got, map[string]int16{"g": 0, "h": groupDenied})
 
 	cd := kmsg.NewPtrConsumerGroupDescribeRequest()
 	cd.Groups = []string{"g", "h"}
-	got = map[string]int16{}
-	for _, g := range rt[*kmsg.ConsumerGroupDescribeResponse](h, cd).Groups {
-		got[g.Group] = g.ErrorCode
-	}
+	got = codesOf(rt[*kmsg.ConsumerGroupDescribeResponse](h, cd).Groups, func(it kmsg.ConsumerGroupDescribeResponseGroup) (string, int16) { return it.Group, it.ErrorCode })
 	if got["h"] != groupDenied || got["g"] == groupDenied || len(got) != 2 {
 		t.Errorf("ConsumerGroupDescribe: %v, want h refused and g answered", got)
 	}
@@ -380,10 +370,7 @@ func TestAuthorizeGroupParts(t *testing.T) {
 	del := kmsg.NewPtrDeleteGroupsRequest()
 	del.SetVersion(2)
 	del.Groups = []string{"g", "h"}
-	got = map[string]int16{}
-	for _, g := range rt[*kmsg.DeleteGroupsResponse](h, del).Groups {
-		got[g.Group] = g.ErrorCode
-	}
+	got = codesOf(rt[*kmsg.DeleteGroupsResponse](h, del).Groups, func(it kmsg.DeleteGroupsResponseGroup) (string, int16) { return it.Group, it.ErrorCode })
 	wantCodes(t, "DeleteGroups", got, map[string]int16{"g": 0, "h": groupDenied})
 	noTrimsLeft(t, h)
 }
@@ -414,27 +401,16 @@ func TestAuthorizeTxnParts(t *testing.T) {
 	}
 	must(t, "add a alone", x.add("a", 0))
 
-	ao := kmsg.NewPtrAddOffsetsToTxnRequest()
-	ao.TransactionalID, ao.ProducerID, ao.ProducerEpoch, ao.Group = x.id, x.pid, x.epoch, "g"
-	must(t, "AddOffsetsToTxn", rt[*kmsg.AddOffsetsToTxnResponse](h, ao).ErrorCode)
-	oc := kmsg.NewPtrTxnOffsetCommitRequest()
-	oc.SetVersion(3)
-	oc.TransactionalID, oc.Group, oc.ProducerID, oc.ProducerEpoch, oc.Generation = x.id, "g", x.pid, x.epoch, -1
-	for _, n := range []string{"a", "b"} {
-		oc.Topics = append(oc.Topics, kmsg.TxnOffsetCommitRequestTopic{Topic: n, Partitions: []kmsg.TxnOffsetCommitRequestTopicPartition{{Partition: 0, Offset: 1, LeaderEpoch: -1}}})
-	}
-	got = map[string]int16{}
-	for _, rt := range rt[*kmsg.TxnOffsetCommitResponse](h, oc).Topics {
-		got[rt.Topic] = rt.Partitions[0].ErrorCode
-	}
+	got = codesOf(x.offsets("g", 1, "a", "b").Topics, func(t kmsg.TxnOffsetCommitResponseTopic) (string, int16) {
+		return t.Topic, t.Partitions[0].ErrorCode
+	})
 	wantCodes(t, "TxnOffsetCommit", got, map[string]int16{"a": 0, "b": topicDenied})
 
 	dt := kmsg.NewPtrDescribeTransactionsRequest()
 	dt.TransactionalIDs = []string{"tx", "ty"}
-	got = map[string]int16{}
-	for _, s := range rt[*kmsg.DescribeTransactionsResponse](h, dt).TransactionStates {
-		got[s.TransactionalID] = s.ErrorCode
-	}
+	got = codesOf(rt[*kmsg.DescribeTransactionsResponse](h, dt).TransactionStates, func(it kmsg.DescribeTransactionsResponseTransactionState) (string, int16) {
+		return it.TransactionalID, it.ErrorCode
+	})
 	wantCodes(t, "DescribeTransactions", got, map[string]int16{"tx": 0, "ty": kerr.TransactionalIDAuthorizationFailed.Code})
 
 	var listed []string
