@@ -1,3 +1,5 @@
+//go:build !js
+
 package broker
 
 import (
@@ -55,11 +57,6 @@ func (b *Broker) may(r *Request, c check) bool {
 	return b.cfg.Authorizer.Authorize(b.acls(), r.Principal, host, int8(c.op), int8(c.rtype), c.name)
 }
 
-type trimKey struct {
-	conn uint64
-	corr int32
-}
-
 // trim completes r's answer with fn when it is delivered.
 func (b *Broker) trim(r *Request, fn func(kmsg.Response)) {
 	b.trims[trimKey{r.Conn, r.Header.CorrelationID}] = fn
@@ -110,8 +107,8 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		}
 		return nil, nil
 	}
-	groups := func(op kmsg.ACLOperation) refuser[string] {
-		return ofResource(b, r, kmsg.ACLResourceTypeGroup, op, kerr.GroupAuthorizationFailed)
+	groups := func(op kmsg.ACLOperation) refuser {
+		return b.ofResource(r, kmsg.ACLResourceTypeGroup, op, kerr.GroupAuthorizationFailed)
 	}
 	switch q := r.Msg.(type) {
 	case *kmsg.ApiVersionsRequest, *kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest, *kmsg.DescribeClusterRequest:
@@ -123,14 +120,12 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 			if deny, _ := txnID(*q.TransactionID); deny != nil {
 				return answered(r, func(resp kmsg.Response) {
 					for _, t := range q.Topics {
-						addProduce(resp, t, kerr.TransactionalIDAuthorizationFailed)
+						addTopics(resp, t, kerr.TransactionalIDAuthorizationFailed)
 					}
 				}), nil
 			}
 		}
-		deny, trim = partial(r, &q.Topics, func(t kmsg.ProduceRequestTopic) *kerr.Error {
-			return b.topicRefusal(r, kmsg.ACLOperationWrite, t.Topic, t.TopicID)
-		}, addProduce)
+		deny, trim = partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationWrite), addTopics)
 		if q.Acks == 0 {
 			trim = nil // no answer to complete
 		}
@@ -143,49 +138,41 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 			// A follower without CLUSTER_ACTION: every partition refused.
 			return answered(r, func(resp kmsg.Response) {
 				for _, t := range q.Topics {
-					addFetch(resp, t, kerr.TopicAuthorizationFailed)
+					addTopics(resp, t, kerr.TopicAuthorizationFailed)
 				}
 			}), nil
 		}
-		return partial(r, &q.Topics, func(t kmsg.FetchRequestTopic) *kerr.Error {
-			return b.topicRefusal(r, kmsg.ACLOperationRead, t.Topic, t.TopicID)
-		}, addFetch)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
 	case *kmsg.ListOffsetsRequest:
-		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationDescribe, func(t kmsg.ListOffsetsRequestTopic) string { return t.Topic }), addListOffsets)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationDescribe), addTopics)
 	case *kmsg.OffsetForLeaderEpochRequest:
 		if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationClusterAction}) {
 			return nil, nil // KIP-320: a follower's, or a consumer with CLUSTER_ACTION
 		}
-		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationDescribe, func(t kmsg.OffsetForLeaderEpochRequestTopic) string { return t.Topic }), addOffsetForLeaderEpoch)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationDescribe), addTopics)
 	case *kmsg.CreateTopicsRequest:
 		return b.authorizeCreateTopics(r, q)
 	case *kmsg.DeleteTopicsRequest:
 		return b.authorizeDeleteTopics(r, q)
 	case *kmsg.CreatePartitionsRequest:
-		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationAlter, func(t kmsg.CreatePartitionsRequestTopic) string { return t.Topic }), addCreatePartitions)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationAlter), addPart("Topics", "", "The topic authorization is failed."))
 	case *kmsg.DeleteRecordsRequest:
-		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationDelete, func(t kmsg.DeleteRecordsRequestTopic) string { return t.Topic }), addDeleteRecords)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationDelete), addTopics)
 	case *kmsg.DescribeProducersRequest:
-		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationRead, func(t kmsg.DescribeProducersRequestTopic) string { return t.Topic }), addDescribeProducers)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
 	case *kmsg.IncrementalAlterConfigsRequest:
-		return partial(r, &q.Resources, func(res kmsg.IncrementalAlterConfigsRequestResource) *kerr.Error {
-			return b.configCheck(r, res.ResourceType, res.ResourceName, kmsg.ACLOperationAlterConfigs)
-		}, addIncrementalAlterConfigs)
+		return partial(r, &q.Resources, b.configs(r, kmsg.ACLOperationAlterConfigs), addResources)
 	case *kmsg.AlterConfigsRequest:
-		return partial(r, &q.Resources, func(res kmsg.AlterConfigsRequestResource) *kerr.Error {
-			return b.configCheck(r, res.ResourceType, res.ResourceName, kmsg.ACLOperationAlterConfigs)
-		}, addAlterConfigs)
+		return partial(r, &q.Resources, b.configs(r, kmsg.ACLOperationAlterConfigs), addResources)
 	case *kmsg.DescribeConfigsRequest:
-		return partial(r, &q.Resources, func(res kmsg.DescribeConfigsRequestResource) *kerr.Error {
-			return b.configCheck(r, res.ResourceType, res.ResourceName, kmsg.ACLOperationDescribeConfigs)
-		}, addDescribeConfigs)
+		return partial(r, &q.Resources, b.configs(r, kmsg.ACLOperationDescribeConfigs), addResources)
 	case *kmsg.FindCoordinatorRequest:
 		typ, e := kmsg.ACLResourceTypeGroup, kerr.GroupAuthorizationFailed
 		if q.CoordinatorType == 1 {
 			typ, e = kmsg.ACLResourceTypeTransactionalId, kerr.TransactionalIDAuthorizationFailed
 		}
 		if q.Version >= 4 { // KIP-699: each key answered alone
-			return partial(r, &q.CoordinatorKeys, ofResource(b, r, typ, kmsg.ACLOperationDescribe, e), addCoordinator)
+			return partial(r, &q.CoordinatorKeys, b.ofResource(r, typ, kmsg.ACLOperationDescribe, e), addCoordinator)
 		}
 		if !b.may(r, check{typ, q.CoordinatorKey, kmsg.ACLOperationDescribe}) {
 			resp := q.ResponseKind().(*kmsg.FindCoordinatorResponse)
@@ -215,20 +202,20 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
 			return deny, nil
 		}
-		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationRead, func(t kmsg.OffsetCommitRequestTopic) string { return t.Topic }), addOffsetCommit)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
 	case *kmsg.OffsetFetchRequest:
 		return b.authorizeOffsetFetch(r, q)
 	case *kmsg.OffsetDeleteRequest:
 		if deny, _ := group(kmsg.ACLOperationDelete, q.Group); deny != nil {
 			return deny, nil
 		}
-		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationRead, func(t kmsg.OffsetDeleteRequestTopic) string { return t.Topic }), addOffsetDelete)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
 	case *kmsg.DescribeGroupsRequest:
-		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addDescribeGroup)
+		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addGroups)
 	case *kmsg.ConsumerGroupDescribeRequest:
-		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addConsumerGroupDescribe)
+		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addGroups)
 	case *kmsg.DeleteGroupsRequest:
-		return partial(r, &q.Groups, groups(kmsg.ACLOperationDelete), addDeleteGroup)
+		return partial(r, &q.Groups, groups(kmsg.ACLOperationDelete), addGroups)
 	case *kmsg.ListGroupsRequest:
 		if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationDescribe}) {
 			return nil, nil // DESCRIBE on the cluster lists every group
@@ -269,9 +256,10 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
 			return deny, nil
 		}
-		return partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationRead, func(t kmsg.TxnOffsetCommitRequestTopic) string { return t.Topic }), addTxnOffsetCommit)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
 	case *kmsg.DescribeTransactionsRequest:
-		deny, trim = partial(r, &q.TransactionalIDs, ofResource(b, r, kmsg.ACLResourceTypeTransactionalId, kmsg.ACLOperationDescribe, kerr.TransactionalIDAuthorizationFailed), addDescribeTransaction)
+		deny, trim = partial(r, &q.TransactionalIDs, b.ofResource(r, kmsg.ACLResourceTypeTransactionalId, kmsg.ACLOperationDescribe, kerr.TransactionalIDAuthorizationFailed),
+			addPart("TransactionStates", "TransactionalID", ""))
 		if deny != nil {
 			return deny, nil
 		}

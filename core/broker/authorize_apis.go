@@ -1,3 +1,5 @@
+//go:build !js
+
 package broker
 
 import (
@@ -23,7 +25,7 @@ func (b *Broker) authorizeCreateTopics(r *Request, q *kmsg.CreateTopicsRequest) 
 	var deny kmsg.Response
 	var trim func(kmsg.Response)
 	if !b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationCreate}) {
-		deny, trim = partial(r, &q.Topics, byName(b, r, kmsg.ACLOperationCreate, func(t kmsg.CreateTopicsRequestTopic) string { return t.Topic }), addCreateTopic)
+		deny, trim = partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationCreate), addPart("Topics", "", "Authorization failed."))
 	}
 	hide := func(resp kmsg.Response) {
 		cr := resp.(*kmsg.CreateTopicsResponse)
@@ -49,7 +51,7 @@ func (b *Broker) authorizeCreateTopics(r *Request, q *kmsg.CreateTopicsRequest) 
 // an id no topic has is left to the handler (UNKNOWN_TOPIC_ID).
 func (b *Broker) authorizeDeleteTopics(r *Request, q *kmsg.DeleteTopicsRequest) (kmsg.Response, func(kmsg.Response)) {
 	if q.Version < 6 {
-		return partial(r, &q.TopicNames, byName(b, r, kmsg.ACLOperationDelete, func(n string) string { return n }), addDeleteTopicName)
+		return partial(r, &q.TopicNames, b.topicParts(r, kmsg.ACLOperationDelete), addPart("Topics", "Topic", ""))
 	}
 	named := func(t kmsg.DeleteTopicsRequestTopic) *string {
 		if t.Topic != nil {
@@ -60,14 +62,16 @@ func (b *Broker) authorizeDeleteTopics(r *Request, q *kmsg.DeleteTopicsRequest) 
 		}
 		return nil
 	}
-	return partial(r, &q.Topics, func(t kmsg.DeleteTopicsRequestTopic) *kerr.Error {
+	return partial(r, &q.Topics, func(part any) *kerr.Error {
+		t := part.(kmsg.DeleteTopicsRequestTopic)
 		if t.Topic == nil && named(t) == nil && b.nameOf("", t.TopicID) != "" {
 			return kerr.TopicAuthorizationFailed
 		}
 		return b.topicRefusal(r, kmsg.ACLOperationDelete, derefString(t.Topic), t.TopicID)
-	}, func(resp kmsg.Response, t kmsg.DeleteTopicsRequestTopic, e *kerr.Error) {
+	}, func(resp kmsg.Response, part any, e *kerr.Error) {
+		t := part.(kmsg.DeleteTopicsRequestTopic)
 		t.Topic = named(t)
-		addDeleteTopic(resp, t, e)
+		addTopics(resp, t, e)
 	})
 }
 
@@ -76,7 +80,7 @@ func (b *Broker) authorizeDeleteTopics(r *Request, q *kmsg.DeleteTopicsRequest) 
 // asked DESCRIBE; asked for all topics, a group's answer lists only the
 // describable ones.
 func (b *Broker) authorizeOffsetFetch(r *Request, q *kmsg.OffsetFetchRequest) (kmsg.Response, func(kmsg.Response)) {
-	topics := byName(b, r, kmsg.ACLOperationDescribe, func(n string) string { return n })
+	topics := b.topicParts(r, kmsg.ACLOperationDescribe)
 	hidden := func(topic string) bool { return topics(topic) != nil }
 	if q.Version < 8 {
 		if !b.may(r, check{kmsg.ACLResourceTypeGroup, q.Group, kmsg.ACLOperationDescribe}) {
@@ -88,11 +92,9 @@ func (b *Broker) authorizeOffsetFetch(r *Request, q *kmsg.OffsetFetchRequest) (k
 				or.Topics = slices.DeleteFunc(or.Topics, func(t kmsg.OffsetFetchResponseTopic) bool { return hidden(t.Topic) })
 			}
 		}
-		return partial(r, &q.Topics, func(t kmsg.OffsetFetchRequestTopic) *kerr.Error { return topics(t.Topic) }, addOffsetFetch)
+		return partial(r, &q.Topics, topics, addTopics)
 	}
-	deny, trim := partial(r, &q.Groups, func(g kmsg.OffsetFetchRequestGroup) *kerr.Error {
-		return ofResource(b, r, kmsg.ACLResourceTypeGroup, kmsg.ACLOperationDescribe, kerr.GroupAuthorizationFailed)(g.Group)
-	}, addOffsetFetchGroup)
+	deny, trim := partial(r, &q.Groups, b.ofResource(r, kmsg.ACLResourceTypeGroup, kmsg.ACLOperationDescribe, kerr.GroupAuthorizationFailed), addGroups)
 	if deny != nil {
 		return deny, nil
 	}
@@ -111,7 +113,7 @@ func (b *Broker) authorizeOffsetFetch(r *Request, q *kmsg.OffsetFetchRequest) (k
 			})
 			continue
 		}
-		t, _ := split(&g.Topics, func(t kmsg.OffsetFetchRequestGroupTopic) *kerr.Error { return topics(t.Topic) }, addOffsetFetchGroupTopic(g.Group))
+		t, _ := split(&g.Topics, topics, addOffsetFetchGroupTopic(g.Group))
 		trims = append(trims, t)
 	}
 	return nil, both(trims...)

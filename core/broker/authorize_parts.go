@@ -1,3 +1,5 @@
+//go:build !js
+
 package broker
 
 import (
@@ -14,43 +16,46 @@ import (
 // the allowed ones, as Kafka's KafkaApis merges its "unauthorized" map
 // into the response.
 
-// refuser names the error of a part the principal may not use, nil to
-// let the handler have it.
-type refuser[P any] func(P) *kerr.Error
+// refuser names the error of a part (a request's list element) the
+// principal may not use, nil to let the handler have it.
+type refuser func(part any) *kerr.Error
 
 // adder puts a refused part, answered with its error, into an answer.
-type adder[P any] func(kmsg.Response, P, *kerr.Error)
+type adder func(resp kmsg.Response, part any, e *kerr.Error)
 
-// split keeps in *ps the parts refuse lets through (a request's slice
-// stays non-nil: an empty list is not "all") and returns a trim adding
-// the others to an answer, nil when none is refused, with how many parts
-// were kept.
-func split[P any](ps *[]P, refuse refuser[P], add adder[P]) (trim func(kmsg.Response), kept int) {
-	var out []P
+// split keeps in the request's list *ps (a pointer to a slice) the parts
+// refuse lets through (the slice stays non-nil: an empty list is not
+// "all") and returns a trim adding the others to an answer, nil when none
+// is refused, with how many parts were kept. It is not generic: one body
+// for every list keeps the browser build small.
+func split(ps any, refuse refuser, add adder) (trim func(kmsg.Response), kept int) {
+	list := reflect.ValueOf(ps).Elem()
+	var out []any
 	var errs []*kerr.Error
-	keep := (*ps)[:0:0]
-	for _, p := range *ps {
-		if e := refuse(p); e != nil {
-			out, errs = append(out, p), append(errs, e)
+	keep := reflect.MakeSlice(list.Type(), 0, list.Len())
+	for i := range list.Len() {
+		p := list.Index(i)
+		if e := refuse(p.Interface()); e != nil {
+			out, errs = append(out, p.Interface()), append(errs, e)
 		} else {
-			keep = append(keep, p)
+			keep = reflect.Append(keep, p)
 		}
 	}
 	if len(out) == 0 {
-		return nil, len(keep)
+		return nil, keep.Len()
 	}
-	*ps = keep
+	list.Set(keep)
 	return func(resp kmsg.Response) {
 		for i, p := range out {
 			add(resp, p, errs[i])
 		}
-	}, len(keep)
+	}, keep.Len()
 }
 
 // partial answers r per part: with no part left for the handler, the
 // answer is the refused parts alone (Kafka skips the handler's work when
 // nothing is authorized); else the handler runs and trim completes it.
-func partial[P any](r *Request, ps *[]P, refuse refuser[P], add adder[P]) (deny kmsg.Response, trim func(kmsg.Response)) {
+func partial(r *Request, ps any, refuse refuser, add adder) (deny kmsg.Response, trim func(kmsg.Response)) {
 	trim, kept := split(ps, refuse, add)
 	if trim != nil && kept == 0 {
 		return answered(r, trim), nil
@@ -64,11 +69,6 @@ func answered(r *Request, trim func(kmsg.Response)) kmsg.Response {
 	resp.SetVersion(r.Msg.GetVersion())
 	trim(resp)
 	return resp
-}
-
-// refuseEvery refuses every part with e.
-func refuseEvery[P any](e *kerr.Error) refuser[P] {
-	return func(P) *kerr.Error { return e }
 }
 
 // both runs the trims that are set, in order.
@@ -89,6 +89,23 @@ func both(trims ...func(kmsg.Response)) func(kmsg.Response) {
 	}
 }
 
+// field is a part's field name (a name, a *string dereferenced), or the
+// part itself when it is a string.
+func field(part any, name string) string {
+	v := reflect.ValueOf(part)
+	if v.Kind() == reflect.String {
+		return v.String()
+	}
+	f := v.FieldByName(name)
+	if f.Kind() == reflect.Pointer {
+		if f.IsNil() {
+			return ""
+		}
+		f = f.Elem()
+	}
+	return f.String()
+}
+
 // topicRefusal refuses a topic, given by name or id, that the principal
 // may not op. A topic id no topic has is let through, for the handler to
 // answer UNKNOWN_TOPIC_ID: Kafka resolves ids before it authorizes.
@@ -103,34 +120,59 @@ func (b *Broker) topicRefusal(r *Request, op kmsg.ACLOperation, name string, id 
 	return kerr.TopicAuthorizationFailed
 }
 
-// byName refuses what names a topic the principal may not op.
-func byName[P any](b *Broker, r *Request, op kmsg.ACLOperation, name func(P) string) refuser[P] {
-	return func(p P) *kerr.Error { return b.topicRefusal(r, op, name(p), [16]byte{}) }
+// topicParts refuses parts naming a topic (their Topic, and TopicID where
+// they have one; or a topic name) the principal may not op.
+func (b *Broker) topicParts(r *Request, op kmsg.ACLOperation) refuser {
+	return func(part any) *kerr.Error {
+		var id [16]byte
+		if v := reflect.ValueOf(part); v.Kind() == reflect.Struct {
+			if f := v.FieldByName("TopicID"); f.IsValid() {
+				id = f.Interface().([16]byte)
+			}
+		}
+		return b.topicRefusal(r, op, field(part, "Topic"), id)
+	}
 }
 
-// ofResource refuses ids of one resource type the principal may not op,
-// with e.
-func ofResource(b *Broker, r *Request, rtype kmsg.ACLResourceType, op kmsg.ACLOperation, e *kerr.Error) refuser[string] {
-	return func(id string) *kerr.Error {
-		if b.may(r, check{rtype, id, op}) {
+// ofResource refuses with e the parts naming (in their Group, or as a
+// string) a resource of rtype the principal may not op.
+func (b *Broker) ofResource(r *Request, rtype kmsg.ACLResourceType, op kmsg.ACLOperation, e *kerr.Error) refuser {
+	return func(part any) *kerr.Error {
+		if b.may(r, check{rtype, field(part, "Group"), op}) {
 			return nil
 		}
 		return e
 	}
 }
 
+// configs refuses config resources (their ResourceType and ResourceName)
+// the principal may not op.
+func (b *Broker) configs(r *Request, op kmsg.ACLOperation) refuser {
+	return func(part any) *kerr.Error {
+		typ := kmsg.ConfigResourceType(reflect.ValueOf(part).FieldByName("ResourceType").Int())
+		return b.configCheck(r, typ, field(part, "ResourceName"), op)
+	}
+}
+
+// The adders of answers listing topics, groups and config resources.
+var (
+	addTopics    = addPart("Topics", "", "")
+	addGroups    = addPart("Groups", "Group", "")
+	addResources = addPart("Resources", "", "")
+)
+
 // naming are the fields that say which part an answer's item is about.
 var naming = []string{"Topic", "TopicID", "Partition", "Group", "ResourceType", "ResourceName"}
 
 // addPart answers a refused part in the answer's list field: a new item
 // (kmsg's defaults) named as the part (its naming fields copied; a string
-// or int32 part stored in key), with the part's error and msg, if any, as
+// part stored in key), with the part's error and msg, if any, as
 // ErrorMessage; the part's partitions each answered alike, with -1 in
 // every int64 field (Kafka's unknown offset, watermark and timestamp). An
 // answer failed whole (a top-level error code) gets no part, as Kafka's
 // getErrorResponse lists none.
-func addPart[P any](list, key, msg string) adder[P] {
-	return func(resp kmsg.Response, p P, e *kerr.Error) { appendPart(resp, list, key, msg, p, e) }
+func addPart(list, key, msg string) adder {
+	return func(resp kmsg.Response, part any, e *kerr.Error) { appendPart(resp, list, key, msg, part, e) }
 }
 
 // appendPart is addPart on any answer or item of one (a pointer).
@@ -142,32 +184,6 @@ func appendPart(to any, list, key, msg string, part any, e *kerr.Error) {
 	l := v.FieldByName(list)
 	l.Set(reflect.Append(l, answerItem(l.Type().Elem(), reflect.ValueOf(part), key, msg, e.Code, false)))
 }
-
-// The adders of the answers with a list of parts.
-var (
-	addProduce                 = addPart[kmsg.ProduceRequestTopic]("Topics", "", "")
-	addFetch                   = addPart[kmsg.FetchRequestTopic]("Topics", "", "")
-	addListOffsets             = addPart[kmsg.ListOffsetsRequestTopic]("Topics", "", "")
-	addOffsetForLeaderEpoch    = addPart[kmsg.OffsetForLeaderEpochRequestTopic]("Topics", "", "")
-	addOffsetCommit            = addPart[kmsg.OffsetCommitRequestTopic]("Topics", "", "")
-	addTxnOffsetCommit         = addPart[kmsg.TxnOffsetCommitRequestTopic]("Topics", "", "")
-	addOffsetFetch             = addPart[kmsg.OffsetFetchRequestTopic]("Topics", "", "")
-	addOffsetFetchGroup        = addPart[kmsg.OffsetFetchRequestGroup]("Groups", "", "")
-	addOffsetDelete            = addPart[kmsg.OffsetDeleteRequestTopic]("Topics", "", "")
-	addDeleteRecords           = addPart[kmsg.DeleteRecordsRequestTopic]("Topics", "", "")
-	addDescribeProducers       = addPart[kmsg.DescribeProducersRequestTopic]("Topics", "", "")
-	addCreateTopic             = addPart[kmsg.CreateTopicsRequestTopic]("Topics", "", "Authorization failed.")
-	addCreatePartitions        = addPart[kmsg.CreatePartitionsRequestTopic]("Topics", "", "The topic authorization is failed.")
-	addDeleteTopicName         = addPart[string]("Topics", "Topic", "")
-	addDeleteTopic             = addPart[kmsg.DeleteTopicsRequestTopic]("Topics", "", "")
-	addDescribeConfigs         = addPart[kmsg.DescribeConfigsRequestResource]("Resources", "", "")
-	addIncrementalAlterConfigs = addPart[kmsg.IncrementalAlterConfigsRequestResource]("Resources", "", "")
-	addAlterConfigs            = addPart[kmsg.AlterConfigsRequestResource]("Resources", "", "")
-	addDescribeGroup           = addPart[string]("Groups", "Group", "")
-	addDeleteGroup             = addPart[string]("Groups", "Group", "")
-	addConsumerGroupDescribe   = addPart[string]("Groups", "Group", "")
-	addDescribeTransaction     = addPart[string]("TransactionStates", "TransactionalID", "")
-)
 
 // answerItem builds an answer's item of type typ for a request's part.
 func answerItem(typ reflect.Type, part reflect.Value, key, msg string, code int16, partition bool) reflect.Value {
@@ -219,8 +235,8 @@ func answerItem(typ reflect.Type, part reflect.Value, key, msg string, code int1
 
 // addOffsetFetchGroupTopic answers a refused topic of group (OffsetFetch
 // v8+), unless the group failed.
-func addOffsetFetchGroupTopic(group string) adder[kmsg.OffsetFetchRequestGroupTopic] {
-	return func(resp kmsg.Response, t kmsg.OffsetFetchRequestGroupTopic, e *kerr.Error) {
+func addOffsetFetchGroupTopic(group string) adder {
+	return func(resp kmsg.Response, t any, e *kerr.Error) {
 		or := resp.(*kmsg.OffsetFetchResponse)
 		for i := range or.Groups {
 			if g := &or.Groups[i]; g.Group == group && g.ErrorCode == 0 {
@@ -232,9 +248,9 @@ func addOffsetFetchGroupTopic(group string) adder[kmsg.OffsetFetchRequestGroupTo
 }
 
 // addCoordinator answers a refused key with Kafka's Node.noNode.
-func addCoordinator(resp kmsg.Response, key string, e *kerr.Error) {
+func addCoordinator(resp kmsg.Response, key any, e *kerr.Error) {
 	c := kmsg.NewFindCoordinatorResponseCoordinator()
-	c.Key, c.NodeID, c.Port, c.ErrorCode = key, -1, -1, e.Code
+	c.Key, c.NodeID, c.Port, c.ErrorCode = key.(string), -1, -1, e.Code
 	fr := resp.(*kmsg.FindCoordinatorResponse)
 	fr.Coordinators = append(fr.Coordinators, c)
 }

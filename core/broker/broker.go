@@ -71,6 +71,12 @@ type Response struct {
 	Msg           kmsg.Response
 }
 
+// trimKey names a request whose answer a trim completes.
+type trimKey struct {
+	conn uint64
+	corr int32
+}
+
 // Broker is one Kafka broker's engine.
 type Broker struct {
 	cfg     Config
