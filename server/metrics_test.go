@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // scrape fetches /metrics and parses it with Prometheus's text parser.
@@ -200,6 +201,22 @@ func TestMetricsToken(t *testing.T) {
 			t.Errorf("MetricsNeedToken=%v: a scrape with the token got %d", need, rec.Code)
 		}
 	}
+}
+
+// TestNoMetrics: started without metrics (--http.metrics.enable false),
+// the broker serves no /metrics and its engine hooks count nothing.
+func TestNoMetrics(t *testing.T) {
+	s := &Server{cfg: Config{OperatorToken: "tok", NoMetrics: true}, e: newEngine(t.Logf)}
+	rec := httptest.NewRecorder()
+	s.routes().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != http.StatusNotFound {
+		t.Errorf("GET /metrics without metrics: %d, want 404", rec.Code)
+	}
+	var m *metrics // the engine's, when there are none
+	m.request(s.e, inbound{})
+	m.response(s.e, 1, 1, kmsg.NewPtrProduceResponse())
+	m.closed(1)
+	m.applied(1, nil)
 }
 
 // TestLabelSetBounded: topics and groups past maxLabelValues share one
