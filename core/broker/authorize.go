@@ -28,9 +28,11 @@ import (
 //     resources or coordinator keys is answered per part, as KafkaApis
 //     does: the handler gets the request without the refused parts, and a
 //     trim (b.trims) adds them, each with Kafka's error for it, to its
-//     answer whenever it is delivered (authorize_parts.go: one split, an
-//     adder per answer shape). With no part left the handler does not run
-//     and the answer is the refused parts alone.
+//     answer whenever it is delivered (authorize_parts.go: one split over
+//     any request list, one adder naming the refused item in any answer
+//     list, and per API only which list, which check and which error).
+//     With no part left the handler does not run and the answer is the
+//     refused parts alone.
 //   - What Kafka checks once for the request stays whole: the group of
 //     OffsetCommit, OffsetDelete, TxnOffsetCommit and OffsetFetch before
 //     v8, the transactional id, every cluster-level check (ElectLeaders,
@@ -44,6 +46,8 @@ import (
 //     UNKNOWN_TOPIC_ID (Kafka resolves ids first: ids are not secret), and
 //     DeleteTopics by id does not name a topic the principal may not
 //     describe.
+//   - The js builds (browser, Workers) carry no principal and leave the
+//     authorizer out (authorize_js.go).
 
 type check struct {
 	rtype kmsg.ACLResourceType
