@@ -26,13 +26,13 @@ type adder func(resp kmsg.Response, part any, e *kerr.Error)
 // split keeps in the request's list *ps (a pointer to a slice) the parts
 // refuse lets through (the slice stays non-nil: an empty list is not
 // "all") and returns a trim adding the others to an answer, nil when none
-// is refused, with how many parts were kept. It is not generic: one body
-// for every list keeps the browser build small.
+// is refused, with how many parts were kept. One body serves every list
+// (reflection, not a generic instantiated per part type).
 func split(ps any, refuse refuser, add adder) (trim func(kmsg.Response), kept int) {
 	list := reflect.ValueOf(ps).Elem()
 	var out []any
 	var errs []*kerr.Error
-	keep := reflect.MakeSlice(list.Type(), 0, list.Len())
+	keep := list.Slice(0, 0) // in place: each kept part is written behind the reads
 	for i := range list.Len() {
 		p := list.Index(i)
 		if e := refuse(p.Interface()); e != nil {
