@@ -311,45 +311,35 @@ func (b *Broker) configCheck(r *Request, typ kmsg.ConfigResourceType, name strin
 
 // filterMetadata lets a Metadata request ask only for topics the
 // principal may describe, and answers the others
-// TOPIC_AUTHORIZATION_FAILED; of all topics it lists the describable ones.
+// TOPIC_AUTHORIZATION_FAILED (by id: the id, no name; by name: no id); of
+// all topics it lists the describable ones. An id no topic has is
+// answered UNKNOWN_TOPIC_ID by the handler.
 func (b *Broker) filterMetadata(r *Request) func(kmsg.Response) {
 	q := r.Msg.(*kmsg.MetadataRequest)
-	var refused []kmsg.MetadataRequestTopic
-	if len(q.Topics) > 0 {
-		kept := q.Topics[:0:0]
-		mayCreate := b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationCreate})
-		for _, t := range q.Topics {
-			name := b.nameOf(derefString(t.Topic), t.TopicID)
-			// A topic that would be auto-created needs CREATE on the
-			// cluster or the topic (Kafka's handleTopicMetadataRequest).
-			creates := name != "" && !b.topicExists(name) && !mayCreate &&
-				!b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationCreate})
-			if !creates && b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationDescribe}) {
-				kept = append(kept, t)
-			} else {
-				refused = append(refused, t)
-			}
+	describe := b.topicParts(r, kmsg.ACLOperationDescribe)
+	trim, kept := split(&q.Topics, func(part any) *kerr.Error {
+		t := part.(kmsg.MetadataRequestTopic)
+		// A topic that would be auto-created needs CREATE on the
+		// cluster or the topic (Kafka's handleTopicMetadataRequest).
+		name := b.nameOf(derefString(t.Topic), t.TopicID)
+		if name != "" && !b.topicExists(name) &&
+			!b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationCreate}) &&
+			!b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationCreate}) {
+			return kerr.TopicAuthorizationFailed
 		}
-		q.Topics = kept
-		if len(kept) == 0 && q.Version == 0 {
-			q.Topics = nil // v0: an empty list would ask for every topic
-		}
+		return describe(part)
+	}, addTopics)
+	if trim != nil && kept == 0 && q.Version == 0 {
+		q.Topics = nil // v0: an empty list would ask for every topic
 	}
-	return func(resp kmsg.Response) {
+	listed := func(resp kmsg.Response) {
 		mr := resp.(*kmsg.MetadataResponse)
-		kept := mr.Topics[:0]
-		for _, t := range mr.Topics {
-			if b.may(r, check{kmsg.ACLResourceTypeTopic, b.nameOf(derefString(t.Topic), t.TopicID), kmsg.ACLOperationDescribe}) {
-				kept = append(kept, t)
-			}
-		}
-		mr.Topics = kept
-		for _, t := range refused {
-			mt := kmsg.NewMetadataResponseTopic()
-			mt.Topic, mt.TopicID, mt.ErrorCode = t.Topic, t.TopicID, kerr.TopicAuthorizationFailed.Code
-			mr.Topics = append(mr.Topics, mt)
-		}
+		mr.Topics = slices.DeleteFunc(mr.Topics, func(t kmsg.MetadataResponseTopic) bool {
+			name := b.nameOf(derefString(t.Topic), t.TopicID)
+			return name != "" && !b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationDescribe})
+		})
 	}
+	return both(listed, trim)
 }
 
 // topicExists reports whether the metadata has the topic.

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -116,6 +117,40 @@ func TestAuthorizeFetchPerTopic(t *testing.T) {
 	resp = rt[*kmsg.FetchResponse](h, follower)
 	if len(resp.Topics) != 1 || resp.Topics[0].Partitions[0].ErrorCode != topicDenied {
 		t.Errorf("a follower's Fetch without CLUSTER_ACTION: %+v, want a refused", resp.Topics)
+	}
+	noTrimsLeft(t, h)
+}
+
+// TestAuthorizeMetadata: Metadata answers b refused, by name without its
+// id and by id without its name, an id no topic has UNKNOWN_TOPIC_ID, and
+// lists of all topics only a.
+func TestAuthorizeMetadata(t *testing.T) {
+	h := authzHarness(t)
+	aID, bID, unknown := h.b.Topic("a").ID, h.b.Topic("b").ID, [16]byte{9}
+	md := kmsg.NewPtrMetadataRequest()
+	md.SetVersion(12)
+	a, b := "a", "b"
+	md.Topics = []kmsg.MetadataRequestTopic{{Topic: &a}, {Topic: &b}, {TopicID: bID}, {TopicID: unknown}}
+	type answer struct {
+		name string
+		id   [16]byte
+		code int16
+	}
+	var got []answer
+	for _, mt := range rt[*kmsg.MetadataResponse](h, md).Topics {
+		got = append(got, answer{derefString(mt.Topic), mt.TopicID, mt.ErrorCode})
+	}
+	want := []answer{{"a", aID, 0}, {"", unknown, kerr.UnknownTopicID.Code}, {"b", [16]byte{}, topicDenied}, {"", bID, topicDenied}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Metadata of a, b, b's id and an unknown id:\n got %v\nwant %v", got, want)
+	}
+	md.Topics = nil
+	var listed []string
+	for _, mt := range rt[*kmsg.MetadataResponse](h, md).Topics {
+		listed = append(listed, derefString(mt.Topic))
+	}
+	if !slices.Equal(listed, []string{"a"}) {
+		t.Errorf("Metadata of all topics lists %v, want only a", listed)
 	}
 	noTrimsLeft(t, h)
 }
