@@ -150,12 +150,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	metricsToken, metricsOn := false, true
-	for key, v := range map[string]*bool{metricsTokenKey: &metricsToken, metricsEnableKey: &metricsOn} {
-		if s := sv[key]; s != "" {
-			if *v, err = strconv.ParseBool(s); err != nil {
-				return fmt.Errorf("%s=%s: want true or false", key, s)
-			}
+	metricsToken := false
+	if v := sv[metricsTokenKey]; v != "" {
+		if metricsToken, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("%s=%s: want true or false", metricsTokenKey, v)
+		}
+	}
+	metricsOn := true
+	if v := sv[metricsEnableKey]; v != "" {
+		if metricsOn, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("%s=%s: want true or false", metricsEnableKey, v)
 		}
 	}
 	var reauth time.Duration
@@ -196,9 +200,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	srv, err := server.Start(server.Config{
 		KafkaAddr: *kafkaAddr, Listeners: listeners, TLS: tlsCfg, HTTPAddr: *httpAddr, DataDir: *dataDir,
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
+		NoMetrics:        !metricsOn,
 		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: sv[operatorTokenKey],
 		MetricsNeedToken: metricsToken,
-		NoMetrics:        !metricsOn,
 		SASLMechanisms:   splitNonEmpty(sv["sasl.enabled.mechanisms"], ","),
 		ScramBootstrap:   splitNonEmpty(sv["add-scram"], ";"),
 		Authorizer:       authorizer,
