@@ -480,3 +480,41 @@ func TestAuthorizeClusterWhole(t *testing.T) {
 		t.Errorf("DescribeCluster: error %d, %d brokers; want it answered", dc.ErrorCode, len(dc.Brokers))
 	}
 }
+
+// TestAuthorizeCreateWithoutDescribeConfigs: CREATE on the cluster
+// creates any topic, but its configs, partition count and replication
+// factor are answered only to who may DESCRIBE_CONFIGS it (KIP-525).
+func TestAuthorizeCreateWithoutDescribeConfigs(t *testing.T) {
+	h := authzHarness(t)
+	a := &cluster.ACL{ResourceType: int8(kmsg.ACLResourceTypeCluster), ResourceName: cluster.ClusterResource, PatternType: int8(kmsg.ACLResourcePatternTypeLiteral),
+		Principal: "User:carol", Host: "*", Operation: int8(kmsg.ACLOperationCreate), Permission: int8(kmsg.ACLPermissionTypeAllow)}
+	h.b.meta.ACLs[cluster.ACLKey(a)] = a
+	h.principal = "User:carol"
+	ct := kmsg.NewPtrCreateTopicsRequest()
+	ct.SetVersion(7)
+	ct.Topics = []kmsg.CreateTopicsRequestTopic{{Topic: "c", NumPartitions: 2, ReplicationFactor: 1}}
+	c := rt[*kmsg.CreateTopicsResponse](h, ct).Topics[0]
+	if c.ErrorCode != 0 || h.b.Topic("c") == nil {
+		t.Fatalf("carol creates c: %v", kerr.ErrorForCode(c.ErrorCode))
+	}
+	if c.ConfigErrorCode != topicDenied || len(c.Configs) != 0 || c.NumPartitions != -1 || c.ReplicationFactor != -1 {
+		t.Errorf("c's answer to carol: config error %d, %d configs, %d partitions, rf %d; want TOPIC_AUTHORIZATION_FAILED, none, -1, -1",
+			c.ConfigErrorCode, len(c.Configs), c.NumPartitions, c.ReplicationFactor)
+	}
+}
+
+// TestAuthorizeSubscription: a KIP-848 heartbeat subscribing to a topic
+// the member may not describe is refused whole.
+func TestAuthorizeSubscription(t *testing.T) {
+	h := authzHarness(t)
+	hb := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	hb.Group, hb.MemberID, hb.RebalanceTimeoutMillis = "g", "m", 60000
+	hb.SubscribedTopicNames = []string{"a", "b"}
+	if code := rt[*kmsg.ConsumerGroupHeartbeatResponse](h, hb).ErrorCode; code != topicDenied {
+		t.Errorf("heartbeat subscribing to a and b: %v, want TOPIC_AUTHORIZATION_FAILED", kerr.ErrorForCode(code))
+	}
+	hb.SubscribedTopicNames = []string{"a"}
+	if code := rt[*kmsg.ConsumerGroupHeartbeatResponse](h, hb).ErrorCode; code == topicDenied || code == groupDenied {
+		t.Errorf("heartbeat subscribing to a: %v", kerr.ErrorForCode(code))
+	}
+}
