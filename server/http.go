@@ -42,11 +42,13 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /live", op.Only(http.HandlerFunc(live.ServePage)))
 	mux.Handle("GET /live/style.css", live.StyleFrom(s.cfg.IndexHTML))
 	mux.Handle("GET /live/ws", op.Only(http.HandlerFunc(s.e.trace.ServeWS)))
-	metrics := s.e.metrics.handler()
-	if s.cfg.MetricsNeedToken {
-		metrics = op.Only(metrics)
+	if s.e.metrics != nil {
+		metrics := s.e.metrics.handler()
+		if s.cfg.MetricsNeedToken {
+			metrics = op.Only(metrics)
+		}
+		mux.Handle("GET /metrics", metrics)
 	}
-	mux.Handle("GET /metrics", metrics)
 	rooms := classroom.NewHub(classroom.Config{Page: func(q string) []byte { page, _ := prerender(s.cfg.IndexHTML, q); return page }})
 	mux.Handle("POST /rooms", op.Only(http.HandlerFunc(rooms.ServeOpen)))
 	mux.HandleFunc("GET /join/{code}", rooms.ServeJoin)

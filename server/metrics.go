@@ -34,6 +34,10 @@ import (
 // maxLabelValues distinct values each; the rest are counted under
 // otherLabel.
 
+// The engine's hooks (request, response, closed, applied) do nothing on
+// a nil *metrics: the broker started without metrics
+// (Config.NoMetrics).
+
 // maxLabelValues bounds the distinct topics (and groups) that get series
 // of their own.
 const maxLabelValues = 1000
@@ -147,6 +151,9 @@ func (m *metrics) topicLabel(e *engine, name string, id [16]byte) string {
 
 // request counts a request as the engine takes it.
 func (m *metrics) request(e *engine, in inbound) {
+	if m == nil {
+		return
+	}
 	h := in.req.Header
 	m.api(h.Key, h.Version).requests.Inc()
 	if p, ok := in.req.Msg.(*kmsg.ProduceRequest); ok {
@@ -166,6 +173,9 @@ func (m *metrics) request(e *engine, in inbound) {
 
 // response observes a response as the engine delivers it.
 func (m *metrics) response(e *engine, conn uint64, corr int32, resp kmsg.Response) {
+	if m == nil {
+		return
+	}
 	k := reqKey{conn, corr}
 	if t, ok := m.started[k]; ok {
 		delete(m.started, k)
@@ -192,6 +202,9 @@ func (m *metrics) fetched(e *engine, f *kmsg.FetchResponse) {
 
 // closed forgets the requests of a closed connection.
 func (m *metrics) closed(conn uint64) {
+	if m == nil {
+		return
+	}
 	for k := range m.started {
 		if k.conn == conn {
 			delete(m.started, k)
@@ -202,6 +215,9 @@ func (m *metrics) closed(conn uint64) {
 // applied counts the ISR shrinks and expands of the partitions this node
 // leads among what the metadata quorum applied.
 func (m *metrics) applied(self int32, applied []quorum.Applied) {
+	if m == nil {
+		return
+	}
 	for _, a := range applied {
 		for _, d := range a.Deltas {
 			if d.Before == nil || d.After == nil || d.After.Leader != self || d.Before.Leader != self {

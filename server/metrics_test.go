@@ -16,6 +16,10 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // scrape fetches /metrics and parses it with Prometheus's text parser.
@@ -202,6 +206,22 @@ func TestMetricsToken(t *testing.T) {
 	}
 }
 
+// TestNoMetrics: started without metrics (--http.metrics.enable false),
+// the broker serves no /metrics and its engine hooks count nothing.
+func TestNoMetrics(t *testing.T) {
+	s := &Server{cfg: Config{OperatorToken: "tok", NoMetrics: true}, e: newEngine(t.Logf)}
+	rec := httptest.NewRecorder()
+	s.routes().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != http.StatusNotFound {
+		t.Errorf("GET /metrics without metrics: %d, want 404", rec.Code)
+	}
+	var m *metrics // the engine's, when there are none
+	m.request(s.e, inbound{})
+	m.response(s.e, 1, 1, kmsg.NewPtrProduceResponse())
+	m.closed(1)
+	m.applied(1, nil)
+}
+
 // TestLabelSetBounded: topics and groups past maxLabelValues share one
 // series, so 10,000 topics make maxLabelValues+1 series, not 10,000.
 func TestLabelSetBounded(t *testing.T) {
@@ -215,5 +235,32 @@ func TestLabelSetBounded(t *testing.T) {
 	}
 	if got := s.label("t" + "a" + time.Duration(0).String()); got == otherLabel {
 		t.Errorf("a name admitted first became %q later", got)
+	}
+}
+
+// BenchmarkMetricsHooks is what the metrics add to one Produce request on
+// the engine goroutine: counting it and its bytes per topic as it
+// arrives, timing its answer. BenchmarkMetricsCost (server/bench) shows
+// the same against the whole produce path.
+func BenchmarkMetricsHooks(b *testing.B) {
+	e := newEngine(b.Logf)
+	m := newMetrics(e, 1)
+	req := kmsg.NewPtrProduceRequest()
+	req.SetVersion(9)
+	req.Acks = -1
+	t := kmsg.NewProduceRequestTopic()
+	t.Topic = "bench"
+	for p := range int32(6) {
+		t.Partitions = append(t.Partitions, kmsg.ProduceRequestTopicPartition{Partition: p, Records: make([]byte, 16<<10)})
+	}
+	req.Topics = append(req.Topics, t)
+	in := inbound{conn: &conn{id: 1}, req: broker.Request{Header: wire.Header{Key: 0, Version: 9}, Msg: req}}
+	resp := req.ResponseKind()
+	var corr int32
+	for b.Loop() {
+		corr++
+		in.req.Header.CorrelationID = corr
+		m.request(e, in)
+		m.response(e, 1, corr, resp)
 	}
 }

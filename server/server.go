@@ -74,6 +74,9 @@ type Config struct {
 	// MetricsNeedToken (--http.metrics.require.token) puts /metrics
 	// behind the operator token beyond loopback, as /live is.
 	MetricsNeedToken bool
+	// NoMetrics (--http.metrics.enable false) keeps no metrics: nothing
+	// counted on the engine goroutine, no /metrics.
+	NoMetrics bool
 }
 
 // Server is a running broker with its listeners.
@@ -127,8 +130,10 @@ func Start(cfg Config) (*Server, error) {
 		return fail(fmt.Errorf("http listener: %w", err))
 	}
 	s.e = newEngine(cfg.Logf)
-	s.e.metrics = newMetrics(s.e, int32(cfg.Settings.Int64("node.id")))
-	fs.OnSync = func(d time.Duration) { s.e.metrics.fsync.Observe(d.Seconds()) }
+	if !cfg.NoMetrics {
+		s.e.metrics = newMetrics(s.e, int32(cfg.Settings.Int64("node.id")))
+		fs.OnSync = func(d time.Duration) { s.e.metrics.fsync.Observe(d.Seconds()) }
+	}
 	now := time.Now()
 	logDir, err := filepath.Abs(cfg.DataDir)
 	if err != nil {

@@ -1,6 +1,9 @@
+//go:build !js
+
 package broker
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -14,16 +17,37 @@ import (
 // every request of a client is checked against the ACLs (acls.go) before
 // its handler runs, with the resources and operations Kafka's KafkaApis
 // checks, and refused with Kafka's error codes: TOPIC_, GROUP_,
-// TRANSACTIONAL_ID_ and CLUSTER_AUTHORIZATION_FAILED. Metadata lists only
-// the topics the principal may describe, and ListGroups only such groups.
+// TRANSACTIONAL_ID_ and CLUSTER_AUTHORIZATION_FAILED. Metadata, ListGroups,
+// ListTransactions and OffsetFetch of all topics list only what the
+// principal may describe.
 //
-// Invariants: a request without a principal (a peer broker, the
-// simulator) is not checked; ApiVersions and the SASL requests never are.
-// A request naming several topics or groups of which one is refused is
-// refused whole (Kafka answers the others), except Metadata and Produce,
-// answered per topic: the handler gets the request without the refused
-// topics, and a trim (b.trims) adds them, refused, to its answer whenever
-// it is delivered.
+// Invariants:
+//   - A request without a principal (a peer broker, the simulator) is not
+//     checked; ApiVersions, the SASL requests and DescribeCluster never are.
+//   - A request naming several topics, groups, transactional ids, config
+//     resources or coordinator keys is answered per part, as KafkaApis
+//     does: the handler gets the request without the refused parts, and a
+//     trim (b.trims) adds them, each with Kafka's error for it, to its
+//     answer whenever it is delivered (authorize_parts.go: one split over
+//     any request list, one adder naming the refused item in any answer
+//     list, and per API only which list, which check and which error).
+//     With no part left the handler does not run and the answer is the
+//     refused parts alone.
+//   - What Kafka checks once for the request stays whole: the group of
+//     OffsetCommit, OffsetDelete, TxnOffsetCommit and OffsetFetch before
+//     v8, the transactional id, every cluster-level check (ElectLeaders,
+//     reassignments, DescribeLogDirs, ACLs, quotas, SCRAM), a follower's
+//     CLUSTER_ACTION (refused, every partition of its Fetch says
+//     TOPIC_AUTHORIZATION_FAILED), and AddPartitionsToTxn, where one
+//     refused topic fails all (the others OPERATION_NOT_ATTEMPTED).
+//   - A topic the principal may not use is TOPIC_AUTHORIZATION_FAILED
+//     whether it exists or not, so that no refusal tells a topic exists;
+//     a topic id no topic has is left to the handler, which answers
+//     UNKNOWN_TOPIC_ID (Kafka resolves ids first: ids are not secret), and
+//     DeleteTopics by id does not name a topic the principal may not
+//     describe.
+//   - The js builds (browser, Workers) carry no principal and leave the
+//     authorizer out (authorize_js.go).
 
 type check struct {
 	rtype kmsg.ACLResourceType
@@ -35,47 +59,6 @@ type check struct {
 func (b *Broker) may(r *Request, c check) bool {
 	host := strings.TrimPrefix(r.Host, "/")
 	return b.cfg.Authorizer.Authorize(b.acls(), r.Principal, host, int8(c.op), int8(c.rtype), c.name)
-}
-
-func (b *Broker) mayAll(r *Request, cs []check) bool {
-	for _, c := range cs {
-		if !b.may(r, c) {
-			return false
-		}
-	}
-	return true
-}
-
-func topicChecks(op kmsg.ACLOperation, names ...string) []check {
-	out := make([]check, len(names))
-	for i, n := range names {
-		out[i] = check{kmsg.ACLResourceTypeTopic, n, op}
-	}
-	return out
-}
-
-type trimKey struct {
-	conn uint64
-	corr int32
-}
-
-// trim completes r's answer with fn when it is delivered.
-func (b *Broker) trim(r *Request, fn func(kmsg.Response)) {
-	k := trimKey{r.Conn, r.Header.CorrelationID}
-	if prev := b.trims[k]; prev != nil {
-		b.trims[k] = func(resp kmsg.Response) { prev(resp); fn(resp) }
-		return
-	}
-	b.trims[k] = fn
-}
-
-// dropTrims forgets the trims of a closed connection.
-func (b *Broker) dropTrims(conn uint64) {
-	for k := range b.trims {
-		if k.conn == conn {
-			delete(b.trims, k)
-		}
-	}
 }
 
 // authorize returns the answer refusing r, or nil to let the handler run.
@@ -96,11 +79,9 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 	refuse := func(e *kerr.Error) (kmsg.Response, func(kmsg.Response)) {
 		return wire.ErrorResponse(r.Msg, e.Code), nil
 	}
-	group := func(op kmsg.ACLOperation, ids ...string) (kmsg.Response, func(kmsg.Response)) {
-		for _, id := range ids {
-			if !b.may(r, check{kmsg.ACLResourceTypeGroup, id, op}) {
-				return refuse(kerr.GroupAuthorizationFailed)
-			}
+	group := func(op kmsg.ACLOperation, id string) (kmsg.Response, func(kmsg.Response)) {
+		if !b.may(r, check{kmsg.ACLResourceTypeGroup, id, op}) {
+			return refuse(kerr.GroupAuthorizationFailed)
 		}
 		return nil, nil
 	}
@@ -110,114 +91,83 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		}
 		return nil, nil
 	}
-	topics := func(op kmsg.ACLOperation, names ...string) (kmsg.Response, func(kmsg.Response)) {
-		if !b.mayAll(r, topicChecks(op, names...)) {
-			return refuse(kerr.TopicAuthorizationFailed)
-		}
-		return nil, nil
-	}
 	clusterOp := func(op kmsg.ACLOperation) (kmsg.Response, func(kmsg.Response)) {
 		if !b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, op}) {
 			return refuse(kerr.ClusterAuthorizationFailed)
 		}
 		return nil, nil
 	}
+	groups := func(op kmsg.ACLOperation) refuser {
+		return b.ofResource(r, kmsg.ACLResourceTypeGroup, op, kerr.GroupAuthorizationFailed)
+	}
 	switch q := r.Msg.(type) {
-	case *kmsg.ApiVersionsRequest, *kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest:
-		return nil, nil
+	case *kmsg.ApiVersionsRequest, *kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest, *kmsg.DescribeClusterRequest:
+		return nil, nil // DescribeCluster: Kafka checks only for the authorized operations
 	case *kmsg.MetadataRequest:
 		return nil, b.filterMetadata(r)
 	case *kmsg.ProduceRequest:
 		if q.TransactionID != nil {
 			if deny, _ := txnID(*q.TransactionID); deny != nil {
-				return produceRefused(q, kerr.TransactionalIDAuthorizationFailed), nil
+				return answered(r, func(resp kmsg.Response) {
+					for _, t := range q.Topics {
+						addTopics(resp, t, kerr.TransactionalIDAuthorizationFailed)
+					}
+				}), nil
 			}
 		}
-		var kept, refused []kmsg.ProduceRequestTopic
-		for _, t := range q.Topics {
-			if b.may(r, check{kmsg.ACLResourceTypeTopic, b.nameOf(t.Topic, t.TopicID), kmsg.ACLOperationWrite}) {
-				kept = append(kept, t)
-			} else {
-				refused = append(refused, t)
-			}
+		deny, trim = partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationWrite), addTopics)
+		if q.Acks == 0 {
+			trim = nil // no answer to complete
 		}
-		switch {
-		case len(refused) == 0:
-		case len(kept) == 0:
-			return produceRefused(q, kerr.TopicAuthorizationFailed), nil
-		case q.Acks == 0:
-			q.Topics = kept // no answer to complete
-		default:
-			q.Topics = kept
-			out := *q
-			out.Topics = refused
-			return nil, func(resp kmsg.Response) {
-				pr := resp.(*kmsg.ProduceResponse)
-				pr.Topics = append(pr.Topics, produceRefused(&out, kerr.TopicAuthorizationFailed).(*kmsg.ProduceResponse).Topics...)
-			}
-		}
+		return deny, trim
 	case *kmsg.FetchRequest:
 		if fetchReplica(q) >= 0 {
-			return clusterOp(kmsg.ACLOperationClusterAction)
+			if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationClusterAction}) {
+				return nil, nil
+			}
+			// A follower without CLUSTER_ACTION: every partition refused.
+			return answered(r, func(resp kmsg.Response) {
+				for _, t := range q.Topics {
+					addTopics(resp, t, kerr.TopicAuthorizationFailed)
+				}
+			}), nil
 		}
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, b.nameOf(t.Topic, t.TopicID))
-		}
-		if !b.mayAll(r, topicChecks(kmsg.ACLOperationRead, names...)) {
-			return fetchRefused(q), nil
-		}
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
 	case *kmsg.ListOffsetsRequest:
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, t.Topic)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationDescribe), addTopics)
+	case *kmsg.OffsetForLeaderEpochRequest:
+		if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationClusterAction}) {
+			return nil, nil // KIP-320: a follower's, or a consumer with CLUSTER_ACTION
 		}
-		return topics(kmsg.ACLOperationDescribe, names...)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationDescribe), addTopics)
 	case *kmsg.CreateTopicsRequest:
-		if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationCreate}) {
-			return nil, nil
-		}
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, t.Topic)
-		}
-		return topics(kmsg.ACLOperationCreate, names...)
+		return b.authorizeCreateTopics(r, q)
 	case *kmsg.DeleteTopicsRequest:
-		var names []string
-		for _, t := range wire.DeleteTopicsTargets(q) {
-			names = append(names, b.nameOf(derefString(t.Topic), t.TopicID))
-		}
-		return topics(kmsg.ACLOperationDelete, names...)
+		return b.authorizeDeleteTopics(r, q)
 	case *kmsg.CreatePartitionsRequest:
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, t.Topic)
-		}
-		return topics(kmsg.ACLOperationAlter, names...)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationAlter), addPart("Topics", "", "The topic authorization is failed."))
+	case *kmsg.DeleteRecordsRequest:
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationDelete), addTopics)
+	case *kmsg.DescribeProducersRequest:
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
 	case *kmsg.IncrementalAlterConfigsRequest:
-		for _, res := range q.Resources {
-			if deny := b.configCheck(r, res.ResourceType, res.ResourceName, kmsg.ACLOperationAlterConfigs); deny != nil {
-				return wire.ErrorResponse(q, deny.Code), nil
-			}
-		}
+		return partial(r, &q.Resources, b.configs(r, kmsg.ACLOperationAlterConfigs), addResources)
+	case *kmsg.AlterConfigsRequest:
+		return partial(r, &q.Resources, b.configs(r, kmsg.ACLOperationAlterConfigs), addResources)
 	case *kmsg.DescribeConfigsRequest:
-		for _, res := range q.Resources {
-			if deny := b.configCheck(r, res.ResourceType, res.ResourceName, kmsg.ACLOperationDescribeConfigs); deny != nil {
-				return wire.ErrorResponse(q, deny.Code), nil
-			}
-		}
+		return partial(r, &q.Resources, b.configs(r, kmsg.ACLOperationDescribeConfigs), addResources)
 	case *kmsg.FindCoordinatorRequest:
-		keys := q.CoordinatorKeys
-		if q.Version < 4 {
-			keys = []string{q.CoordinatorKey}
+		typ, e := kmsg.ACLResourceTypeGroup, kerr.GroupAuthorizationFailed
+		if q.CoordinatorType == 1 {
+			typ, e = kmsg.ACLResourceTypeTransactionalId, kerr.TransactionalIDAuthorizationFailed
 		}
-		for _, k := range keys {
-			switch {
-			case q.CoordinatorType == 0 && !b.may(r, check{kmsg.ACLResourceTypeGroup, k, kmsg.ACLOperationDescribe}):
-				return coordinatorRefused(q, keys, kerr.GroupAuthorizationFailed), nil
-			case q.CoordinatorType == 1 && !b.may(r, check{kmsg.ACLResourceTypeTransactionalId, k, kmsg.ACLOperationDescribe}):
-				return coordinatorRefused(q, keys, kerr.TransactionalIDAuthorizationFailed), nil
-			}
+		if q.Version >= 4 { // KIP-699: each key answered alone
+			return partial(r, &q.CoordinatorKeys, b.ofResource(r, typ, kmsg.ACLOperationDescribe, e), addCoordinator)
+		}
+		if !b.may(r, check{typ, q.CoordinatorKey, kmsg.ACLOperationDescribe}) {
+			resp := q.ResponseKind().(*kmsg.FindCoordinatorResponse)
+			resp.ErrorCode, resp.NodeID, resp.Port = e.Code, -1, -1
+			return resp, nil
 		}
 	case *kmsg.JoinGroupRequest:
 		return group(kmsg.ACLOperationRead, q.Group)
@@ -228,41 +178,43 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 	case *kmsg.LeaveGroupRequest:
 		return group(kmsg.ACLOperationRead, q.Group)
 	case *kmsg.ConsumerGroupHeartbeatRequest:
-		return group(kmsg.ACLOperationRead, q.Group)
+		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
+			return deny, nil
+		}
+		// A subscription naming a topic the member may not describe is
+		// refused whole (Kafka 4's handleConsumerGroupHeartbeat).
+		for _, t := range q.SubscribedTopicNames {
+			if b.topicRefusal(r, kmsg.ACLOperationDescribe, t, [16]byte{}) != nil {
+				return refuse(kerr.TopicAuthorizationFailed)
+			}
+		}
 	case *kmsg.OffsetCommitRequest:
 		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
 			return deny, nil
 		}
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, t.Topic)
-		}
-		return topics(kmsg.ACLOperationRead, names...)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
 	case *kmsg.OffsetFetchRequest:
-		ids := []string{q.Group}
-		if q.Version >= 8 {
-			ids = ids[:0]
-			for _, g := range q.Groups {
-				ids = append(ids, g.Group)
-			}
-		}
-		return group(kmsg.ACLOperationDescribe, ids...)
-	case *kmsg.DescribeGroupsRequest:
-		return group(kmsg.ACLOperationDescribe, q.Groups...)
-	case *kmsg.DeleteGroupsRequest:
-		return group(kmsg.ACLOperationDelete, q.Groups...)
+		return b.authorizeOffsetFetch(r, q)
 	case *kmsg.OffsetDeleteRequest:
-		return group(kmsg.ACLOperationDelete, q.Group)
+		if deny, _ := group(kmsg.ACLOperationDelete, q.Group); deny != nil {
+			return deny, nil
+		}
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
+	case *kmsg.DescribeGroupsRequest:
+		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addGroups)
+	case *kmsg.ConsumerGroupDescribeRequest:
+		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addGroups)
+	case *kmsg.DeleteGroupsRequest:
+		return partial(r, &q.Groups, groups(kmsg.ACLOperationDelete), addGroups)
 	case *kmsg.ListGroupsRequest:
+		if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationDescribe}) {
+			return nil, nil // DESCRIBE on the cluster lists every group
+		}
 		return nil, func(resp kmsg.Response) {
 			lr := resp.(*kmsg.ListGroupsResponse)
-			kept := lr.Groups[:0]
-			for _, g := range lr.Groups {
-				if b.may(r, check{kmsg.ACLResourceTypeGroup, g.Group, kmsg.ACLOperationDescribe}) {
-					kept = append(kept, g)
-				}
-			}
-			lr.Groups = kept
+			lr.Groups = slices.DeleteFunc(lr.Groups, func(g kmsg.ListGroupsResponseGroup) bool {
+				return !b.may(r, check{kmsg.ACLResourceTypeGroup, g.Group, kmsg.ACLOperationDescribe})
+			})
 		}
 	case *kmsg.InitProducerIDRequest:
 		if q.TransactionalID != nil {
@@ -276,7 +228,10 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		if q.Version >= 4 {
 			return clusterOp(kmsg.ACLOperationClusterAction) // KIP-890: broker to coordinator
 		}
-		return txnID(q.TransactionalID)
+		if deny, _ := txnID(q.TransactionalID); deny != nil {
+			return deny, nil
+		}
+		return b.authorizeAddPartitions(r, q), nil
 	case *kmsg.AddOffsetsToTxnRequest:
 		if deny, _ := txnID(q.TransactionalID); deny != nil {
 			return deny, nil
@@ -288,19 +243,35 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		if deny, _ := txnID(q.TransactionalID); deny != nil {
 			return deny, nil
 		}
-		return group(kmsg.ACLOperationRead, q.Group)
-	case *kmsg.DescribeTransactionsRequest, *kmsg.ListTransactionsRequest, *kmsg.DescribeProducersRequest:
-		return clusterOp(kmsg.ACLOperationDescribe)
-	case *kmsg.DescribeClusterRequest, *kmsg.DescribeACLsRequest, *kmsg.DescribeUserSCRAMCredentialsRequest:
-		return clusterOp(kmsg.ACLOperationDescribe)
-	case *kmsg.CreateACLsRequest, *kmsg.DeleteACLsRequest, *kmsg.AlterUserSCRAMCredentialsRequest, *kmsg.AlterReplicaLogDirsRequest:
-		return clusterOp(kmsg.ACLOperationAlter)
-	case *kmsg.DeleteRecordsRequest:
-		var names []string
-		for _, t := range q.Topics {
-			names = append(names, t.Topic)
+		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
+			return deny, nil
 		}
-		return topics(kmsg.ACLOperationDelete, names...)
+		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
+	case *kmsg.DescribeTransactionsRequest:
+		deny, trim = partial(r, &q.TransactionalIDs, b.ofResource(r, kmsg.ACLResourceTypeTransactionalId, kmsg.ACLOperationDescribe, kerr.TransactionalIDAuthorizationFailed),
+			addPart("TransactionStates", "TransactionalID", ""))
+		if deny != nil {
+			return deny, nil
+		}
+		return nil, both(trim, b.describableTxnTopics(r))
+	case *kmsg.ListTransactionsRequest:
+		return nil, func(resp kmsg.Response) {
+			lr := resp.(*kmsg.ListTransactionsResponse)
+			lr.TransactionStates = slices.DeleteFunc(lr.TransactionStates, func(s kmsg.ListTransactionsResponseTransactionState) bool {
+				return !b.may(r, check{kmsg.ACLResourceTypeTransactionalId, s.TransactionalID, kmsg.ACLOperationDescribe})
+			})
+		}
+	case *kmsg.DescribeLogDirsRequest, *kmsg.ListPartitionReassignmentsRequest,
+		*kmsg.DescribeACLsRequest, *kmsg.DescribeUserSCRAMCredentialsRequest:
+		return clusterOp(kmsg.ACLOperationDescribe)
+	case *kmsg.ElectLeadersRequest, *kmsg.AlterPartitionAssignmentsRequest,
+		*kmsg.CreateACLsRequest, *kmsg.DeleteACLsRequest, *kmsg.AlterUserSCRAMCredentialsRequest,
+		*kmsg.AlterReplicaLogDirsRequest:
+		return clusterOp(kmsg.ACLOperationAlter)
+	case *kmsg.DescribeClientQuotasRequest:
+		return clusterOp(kmsg.ACLOperationDescribeConfigs)
+	case *kmsg.AlterClientQuotasRequest:
+		return clusterOp(kmsg.ACLOperationAlterConfigs)
 	default:
 		// What only brokers send to each other, and what is not mapped
 		// above, needs CLUSTER_ACTION.
@@ -309,137 +280,51 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 	return nil, nil
 }
 
-// configCheck checks a config resource: a topic's on the topic, the
-// broker's on the cluster.
+// configCheck refuses a config resource: a topic's checked on the topic,
+// a group's on the group (KIP-848), the others' on the cluster.
 func (b *Broker) configCheck(r *Request, typ kmsg.ConfigResourceType, name string, op kmsg.ACLOperation) *kerr.Error {
-	switch {
-	case typ == kmsg.ConfigResourceTypeTopic && !b.may(r, check{kmsg.ACLResourceTypeTopic, name, op}):
-		return kerr.TopicAuthorizationFailed
-	case typ != kmsg.ConfigResourceTypeTopic && !b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, op}):
-		return kerr.ClusterAuthorizationFailed
+	c, e := check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, op}, kerr.ClusterAuthorizationFailed
+	switch typ {
+	case kmsg.ConfigResourceTypeTopic:
+		c, e = check{kmsg.ACLResourceTypeTopic, name, op}, kerr.TopicAuthorizationFailed
+	case kmsg.ConfigResourceTypeGroupConfig:
+		c, e = check{kmsg.ACLResourceTypeGroup, name, op}, kerr.GroupAuthorizationFailed
 	}
-	return nil
+	if b.may(r, c) {
+		return nil
+	}
+	return e
 }
 
 // filterMetadata lets a Metadata request ask only for topics the
 // principal may describe, and answers the others
-// TOPIC_AUTHORIZATION_FAILED; of all topics it lists the describable ones.
+// TOPIC_AUTHORIZATION_FAILED (by id: the id, no name; by name: no id); of
+// all topics it lists the describable ones. An id no topic has is
+// answered UNKNOWN_TOPIC_ID by the handler.
 func (b *Broker) filterMetadata(r *Request) func(kmsg.Response) {
 	q := r.Msg.(*kmsg.MetadataRequest)
-	var refused []kmsg.MetadataRequestTopic
-	if len(q.Topics) > 0 {
-		kept := q.Topics[:0:0]
-		mayCreate := b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationCreate})
-		for _, t := range q.Topics {
-			name := b.nameOf(derefString(t.Topic), t.TopicID)
-			// A topic that would be auto-created needs CREATE on the
-			// cluster or the topic (Kafka's handleTopicMetadataRequest).
-			creates := name != "" && !b.topicExists(name) && !mayCreate &&
-				!b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationCreate})
-			if !creates && b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationDescribe}) {
-				kept = append(kept, t)
-			} else {
-				refused = append(refused, t)
-			}
+	describe := b.topicParts(r, kmsg.ACLOperationDescribe)
+	trim, kept := split(&q.Topics, func(part any) *kerr.Error {
+		t := part.(kmsg.MetadataRequestTopic)
+		// A topic that would be auto-created needs CREATE on the
+		// cluster or the topic (Kafka's handleTopicMetadataRequest).
+		name := b.nameOf(derefString(t.Topic), t.TopicID)
+		if name != "" && !b.topicExists(name) &&
+			!b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationCreate}) &&
+			!b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationCreate}) {
+			return kerr.TopicAuthorizationFailed
 		}
-		q.Topics = kept
-		if len(kept) == 0 && q.Version == 0 {
-			q.Topics = nil // v0: an empty list would ask for every topic
-		}
+		return describe(part)
+	}, addTopics)
+	if trim != nil && kept == 0 && q.Version == 0 {
+		q.Topics = nil // v0: an empty list would ask for every topic
 	}
-	return func(resp kmsg.Response) {
+	listed := func(resp kmsg.Response) {
 		mr := resp.(*kmsg.MetadataResponse)
-		kept := mr.Topics[:0]
-		for _, t := range mr.Topics {
-			if b.may(r, check{kmsg.ACLResourceTypeTopic, b.nameOf(derefString(t.Topic), t.TopicID), kmsg.ACLOperationDescribe}) {
-				kept = append(kept, t)
-			}
-		}
-		mr.Topics = kept
-		for _, t := range refused {
-			mt := kmsg.NewMetadataResponseTopic()
-			mt.Topic, mt.TopicID, mt.ErrorCode = t.Topic, t.TopicID, kerr.TopicAuthorizationFailed.Code
-			mr.Topics = append(mr.Topics, mt)
-		}
+		mr.Topics = slices.DeleteFunc(mr.Topics, func(t kmsg.MetadataResponseTopic) bool {
+			name := b.nameOf(derefString(t.Topic), t.TopicID)
+			return name != "" && !b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationDescribe})
+		})
 	}
-}
-
-// topicExists reports whether the metadata has the topic.
-func (b *Broker) topicExists(name string) bool {
-	if b.cl != nil {
-		return b.cl.image.Topics[name] != nil
-	}
-	return b.topics[name] != nil
-}
-
-// nameOf names a topic given by name or id (KIP-516); an unknown id
-// names no topic, which only a binding on "*" or "" matches.
-func (b *Broker) nameOf(name string, id [16]byte) string {
-	if name != "" {
-		return name
-	}
-	if t := b.lookup("", id); t != nil {
-		return t.Name
-	}
-	if b.cl != nil {
-		if it := b.cl.image.TopicByID(id); it != nil {
-			return it.Name
-		}
-	}
-	return ""
-}
-
-func derefString(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// produceRefused answers every partition of a Produce with code.
-func produceRefused(q *kmsg.ProduceRequest, code *kerr.Error) kmsg.Response {
-	resp := q.ResponseKind().(*kmsg.ProduceResponse)
-	for _, t := range q.Topics {
-		rt := kmsg.NewProduceResponseTopic()
-		rt.Topic, rt.TopicID = t.Topic, t.TopicID
-		for _, p := range t.Partitions {
-			rp := kmsg.NewProduceResponseTopicPartition()
-			rp.Partition, rp.ErrorCode = p.Partition, code.Code
-			rt.Partitions = append(rt.Partitions, rp)
-		}
-		resp.Topics = append(resp.Topics, rt)
-	}
-	return resp
-}
-
-// coordinatorRefused answers every key of a FindCoordinator with code.
-func coordinatorRefused(q *kmsg.FindCoordinatorRequest, keys []string, code *kerr.Error) kmsg.Response {
-	resp := q.ResponseKind().(*kmsg.FindCoordinatorResponse)
-	resp.ErrorCode, resp.NodeID, resp.Port = code.Code, -1, -1
-	if q.Version >= 4 {
-		resp.ErrorCode = 0
-		for _, k := range keys {
-			c := kmsg.NewFindCoordinatorResponseCoordinator()
-			c.Key, c.NodeID, c.Port, c.ErrorCode = k, -1, -1, code.Code
-			resp.Coordinators = append(resp.Coordinators, c)
-		}
-	}
-	return resp
-}
-
-// fetchRefused answers every partition of a Fetch with
-// TOPIC_AUTHORIZATION_FAILED.
-func fetchRefused(q *kmsg.FetchRequest) kmsg.Response {
-	resp := q.ResponseKind().(*kmsg.FetchResponse)
-	for _, t := range q.Topics {
-		rt := kmsg.NewFetchResponseTopic()
-		rt.Topic, rt.TopicID = t.Topic, t.TopicID
-		for _, p := range t.Partitions {
-			rp := kmsg.NewFetchResponseTopicPartition()
-			rp.Partition, rp.ErrorCode, rp.HighWatermark, rp.LastStableOffset = p.Partition, kerr.TopicAuthorizationFailed.Code, -1, -1
-			rt.Partitions = append(rt.Partitions, rp)
-		}
-		resp.Topics = append(resp.Topics, rt)
-	}
-	return resp
+	return both(listed, trim)
 }

@@ -89,7 +89,7 @@ type Broker struct {
 	byID    map[[16]byte]*Topic
 	deliver func(Response)
 	// trims complete the answers of requests the authorizer trimmed,
-	// whenever they are delivered (authorize.go).
+	// whenever they are delivered (trims.go).
 	trims map[trimKey]func(kmsg.Response)
 	now   int64
 

@@ -23,6 +23,9 @@ type harness struct {
 	corr  int32
 	flags map[string]string
 	clock func() int64 // Config.Clock, nil for none
+	// principal signs the requests sent; empty, as a peer's, they are not
+	// authorized.
+	principal string
 }
 
 func newHarness(t *testing.T, flags map[string]string) *harness {
@@ -50,7 +53,7 @@ func (h *harness) open() {
 func (h *harness) send(req kmsg.Request) []Response {
 	h.corr++
 	h.out = nil
-	h.b.Handle(h.now, Request{Conn: 1, Header: wire.Header{Key: req.Key(), Version: req.GetVersion(), CorrelationID: h.corr}, Msg: req})
+	h.b.Handle(h.now, Request{Conn: 1, Header: wire.Header{Key: req.Key(), Version: req.GetVersion(), CorrelationID: h.corr}, Msg: req, Principal: h.principal})
 	return h.out
 }
 

@@ -280,3 +280,35 @@ func (b *Broker) Topic(name string) *Topic { return b.topics[name] }
 // LastStableOffset is the offset below which read_committed consumers may
 // read (KIP-98).
 func (p *Partition) LastStableOffset() int64 { return p.lastStableOffset() }
+
+// topicExists reports whether the metadata has the topic.
+func (b *Broker) topicExists(name string) bool {
+	if b.cl != nil {
+		return b.cl.image.Topics[name] != nil
+	}
+	return b.topics[name] != nil
+}
+
+// nameOf names a topic given by name or id (KIP-516); an unknown id
+// names no topic, which only a binding on "*" or "" matches.
+func (b *Broker) nameOf(name string, id [16]byte) string {
+	if name != "" {
+		return name
+	}
+	if t := b.lookup("", id); t != nil {
+		return t.Name
+	}
+	if b.cl != nil {
+		if it := b.cl.image.TopicByID(id); it != nil {
+			return it.Name
+		}
+	}
+	return ""
+}
+
+func derefString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

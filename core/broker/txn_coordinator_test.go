@@ -323,14 +323,7 @@ func TestTxnOffsetCommit(t *testing.T) {
 	must(t, "init", code)
 	send := func(offset int64, commit bool) {
 		t.Helper()
-		ao := kmsg.NewPtrAddOffsetsToTxnRequest()
-		ao.TransactionalID, ao.ProducerID, ao.ProducerEpoch, ao.Group = x.id, x.pid, x.epoch, "g"
-		must(t, "AddOffsetsToTxn", rt[*kmsg.AddOffsetsToTxnResponse](h, ao).ErrorCode)
-		oc := kmsg.NewPtrTxnOffsetCommitRequest()
-		oc.SetVersion(3)
-		oc.TransactionalID, oc.Group, oc.ProducerID, oc.ProducerEpoch, oc.Generation = x.id, "g", x.pid, x.epoch, -1
-		oc.Topics = []kmsg.TxnOffsetCommitRequestTopic{{Topic: "t", Partitions: []kmsg.TxnOffsetCommitRequestTopicPartition{{Partition: 0, Offset: offset, LeaderEpoch: -1}}}}
-		must(t, "TxnOffsetCommit", rt[*kmsg.TxnOffsetCommitResponse](h, oc).Topics[0].Partitions[0].ErrorCode)
+		must(t, "TxnOffsetCommit", x.offsets("g", offset, "t").Topics[0].Partitions[0].ErrorCode)
 		if got := h.committed("g"); got != -1 && offset == 5 {
 			t.Fatalf("offset visible before the marker: %d", got)
 		}
@@ -351,6 +344,23 @@ func TestTxnOffsetCommit(t *testing.T) {
 	if got := h.committed("g"); got != 5 {
 		t.Fatalf("after restart: %d", got)
 	}
+}
+
+// offsets adds group's offsets to the transaction (AddOffsetsToTxn, which
+// must succeed) and commits offset for partition 0 of each topic in it
+// (TxnOffsetCommit).
+func (x *tx) offsets(group string, offset int64, topics ...string) *kmsg.TxnOffsetCommitResponse {
+	x.h.t.Helper()
+	ao := kmsg.NewPtrAddOffsetsToTxnRequest()
+	ao.TransactionalID, ao.ProducerID, ao.ProducerEpoch, ao.Group = x.id, x.pid, x.epoch, group
+	must(x.h.t, "AddOffsetsToTxn", rt[*kmsg.AddOffsetsToTxnResponse](x.h, ao).ErrorCode)
+	oc := kmsg.NewPtrTxnOffsetCommitRequest()
+	oc.SetVersion(3)
+	oc.TransactionalID, oc.Group, oc.ProducerID, oc.ProducerEpoch, oc.Generation = x.id, group, x.pid, x.epoch, -1
+	for _, n := range topics {
+		oc.Topics = append(oc.Topics, kmsg.TxnOffsetCommitRequestTopic{Topic: n, Partitions: []kmsg.TxnOffsetCommitRequestTopicPartition{{Partition: 0, Offset: offset, LeaderEpoch: -1}}})
+	}
+	return rt[*kmsg.TxnOffsetCommitResponse](x.h, oc)
 }
 
 func (h *harness) committed(group string) int64 {

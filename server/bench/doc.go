@@ -30,6 +30,11 @@
 // record is missing afterwards (GREGOR_SOAK_ABUSE=off: the same clients
 // without the abusers, for comparison).
 //
+// BenchmarkLiveWatcher (live_test.go) and BenchmarkMetricsCost
+// (metrics_test.go) run one workload on gregor two ways, side by side, and
+// report the ratio: with a /live watcher or without; keeping the
+// Prometheus metrics or started with --http.metrics.enable false.
+//
 // micro_test.go measures the per-byte steps of the hot path (CRC check,
 // request decoding, response encoding). inprocess_test.go (build tag
 // gregorprofile) starts Gregor inside the test process so that a CPU profile

@@ -401,15 +401,16 @@ func createTopic(ctx context.Context, addr, topic string) error {
 }
 
 // produce sends up to n records (stopping early after limit) with an
-// idempotent producer, which means acks=all, and waits for every ack.
-func produce(ctx context.Context, addr, topic string, n int, limit time.Duration, pid int) (phaseResult, error) {
-	cl, err := kgo.NewClient(
+// idempotent producer, which means acks=all, and waits for every ack;
+// opts change the producer's defaults.
+func produce(ctx context.Context, addr, topic string, n int, limit time.Duration, pid int, opts ...kgo.Opt) (phaseResult, error) {
+	cl, err := kgo.NewClient(append([]kgo.Opt{
 		kgo.SeedBrokers(addr),
 		kgo.DefaultProduceTopic(topic),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.ProducerLinger(time.Millisecond),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
-	)
+	}, opts...)...)
 	if err != nil {
 		return phaseResult{}, err
 	}

@@ -21,41 +21,15 @@ import (
 // and the ACL APIs (CLUSTER_AUTHORIZATION_FAILED). A DENY wins over her
 // ALLOW, and deleting her WRITE binding stops her writes.
 func TestACLs(t *testing.T) {
-	requireBinary(t)
-	addrs := freeAddrs(t, 1)
-	b := startBroker(t, WithListeners("SASL_PLAINTEXT://"+addrs[0], addrs[0]), WithArgs(
-		"--add-scram", "SCRAM-SHA-512=[name=admin,password="+adminPassword+"]",
-		"--authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-		"--super.users", "User:admin"))
 	ctx := testCtx(t, opTimeout)
-	as := func(user, pass string, opts ...kgo.Opt) *kgo.Client {
-		return b.Client(t, append([]kgo.Opt{kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha512Mechanism())}, opts...)...)
-	}
-	adm := kadm.NewClient(as("admin", adminPassword))
-	if _, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{
-		{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "a"},
-		{User: "bob", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "b"},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	as, adm := aclBroker(t, ctx)
 	orders, secret, other := "orders-"+topicName(t, ""), "orders-secret", topicName(t, "other")
 	for _, topic := range []string{orders, secret, other} {
 		if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err != nil {
 			t.Fatal(err)
 		}
 	}
-	create := func(acl *kadm.ACLBuilder) {
-		t.Helper()
-		res, err := adm.CreateACLs(ctx, acl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range res {
-			if r.Err != nil {
-				t.Fatalf("CreateACLs: %v", r.Err)
-			}
-		}
-	}
+	create := func(acl *kadm.ACLBuilder) { createACLs(t, ctx, adm, acl) }
 	create(kadm.NewACLs().Allow("User:alice").Topics("orders-").ResourcePatternType(kadm.ACLPatternPrefixed).
 		Operations(kadm.OpRead, kadm.OpWrite))
 	create(kadm.NewACLs().Allow("User:alice").Groups("billing").Operations(kadm.OpRead))
@@ -145,4 +119,112 @@ func TestACLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused("alice produces after her WRITE was deleted", alice.ProduceSync(short(), &kgo.Record{Value: []byte("x")}).FirstErr(), kerr.TopicAuthorizationFailed)
+}
+
+// TestACLsPerTopic: requests naming an allowed and a refused topic are
+// answered per topic, as Kafka answers them. Alice may read, write and
+// delete the topics prefixed "orders-" and only describe the other one.
+// A franz-go consumer in her group subscribed to both reads the orders
+// and reports the other one refused (TOPIC_AUTHORIZATION_FAILED: her
+// Fetch and OffsetFetch name both topics); kadm's DeleteTopics of both
+// deletes the orders and refuses the other, which stays.
+func TestACLsPerTopic(t *testing.T) {
+	ctx := testCtx(t, opTimeout)
+	as, adm := aclBroker(t, ctx)
+	orders, other := "orders-"+topicName(t, ""), topicName(t, "other")
+	for _, topic := range []string{orders, other} {
+		if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+			t.Fatal(err)
+		}
+		if err := as("admin", adminPassword).ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("v")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	createACLs(t, ctx, adm, kadm.NewACLs().Allow("User:alice").Topics("orders-").ResourcePatternType(kadm.ACLPatternPrefixed).
+		Operations(kadm.OpRead, kadm.OpWrite, kadm.OpDelete))
+	createACLs(t, ctx, adm, kadm.NewACLs().Allow("User:alice").Topics(other).Operations(kadm.OpDescribe))
+	createACLs(t, ctx, adm, kadm.NewACLs().Allow("User:alice").Groups("billing").Operations(kadm.OpRead))
+
+	alice := as("alice", "a", kgo.ConsumeTopics(orders, other), kgo.ConsumerGroup("billing"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	var read int
+	var refusedErr error
+	for read == 0 || refusedErr == nil {
+		poll, cancel := context.WithTimeout(ctx, 10*time.Second)
+		fs := alice.PollFetches(poll)
+		expired := poll.Err() != nil
+		cancel()
+		if expired {
+			t.Fatalf("alice's consumer of %s and %s: %d records, error for %s %v; want the record and TOPIC_AUTHORIZATION_FAILED", orders, other, read, other, refusedErr)
+		}
+		fs.EachError(func(topic string, _ int32, err error) {
+			if topic != other {
+				t.Fatalf("alice's consumer: error on %s: %v", topic, err)
+			}
+			refusedErr = err
+		})
+		fs.EachRecord(func(r *kgo.Record) {
+			if r.Topic != orders {
+				t.Fatalf("alice read a record of %s", r.Topic)
+			}
+			read++
+		})
+	}
+	if !errors.Is(refusedErr, kerr.TopicAuthorizationFailed) {
+		t.Errorf("alice's consumer reports %s: %v, want TOPIC_AUTHORIZATION_FAILED", other, refusedErr)
+	}
+
+	resps, err := kadm.NewClient(as("alice", "a")).DeleteTopics(ctx, orders, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resps[orders]; r.Err != nil {
+		t.Errorf("alice deletes %s: %v", orders, r.Err)
+	}
+	if r := resps[other]; !errors.Is(r.Err, kerr.TopicAuthorizationFailed) {
+		t.Errorf("alice deletes %s: %v, want TOPIC_AUTHORIZATION_FAILED", other, r.Err)
+	}
+	td, err := adm.ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if td.Has(orders) || !td.Has(other) {
+		t.Errorf("after alice's DeleteTopics: %s listed %v, %s listed %v; want only %s", orders, td.Has(orders), other, td.Has(other), other)
+	}
+}
+
+// aclBroker starts a SASL broker with an authorizer and admin as super
+// user, and creates the users alice (password "a") and bob ("b"). as
+// connects as a user.
+func aclBroker(t *testing.T, ctx context.Context) (as func(user, pass string, opts ...kgo.Opt) *kgo.Client, adm *kadm.Client) {
+	requireBinary(t)
+	addrs := freeAddrs(t, 1)
+	b := startBroker(t, WithListeners("SASL_PLAINTEXT://"+addrs[0], addrs[0]), WithArgs(
+		"--add-scram", "SCRAM-SHA-512=[name=admin,password="+adminPassword+"]",
+		"--authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+		"--super.users", "User:admin"))
+	as = func(user, pass string, opts ...kgo.Opt) *kgo.Client {
+		return b.Client(t, append([]kgo.Opt{kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha512Mechanism())}, opts...)...)
+	}
+	adm = kadm.NewClient(as("admin", adminPassword))
+	if _, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{
+		{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "a"},
+		{User: "bob", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "b"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return as, adm
+}
+
+func createACLs(t *testing.T, ctx context.Context, adm *kadm.Client, acl *kadm.ACLBuilder) {
+	t.Helper()
+	res, err := adm.CreateACLs(ctx, acl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			t.Fatalf("CreateACLs: %v", r.Err)
+		}
+	}
 }

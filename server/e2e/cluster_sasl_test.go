@@ -24,7 +24,9 @@ import (
 // metadata log; a client that knows only broker 3's EXTERNAL address
 // authenticates, is told every broker's EXTERNAL endpoint, is refused
 // until its ACL exists, and then produces to and consumes from a topic
-// replicated on all three. A plaintext peer is refused on the controller
+// replicated on all three; its DeleteTopics of that topic and one it may
+// delete, forwarded to the controller, deletes only the latter. A
+// plaintext peer is refused on the controller
 // listener.
 func TestClusterSecure(t *testing.T) {
 	dir := t.TempDir()
@@ -118,6 +120,33 @@ func TestClusterSecure(t *testing.T) {
 		}
 		n += fs.NumRecords()
 	}
+
+	// A DeleteTopics of two topics through broker 3 reaches the controller
+	// without the one alice may not delete, which is answered refused.
+	gone := topicName(t, "gone")
+	if _, err := adm.CreateTopic(ctx, 1, 3, nil, gone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adm.CreateACLs(ctx, kadm.NewACLs().Allow("User:alice").Topics(gone).Operations(kadm.OpDelete)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "alice deletes "+gone+" and not "+topic, func() error {
+		resps, err := kadm.NewClient(alice()).DeleteTopics(ctx, gone, topic)
+		if err != nil {
+			return err
+		}
+		if err := resps[topic].Err; !errors.Is(err, kerr.TopicAuthorizationFailed) {
+			t.Fatalf("alice deletes %s: %v, want TOPIC_AUTHORIZATION_FAILED", topic, err)
+		}
+		return resps[gone].Err
+	})
+	eventually(t, 20*time.Second, "broker 1 lists "+topic+" and not "+gone, func() error {
+		td, err := adm.ListTopics(ctx)
+		if err == nil && (!td.Has(topic) || td.Has(gone)) {
+			err = fmt.Errorf("%s listed %v, %s listed %v", topic, td.Has(topic), gone, td.Has(gone))
+		}
+		return err
+	})
 
 	// A peer without TLS is refused on the controller listener.
 	nc, err := net.DialTimeout("tcp", controllerAddr(bs[0]), time.Second)

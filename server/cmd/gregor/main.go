@@ -141,6 +141,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s=%s: want true or false", metricsTokenKey, v)
 		}
 	}
+	metricsOn := true
+	if v := sv[metricsEnableKey]; v != "" {
+		if metricsOn, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("%s=%s: want true or false", metricsEnableKey, v)
+		}
+	}
 	var reauth time.Duration
 	if v := sv["connections.max.reauth.ms"]; v != "" {
 		ms, err := strconv.ParseInt(v, 10, 64)
@@ -179,6 +185,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	srv, err := server.Start(server.Config{
 		KafkaAddr: *kafkaAddr, Listeners: listeners, Security: security, HTTPAddr: *httpAddr, DataDir: *dataDir,
 		Settings: b, IndexHTML: gregor.IndexHTML, Assets: gregor.Assets(), Logf: logger.Printf,
+		NoMetrics:        !metricsOn,
 		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: sv[operatorTokenKey],
 		MetricsNeedToken: metricsToken,
 		ScramBootstrap:   splitNonEmpty(sv["add-scram"], ";"),
@@ -223,11 +230,15 @@ const operatorTokenKey = "http.operator.token"
 // metricsTokenKey guards /metrics like /live.
 const metricsTokenKey = "http.metrics.require.token"
 
+// metricsEnableKey turns the Prometheus metrics off.
+const metricsEnableKey = "http.metrics.enable"
+
 // serverKeys are settings of the server around the engine (sockets, TLS,
 // the web UI) rather than of the broker: flags and properties-file keys
 // under Kafka's names, read by the server package.
 var serverKeys = []struct{ name, doc string }{
 	{operatorTokenKey, "the token a client beyond loopback needs to watch /live and open a class (default: a fresh one, printed at startup)"},
+	{metricsEnableKey, "false keeps no Prometheus metrics and serves no /metrics (default true); make bench measures what they cost"},
 	{metricsTokenKey, "true puts /metrics behind the operator token beyond loopback, as /live is (default false: open, for a Prometheus scraper)"},
 	{"listeners", "NAME://host:port,... to listen on, e.g. PLAINTEXT://:9092,SSL://:9093 (default: PLAINTEXT://--kafka-addr)"},
 	{"advertised.listeners", "NAME://host:port,... clients are told to use, per listener (default: the bound address)"},
