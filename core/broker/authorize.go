@@ -288,7 +288,7 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		return clusterOp(kmsg.ACLOperationDescribe)
 	case *kmsg.DescribeClusterRequest, *kmsg.DescribeACLsRequest, *kmsg.DescribeUserSCRAMCredentialsRequest:
 		return clusterOp(kmsg.ACLOperationDescribe)
-	case *kmsg.CreateACLsRequest, *kmsg.DeleteACLsRequest, *kmsg.AlterUserSCRAMCredentialsRequest:
+	case *kmsg.CreateACLsRequest, *kmsg.DeleteACLsRequest, *kmsg.AlterUserSCRAMCredentialsRequest, *kmsg.UpdateFeaturesRequest:
 		return clusterOp(kmsg.ACLOperationAlter)
 	case *kmsg.DeleteRecordsRequest:
 		var names []string

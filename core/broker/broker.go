@@ -31,7 +31,11 @@ type Config struct {
 	// with. Empty: a single broker draws one; a clustered broker adopts
 	// the metadata quorum's (cluster_id.go).
 	ClusterID string
-	Settings  *config.Broker
+	// Features are the feature levels a broker with empty storage starts
+	// with in place of the release's (kafka-storage format's --feature
+	// name=level, features.go).
+	Features map[string]int16
+	Settings *config.Broker
 	// Rand seeds topic ids and producer ids; the driver chooses the seed.
 	Rand *rand.Rand
 	// Logf receives one line per notable event (recovery, retention).

@@ -74,6 +74,11 @@ func (c *controller) activate() {
 		}
 		c.propose([]cluster.Record{{ClusterID: &cluster.ClusterIDRecord{ID: c.proposedID}}}, nil, nil)
 	}
+	// A log without a cluster id is a new cluster: it gets the release's
+	// feature levels; an older log only those it cannot do without.
+	if recs := cluster.BootstrapFeatures(c.n.image.Features, c.n.image.ClusterID == "", c.n.cfg.Features); len(recs) > 0 {
+		c.propose(recs, nil, nil)
+	}
 	var creds []cluster.Record
 	for _, cred := range c.n.cfg.BootstrapScram {
 		if c.n.image.Scram[cluster.ScramKey(cred.Name, cred.Mechanism)] == nil {
