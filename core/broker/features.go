@@ -35,6 +35,9 @@ func handleUpdateFeatures(b *Broker, r *Request) kmsg.Response {
 	}
 	old := maps.Clone(b.meta.Features)
 	b.applyFeatures(recs)
+	for _, rec := range recs {
+		b.cfg.Logf("feature %s finalized at level %d", rec.FeatureLevel.Name, rec.FeatureLevel.Level)
+	}
 	if err := b.saveMetadata(); err != nil {
 		b.cfg.Logf("saving feature levels: %v", err)
 		b.meta.Features = old
@@ -54,7 +57,6 @@ func (b *Broker) applyFeatures(recs []cluster.Record) {
 	}
 	for _, rec := range recs {
 		cluster.ApplyFeature(b.meta.Features, rec.FeatureLevel)
-		b.cfg.Logf("feature %s finalized at level %d", rec.FeatureLevel.Name, rec.FeatureLevel.Level)
 	}
 	b.meta.FeaturesEpoch++
 }
