@@ -9,7 +9,9 @@ import (
 
 // sentMarkers records every WriteTxnMarkers the coordinator sends and
 // answers it written.
-type sentMarkers struct{ reqs []*kmsg.WriteTxnMarkersRequest }
+type sentMarkers struct {
+	reqs []*kmsg.WriteTxnMarkersRequest
+}
 
 func (s *sentMarkers) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest, done func(*kmsg.WriteTxnMarkersResponse)) {
 	s.reqs = append(s.reqs, req)
