@@ -2,7 +2,8 @@ package cluster
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -197,12 +198,7 @@ func ApiVersionsFeatures(resp *kmsg.ApiVersionsResponse, finalized map[string]in
 		sf.Name, sf.MinVersion, sf.MaxVersion = f.Name, f.Min, f.Max
 		resp.SupportedFeatures = append(resp.SupportedFeatures, sf)
 	}
-	names := make([]string, 0, len(finalized))
-	for n := range finalized {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(finalized)) {
 		ff := kmsg.NewApiVersionsResponseFinalizedFeature()
 		ff.Name, ff.MinVersionLevel, ff.MaxVersionLevel = n, finalized[n], finalized[n]
 		resp.FinalizedFeatures = append(resp.FinalizedFeatures, ff)

@@ -214,15 +214,15 @@ func TestClusterTransactionsV2(t *testing.T) {
 	levelEverywhere(2)
 	topic := topicName(t, "v2")
 	createFullyReplicated(t, adm, 2, topic)
-	want, first, last := runTransactions(t, seeds(bs), adm, topic, 20)
-	if last-first != 18 {
-		t.Errorf("epoch %d after the second transaction, %d after the 20th", first, last)
+	want, first, last := runTransactions(t, seeds(bs), adm, topic, 10)
+	if last-first != 8 {
+		t.Errorf("epoch %d after the second transaction, %d after the 10th", first, last)
 	}
 	if err := updateTV(t, adm, 1, 2); err != nil {
 		t.Fatalf("safe downgrade to 1: %v", err)
 	}
 	levelEverywhere(1)
-	more, first, last := runTransactions(t, seeds(bs), adm, topic, 6)
+	more, first, last := runTransactions(t, seeds(bs), adm, topic, 4)
 	if first != last {
 		t.Errorf("transaction.version=1 in the cluster: epoch moved from %d to %d", first, last)
 	}
