@@ -86,9 +86,3 @@ func (b *Broker) finalizedFeatures() (map[string]int16, int64) {
 	}
 	return b.meta.Features, b.meta.FeaturesEpoch
 }
-
-// FeatureLevel is a feature's finalized level, 0 when it is not.
-func (b *Broker) FeatureLevel(name string) int16 {
-	f, _ := b.finalizedFeatures()
-	return f[name]
-}

@@ -163,10 +163,7 @@ func (c *Coordinator) add(id string, pid int64, epoch int16, tps []TopicPartitio
 	}
 	next := m.clone()
 	if m.State != Ongoing {
-		next.Partitions, next.StartTimestamp = nil, c.now
-	}
-	if m.State != Ongoing {
-		next.ClientTV = 0
+		next.Partitions, next.StartTimestamp, next.ClientTV = nil, c.now, 0
 	}
 	next.State, next.ClientTV = Ongoing, max(next.ClientTV, tv)
 	next.add(tps)
