@@ -66,6 +66,9 @@ type Request struct {
 	// "User:ANONYMOUS"); empty for a peer broker and the simulator, whose
 	// requests are not authorized.
 	Principal string
+	// addUntil is when a request held for its transaction's previous
+	// end gives up (verify_txn.go retryAdd); 0 before it was held.
+	addUntil int64
 }
 
 // Response answers a Request on the same connection.
@@ -190,6 +193,7 @@ func (b *Broker) Tick(now int64) {
 	b.expireFetches()
 	if b.cl != nil {
 		b.expireOutgoing()
+		b.runAddRetries()
 		b.tickLifecycle()
 		b.tickReplication()
 		b.completeAcks()

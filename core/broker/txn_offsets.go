@@ -58,6 +58,9 @@ func (b *Broker) addOffsetsPartition(r *Request, req *kmsg.TxnOffsetCommitReques
 		return kerr.CoordinatorNotAvailable.Code, false
 	}
 	if b.cl == nil || b.coordinates(TransactionStateTopic, b.txn.PartitionFor(req.TransactionalID)) {
+		if b.txn.Ending(req.TransactionalID) && b.retryAdd(r, handleTxnOffsetCommit) {
+			return 0, true
+		}
 		return verdict(b.txn.Add(req.TransactionalID, k.pid, k.epoch, k.topic, k.partition), true), false
 	}
 	if code, ok := b.cl.verdicts[k]; ok {
@@ -72,7 +75,7 @@ func (b *Broker) addOffsetsPartition(r *Request, req *kmsg.TxnOffsetCommitReques
 		if out := handleTxnOffsetCommit(b, &again); out != nil {
 			b.reply(again, out)
 		}
-	})
+	}, func() bool { return b.retryAdd(&again, handleTxnOffsetCommit) })
 	return 0, true
 }
 

@@ -58,7 +58,8 @@ func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
 	}
 	id := *req.TransactionID
 	if b.coordinates(TransactionStateTopic, b.txn.PartitionFor(id)) {
-		return false // asked in-process by verifyTxn
+		// Asked in-process by verifyTxn, once the previous end is done.
+		return add && b.txn.Ending(id) && b.retryAdd(r, handleProduce)
 	}
 	ask := kmsg.NewAddPartitionsToTxnRequestTransaction()
 	ask.TransactionalID, ask.VerifyOnly = id, !add
@@ -91,8 +92,67 @@ func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
 		if out := handleProduce(b, &held); out != nil {
 			b.reply(held, out)
 		}
-	})
+	}, func() bool { return b.retryAdd(&held, handleProduce) })
 	return true
+}
+
+// Kafka's add.partitions.to.txn.retry.backoff.ms and
+// add.partitions.to.txn.retry.backoff.max.ms: how often, and how long, a
+// leader tries again to add a partition while the producer's previous
+// transaction is still being completed.
+const (
+	addRetryBackoffMs = 20
+	addRetryMaxMs     = 100
+)
+
+// heldAdd is a request to run again at a time.
+type heldAdd struct {
+	at  int64
+	run func()
+}
+
+// retryAdd holds a Produce v12+ or TxnOffsetCommit v5+ whose implicit
+// add met the end of the producer's previous transaction (markers still
+// out: CONCURRENT_TRANSACTIONS) and runs handler on it again after
+// addRetryBackoffMs, as Kafka's leader retries the add rather than
+// bouncing the producer (whose retry may wait for a metadata refresh).
+// It reports false once addRetryMaxMs passed since the request was first
+// held: the producer then gets CONCURRENT_TRANSACTIONS.
+func (b *Broker) retryAdd(r *Request, handler func(*Broker, *Request) kmsg.Response) bool {
+	if b.cl == nil {
+		return false
+	}
+	if r.addUntil == 0 {
+		r.addUntil = b.now + addRetryMaxMs
+	}
+	if b.now >= r.addUntil {
+		return false
+	}
+	held := *r
+	b.cl.addRetries = append(b.cl.addRetries, heldAdd{at: b.now + addRetryBackoffMs, run: func() {
+		if out := handler(b, &held); out != nil {
+			b.reply(held, out)
+		}
+	}})
+	return true
+}
+
+// runAddRetries runs the held requests whose time has come.
+func (b *Broker) runAddRetries() {
+	var due []heldAdd
+	kept := b.cl.addRetries[:0]
+	for _, h := range b.cl.addRetries {
+		if h.at <= b.now {
+			due = append(due, h)
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	clear(b.cl.addRetries[len(kept):])
+	b.cl.addRetries = kept
+	for _, h := range due {
+		h.run()
+	}
 }
 
 // askCoordinator sends one transaction's AddPartitionsToTxn (v4
@@ -100,9 +160,14 @@ func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
 // partitions keys name, stores the verdicts in b.cl.verdicts and then
 // runs rerun, the held request again, which consumes them. Verdicts left
 // over (the request failed earlier checks) are dropped after it. A
-// coordinator that cannot be reached gives NOT_ENOUGH_REPLICAS.
-func (b *Broker) askCoordinator(ask kmsg.AddPartitionsToTxnRequestTransaction, keys []verifyKey, add bool, rerun func()) {
+// coordinator that cannot be reached gives NOT_ENOUGH_REPLICAS. An add
+// answered CONCURRENT_TRANSACTIONS is asked again through retry while it
+// reports true (retryAdd).
+func (b *Broker) askCoordinator(ask kmsg.AddPartitionsToTxnRequestTransaction, keys []verifyKey, add bool, rerun func(), retry func() bool) {
 	done := func(resp kmsg.Response) {
+		if ar, _ := resp.(*kmsg.AddPartitionsToTxnResponse); add && ar != nil && concurrent(ar) && retry() {
+			return
+		}
 		for _, k := range keys {
 			b.cl.verdicts[k] = kerr.NotEnoughReplicas.Code // unless answered below
 		}
@@ -166,4 +231,20 @@ func (b *Broker) remoteVerdict(p *Partition, batch record.Batch) (int16, bool) {
 	code, ok := b.cl.verdicts[k]
 	delete(b.cl.verdicts, k)
 	return code, ok
+}
+
+// concurrent reports whether a coordinator answered an add with
+// CONCURRENT_TRANSACTIONS: the producer's previous transaction is still
+// being completed.
+func concurrent(ar *kmsg.AddPartitionsToTxnResponse) bool {
+	for _, tx := range ar.Transactions {
+		for _, t := range tx.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode == kerr.ConcurrentTransactions.Code {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

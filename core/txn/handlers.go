@@ -291,6 +291,14 @@ func (c *Coordinator) Add(id string, pid int64, epoch int16, topic string, parti
 	return c.add(id, pid, epoch, []TopicPartition{{topic, partition}}, 2)
 }
 
+// Ending reports whether the transactional id's last transaction is
+// decided and its markers are still out: an add now would be answered
+// CONCURRENT_TRANSACTIONS.
+func (c *Coordinator) Ending(id string) bool {
+	m := c.txns[id]
+	return m != nil && (m.decided() || m.State == PrepareEpochFence)
+}
+
 // endTxn decides (Kafka's handleEndTransaction, transaction version 1):
 // Ongoing becomes PrepareCommit or PrepareAbort; a retry of a decision
 // already complete is answered NONE; a decision being completed is
