@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -234,4 +237,53 @@ func TestClusterTransactionsV2(t *testing.T) {
 	if !errors.Is(err, kerr.InvalidUpdateVersion) {
 		t.Fatalf("transaction.version=3: %v, want INVALID_UPDATE_VERSION", err)
 	}
+}
+
+// TestOldDataDirKeepsTransactionVersion0: a data directory written by a
+// Gregor from before features (no levels in gregor-metadata.json) keeps
+// transaction.version at 0 after the upgrade, so franz-go stays on the
+// classic protocol, until an operator upgrades the level.
+func TestOldDataDirKeepsTransactionVersion0(t *testing.T) {
+	requireBinary(t)
+	b := startBroker(t)
+	if _, err := b.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(b.DataDir, "gregor-metadata.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["features"] == nil {
+		t.Fatalf("%s has no features: the test would not make it older", path)
+	}
+	delete(m, "features")
+	delete(m, "features_epoch")
+	raw, _ = json.Marshal(m)
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.Restart()
+	if f := finalized(t, b.Addr); f["transaction.version"] != 0 || f["metadata.version"] != 25 {
+		t.Fatalf("an old data directory finalizes %v, want metadata.version only", f)
+	}
+	adm := b.Admin(t)
+	topic := topicName(t, "old")
+	mustCreateTopic(t, adm, topic, 2, nil)
+	want, first, last := runTransactions(t, []string{b.Addr}, adm, topic, 5)
+	if first != last {
+		t.Errorf("transaction.version=0: epoch moved from %d to %d", first, last)
+	}
+	if err := updateTV(t, adm, 2, 1); err != nil {
+		t.Fatalf("upgrade to 2: %v", err)
+	}
+	more, first, last := runTransactions(t, []string{b.Addr}, adm, topic, 5)
+	if last-first != 3 {
+		t.Errorf("upgraded: epoch %d after the second transaction, %d after the fifth", first, last)
+	}
+	checkCommitted(t, b, topic, append(want, more...))
 }
