@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -249,24 +246,10 @@ func TestOldDataDirKeepsTransactionVersion0(t *testing.T) {
 	if _, err := b.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(b.DataDir, "gregor-metadata.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	if m["features"] == nil {
-		t.Fatalf("%s has no features: the test would not make it older", path)
-	}
-	delete(m, "features")
-	delete(m, "features_epoch")
-	raw, _ = json.Marshal(m)
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editMetadata(t, b, "features", func(m map[string]any) {
+		delete(m, "features")
+		delete(m, "features_epoch")
+	})
 	b.Restart()
 	if f := finalized(t, b.Addr); f["transaction.version"] != 0 || f["metadata.version"] != 25 {
 		t.Fatalf("an old data directory finalizes %v, want metadata.version only", f)
