@@ -134,3 +134,45 @@ func TestProduceV12ImplicitAdd(t *testing.T) {
 		t.Fatalf("next transaction: %v", kerr.ErrorForCode(p.ErrorCode))
 	}
 }
+
+// TestTxnOffsetCommitV5ImplicitAdd: a TxnOffsetCommit v5 needs no
+// AddOffsetsToTxn: the group coordinator adds the group's partition to
+// the transaction, and the offsets count once EndTxn v5 committed it.
+func TestTxnOffsetCommitV5ImplicitAdd(t *testing.T) {
+	h := newHarness(t, nil)
+	h.createTopic("t", 1, nil)
+	x, code := h.initTxn("tx", 60000)
+	must(t, "InitProducerId", code)
+	commit := func(version int16, epoch int16) int16 {
+		req := kmsg.NewPtrTxnOffsetCommitRequest()
+		req.SetVersion(version)
+		req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch, req.Generation = x.id, "g", x.pid, epoch, -1
+		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		rp.Partition, rp.Offset = 0, 42
+		req.Topics = []kmsg.TxnOffsetCommitRequestTopic{{Topic: "t", Partitions: []kmsg.TxnOffsetCommitRequestTopicPartition{rp}}}
+		resp := rt[*kmsg.TxnOffsetCommitResponse](h, req)
+		return resp.Topics[0].Partitions[0].ErrorCode
+	}
+	must(t, "TxnOffsetCommit v5", commit(5, x.epoch))
+	st, _ := h.b.Transactions().Get("tx")
+	if st.State != txn.Ongoing || st.ClientTV != 2 || len(st.Partitions) != 1 || st.Partitions[0].Topic != OffsetsTopic {
+		t.Fatalf("after TxnOffsetCommit v5: %s", st.Describe())
+	}
+	end := kmsg.NewPtrEndTxnRequest()
+	end.SetVersion(5)
+	end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = x.id, x.pid, x.epoch, true
+	er := rt[*kmsg.EndTxnResponse](h, end)
+	must(t, "EndTxn v5", er.ErrorCode)
+	h.b.Commit()
+	fetch := kmsg.NewPtrOffsetFetchRequest()
+	fetch.SetVersion(7)
+	fetch.Group = "g"
+	fetch.Topics = []kmsg.OffsetFetchRequestTopic{{Topic: "t", Partitions: []int32{0}}}
+	if of := rt[*kmsg.OffsetFetchResponse](h, fetch); of.Topics[0].Partitions[0].Offset != 42 {
+		t.Fatalf("committed offset %d, want 42", of.Topics[0].Partitions[0].Offset)
+	}
+	// The epoch of the ended transaction is fenced.
+	if code := commit(5, x.epoch); code != kerr.InvalidProducerEpoch.Code {
+		t.Fatalf("TxnOffsetCommit v5 at the old epoch: %v, want INVALID_PRODUCER_EPOCH", kerr.ErrorForCode(code))
+	}
+}
