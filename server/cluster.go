@@ -182,6 +182,7 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage, creds []*clu
 		Rand:                         cfg.Rand,
 		Storage:                      st,
 		BootstrapScram:               creds,
+		Features:                     cfg.Features,
 	})
 	if err != nil {
 		return err

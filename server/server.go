@@ -45,9 +45,13 @@ type Config struct {
 	// none of that mechanism (--add-scram): by a single broker to its
 	// metadata, by a cluster's active controller to the metadata log.
 	ScramBootstrap []string
-	HTTPAddr       string
-	DataDir        string
-	Settings       *config.Broker
+	// Features (--feature name=level) are the feature levels new
+	// metadata starts with in place of the release's (KIP-1022,
+	// kafka-storage format --feature).
+	Features []string
+	HTTPAddr string
+	DataDir  string
+	Settings *config.Broker
 	// IndexHTML is the page served at / on the HTTP address.
 	IndexHTML []byte
 	// Assets is the browser build served under /assets/ (see WebHandler).
@@ -154,6 +158,9 @@ func Start(cfg Config) (*Server, error) {
 	}
 	creds, err := scramBootstrap(cfg.ScramBootstrap)
 	if err != nil {
+		return fail(err)
+	}
+	if bcfg.Features, err = parseFeatures(cfg.Features); err != nil {
 		return fail(err)
 	}
 	if cfg.ControllerQuorum != nil {

@@ -3,14 +3,21 @@ package broker
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
 )
 
-// ApiVersions v0-4 (KIP-35, KIP-511). Built from the registered handlers.
+// ApiVersions v0-4 (KIP-35, KIP-511). Built from the registered handlers;
+// v3+ reports the supported and finalized features (KIP-584, features.go).
 func init() { register(18, 0, 4, handleApiVersions) }
 
 func handleApiVersions(b *Broker, r *Request) kmsg.Response {
 	resp := r.Msg.ResponseKind().(*kmsg.ApiVersionsResponse)
 	resp.ApiKeys = SupportedVersions()
+	if resp.Version >= 3 {
+		f, epoch := b.finalizedFeatures()
+		cluster.ApiVersionsFeatures(resp, f, epoch) // features.go
+	}
 	return resp
 }
 

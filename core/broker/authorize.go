@@ -266,7 +266,7 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		return clusterOp(kmsg.ACLOperationDescribe)
 	case *kmsg.ElectLeadersRequest, *kmsg.AlterPartitionAssignmentsRequest,
 		*kmsg.CreateACLsRequest, *kmsg.DeleteACLsRequest, *kmsg.AlterUserSCRAMCredentialsRequest,
-		*kmsg.AlterReplicaLogDirsRequest:
+		*kmsg.AlterReplicaLogDirsRequest, *kmsg.UpdateFeaturesRequest:
 		return clusterOp(kmsg.ACLOperationAlter)
 	case *kmsg.DescribeClientQuotasRequest:
 		return clusterOp(kmsg.ACLOperationDescribeConfigs)

@@ -30,7 +30,11 @@ type Config struct {
 	// with. Empty: a single broker draws one; a clustered broker adopts
 	// the metadata quorum's (cluster_id.go).
 	ClusterID string
-	Settings  *config.Broker
+	// Features are the feature levels a broker with empty storage starts
+	// with in place of the release's (kafka-storage format's --feature
+	// name=level, features.go).
+	Features map[string]int16
+	Settings *config.Broker
 	// Rand seeds topic ids and producer ids; the driver chooses the seed.
 	Rand *rand.Rand
 	// Logf receives one line per notable event (recovery, retention).
@@ -66,6 +70,9 @@ type Request struct {
 	// "User:ANONYMOUS"); empty for a peer broker and the simulator, whose
 	// requests are not authorized.
 	Principal string
+	// addUntil is when a request held for its transaction's previous
+	// end gives up (verify_txn.go retryAdd); 0 before it was held.
+	addUntil int64
 }
 
 // Response answers a Request on the same connection.
@@ -210,6 +217,7 @@ func (b *Broker) Tick(now int64) {
 	b.expireFetches()
 	if b.cl != nil {
 		b.expireOutgoing()
+		b.runAddRetries()
 		b.tickLifecycle()
 		b.tickReplication()
 		b.completeAcks()

@@ -74,6 +74,9 @@ type clusterGlue struct {
 
 	creating map[string]bool     // internal topics asked of the controller
 	verdicts map[verifyKey]int16 // remote transaction verifications (verify_txn.go)
+	// addRetries are requests held while their transaction's previous
+	// end completes (verify_txn.go retryAdd).
+	addRetries []heldAdd
 
 	pidNext, pidEnd int64 // the producer id block being handed out
 	pidAsking       bool
@@ -287,6 +290,9 @@ func (b *Broker) nextClusterDeadline() (int64, bool) {
 	}
 	for _, a := range b.acks {
 		consider(a.deadline)
+	}
+	for _, h := range c.addRetries {
+		consider(h.at)
 	}
 	return at, ok
 }

@@ -116,6 +116,9 @@ func (b *Broker) migrateMetadata() error {
 		b.meta.drawnID, b.meta.ClusterID = b.meta.ClusterID, ""
 	}
 	b.meta.Format = metadataFormat
+	if b.bootstrapFeatures(false) {
+		return b.saveMetadata()
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // Produce v3-13. v3 is the first version that carries v2 RecordBatches
@@ -40,6 +41,7 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 	b.throttleProduce(r, resp) // client_quotas.go
 	byID := req.Version >= 13
 	var syncs, waits []ackWait
+	b.wrote = coordinatorWrites{} // the implicit adds' records (KIP-890 part 2)
 	for ti, rt := range req.Topics {
 		t := b.lookup(rt.Topic, rt.TopicID)
 		if byID {
@@ -85,7 +87,7 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 				msg := fmt.Sprintf("the ISR %v of %s is smaller than min.insync.replicas=%d", p.ISR, p, b.minISR(p))
 				sp.ErrorMessage = &msg
 			default:
-				if b.produce(p, req.TransactionID, rp.Records, &sp) {
+				if b.produce(p, req.TransactionID, req.Version >= 12, rp.Records, &sp) {
 					syncs = append(syncs, ackWait{p: p, settle: func(code int16) {
 						rsp := &resp.Topics[ti].Partitions[pi]
 						rsp.ErrorCode, rsp.BaseOffset, rsp.LogAppendTime = code, -1, -1
@@ -102,6 +104,7 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 		}
 		resp.Topics = append(resp.Topics, st)
 	}
+	syncs, waits = b.awaitImplicitAdds(resp, syncs, waits)
 	switch {
 	case req.Acks == 0:
 		return nil
@@ -120,8 +123,10 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 }
 
 // produce validates and appends one partition's batch, filling sp. It
-// reports whether the partition must be synced before the answer goes out.
-func (b *Broker) produce(p *Partition, txnID *string, records []byte, sp *kmsg.ProduceResponseTopicPartition) bool {
+// reports whether the partition must be synced before the answer goes
+// out. implicitAdd is set for a Produce v12+, whose transactional batch
+// adds its partition to the transaction (KIP-890 part 2).
+func (b *Broker) produce(p *Partition, txnID *string, implicitAdd bool, records []byte, sp *kmsg.ProduceResponseTopicPartition) bool {
 	if err := record.Validate(records); err != nil {
 		sp.ErrorCode = kerr.CorruptMessage.Code
 		if !errors.Is(err, record.ErrCRC) && !errors.Is(err, record.ErrShort) && !errors.Is(err, record.ErrLength) {
@@ -152,7 +157,7 @@ func (b *Broker) produce(p *Partition, txnID *string, records []byte, sp *kmsg.P
 	if batch.ProducerID() >= 0 || batch.IsTransactional() {
 		v := p.producers.CheckAppend(batch)
 		if v.ErrorCode == 0 && v.Duplicate == nil {
-			v.ErrorCode, v.Message = b.verifyTxn(p, txnID, batch)
+			v.ErrorCode, v.Message = b.verifyTxn(p, txnID, batch, implicitAdd)
 		}
 		if v.ErrorCode != 0 {
 			sp.ErrorCode = v.ErrorCode
@@ -206,22 +211,49 @@ func (b *Broker) produce(p *Partition, txnID *string, records []byte, sp *kmsg.P
 
 // verifyTxn asks the transaction coordinator, through TxnHooks.Verify,
 // whether the first transactional batch of a transaction on p belongs to a
-// transaction it knows (KIP-890 part 1). Later batches of the same
+// transaction it knows (KIP-890 part 1), or, add, has it add p to the
+// transaction (TxnHooks.Add, KIP-890 part 2). Later batches of the same
 // transaction, non-transactional batches, and brokers without the hook
 // pass.
-func (b *Broker) verifyTxn(p *Partition, txnID *string, batch record.Batch) (int16, string) {
-	if !b.needsVerification(p, batch) {
+func (b *Broker) verifyTxn(p *Partition, txnID *string, batch record.Batch, add bool) (int16, string) {
+	if !b.needsVerification(p, batch, add) {
 		return 0, ""
 	}
 	if txnID == nil {
 		return kerr.InvalidTxnState.Code, "transactional batch in a produce request without a transactional id"
 	}
 	code, remote := b.remoteVerdict(p, batch)
-	if !remote {
+	switch {
+	case remote:
+	case add:
+		code = verdict(b.txnHooks.Add(*txnID, batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index), true)
+	default:
 		code = b.txnHooks.Verify(*txnID, batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index)
 	}
 	if code != 0 {
 		return code, fmt.Sprintf("transaction coordinator does not have %s in the transaction of producer %d", p, batch.ProducerID())
 	}
 	return 0, ""
+}
+
+// awaitImplicitAdds makes the answer of a Produce v12+ wait for the
+// __transaction_state records its implicit adds wrote in-process, as
+// Kafka appends the add before the data: until they are durable the
+// producer is not told its batches are in a transaction. A write that
+// failed answers NOT_ENOUGH_REPLICAS, which the producer retries.
+func (b *Broker) awaitImplicitAdds(resp *kmsg.ProduceResponse, syncs, waits []ackWait) ([]ackWait, []ackWait) {
+	settle := func(code int16) {
+		if code != 0 {
+			wire.OverwriteErrorCodes(resp, kerr.NotEnoughReplicas.Code)
+		}
+	}
+	for _, aw := range b.wrote.syncs {
+		aw.settle = settle
+		syncs = append(syncs, aw)
+	}
+	for _, aw := range b.wrote.waits {
+		aw.settle = settle
+		waits = append(waits, aw)
+	}
+	return syncs, waits
 }

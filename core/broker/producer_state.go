@@ -25,6 +25,11 @@ type TxnHooks struct {
 	// (INVALID_TXN_STATE, INVALID_PRODUCER_EPOCH, ...). Unset, every
 	// transactional batch is accepted as Kafka before 3.6 did.
 	Verify func(transactionalID string, producerID int64, epoch int16, topic string, partition int32) int16
+	// Add puts the partition in the producer's transaction before the
+	// first batch of a Produce v12+ is appended there (KIP-890 part 2:
+	// the producer sends no AddPartitionsToTxn): 0, or the error code to
+	// answer with. It is asked whatever Verify's setting.
+	Add func(transactionalID string, producerID int64, epoch int16, topic string, partition int32) int16
 	// Completed is told, after the append, about every transaction marker
 	// written to a partition of this broker. The group coordinator uses it
 	// to make offsets committed inside a transaction visible (commit) or

@@ -36,6 +36,10 @@ type metadata struct {
 	Scram map[string]*cluster.ScramCredential `json:"scram,omitempty"`
 	// ACLs are the ACL bindings (acls.go), by cluster.ACLKey.
 	ACLs map[string]*cluster.ACL `json:"acls,omitempty"`
+	// Features are the finalized feature levels (features.go), and
+	// FeaturesEpoch counts their changes.
+	Features      map[string]int16 `json:"features,omitempty"`
+	FeaturesEpoch int64            `json:"features_epoch,omitempty"`
 }
 
 type topicRecord struct {
@@ -109,6 +113,7 @@ func (b *Broker) loadMetadata() error {
 			// (cluster_id.go).
 			b.meta.ClusterID = newClusterID(b)
 		}
+		b.bootstrapFeatures(true)
 		return b.saveMetadata()
 	case err != nil:
 		return fmt.Errorf("broker: reading %s: %w", metadataFile, err)

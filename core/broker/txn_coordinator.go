@@ -21,15 +21,18 @@ import (
 //	FindCoordinator key type 1 (through find_coordinator.go),
 //	InitProducerId with a transactional id (through init_producer_id.go),
 //	AddPartitionsToTxn v0-5 (v4+ batched, VerifyOnly: KIP-890 part 1),
-//	AddOffsetsToTxn v0-4, EndTxn v0-4, DescribeTransactions v0,
-//	ListTransactions v0-1, and TxnOffsetCommit v0-4 (txn_offsets.go).
+//	AddOffsetsToTxn v0-4, EndTxn v0-5, DescribeTransactions v0,
+//	ListTransactions v0-1, and TxnOffsetCommit v0-5 (txn_offsets.go).
 //
-// EndTxn v5 and TxnOffsetCommit v5+ belong to transaction version 2
-// (KIP-890 part 2), which this broker does not serve.
+// EndTxn v5, Produce v12+ (the implicit add, verify_txn.go),
+// AddPartitionsToTxn v5 from a leader and TxnOffsetCommit v5 are
+// transaction version 2 (KIP-890 part 2, core/txn tv2.go). As in Kafka
+// the coordinator follows the request's version; clients use them when
+// the transaction.version feature is finalized at 2 (features.go).
 func init() {
 	register(24, 0, 5, handleTxn) // AddPartitionsToTxn
 	register(25, 0, 4, handleTxn) // AddOffsetsToTxn
-	register(26, 0, 4, handleTxn) // EndTxn
+	register(26, 0, 5, handleTxn) // EndTxn
 	register(65, 0, 0, handleTxn) // DescribeTransactions
 	register(66, 0, 1, handleTxn) // ListTransactions
 }
@@ -72,7 +75,7 @@ func (b *Broker) initTxn(now int64) error {
 		GroupPartition:  b.groups.PartitionFor,
 		Logf:            b.cfg.Logf,
 	}, now)
-	hooks := TxnHooks{Completed: b.txnCompleted}
+	hooks := TxnHooks{Completed: b.txnCompleted, Add: b.txn.Add}
 	if s.Bool("transaction.partition.verification.enable") {
 		hooks.Verify = b.txn.Verify
 	}

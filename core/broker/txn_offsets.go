@@ -11,13 +11,16 @@ import (
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
-// TxnOffsetCommit v0-4 (KIP-98; v3 adds the member and generation,
+// TxnOffsetCommit v0-5 (KIP-98; v3 adds the member and generation,
 // KIP-447). Sent by a transactional producer to the group's coordinator
 // after AddOffsetsToTxn put the group's __consumer_offsets partition in
 // the transaction: the offsets are written there as a transactional batch
 // and become the group's committed offsets only when the commit marker
-// reaches that partition (core/group/txn.go).
-func init() { register(28, 0, 4, handleTxnOffsetCommit) }
+// reaches that partition (core/group/txn.go). v5 comes without
+// AddOffsetsToTxn (transaction version 2, KIP-890 part 2): the group
+// coordinator adds the partition to the transaction itself first, as a
+// partition leader does for a Produce v12 (verify_txn.go).
+func init() { register(28, 0, 5, handleTxnOffsetCommit) }
 
 func handleTxnOffsetCommit(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.TxnOffsetCommitRequest)
@@ -31,8 +34,49 @@ func handleTxnOffsetCommit(b *Broker, r *Request) kmsg.Response {
 		return wire.ErrorResponse(req, kerr.NotCoordinator.Code)
 	}
 	b.wrote = coordinatorWrites{}
+	if req.Version >= 5 {
+		code, held := b.addOffsetsPartition(r, req)
+		if held {
+			return nil
+		}
+		if code != 0 {
+			return wire.ErrorResponse(req, code)
+		}
+	}
 	b.groupReply(*r, b.groups.TxnOffsetCommit(b.now, req))
 	return nil
+}
+
+// addOffsetsPartition puts the group's __consumer_offsets partition in
+// the producer's transaction for a TxnOffsetCommit v5+: in-process when
+// this broker coordinates the transactional id, otherwise with
+// AddPartitionsToTxn v5 to its coordinator, holding the request until the
+// answer (held). It returns the error to answer with.
+func (b *Broker) addOffsetsPartition(r *Request, req *kmsg.TxnOffsetCommitRequest) (code int16, held bool) {
+	k := verifyKey{req.ProducerID, req.ProducerEpoch, OffsetsTopic, b.groups.PartitionFor(req.Group)}
+	if b.txn == nil {
+		return kerr.CoordinatorNotAvailable.Code, false
+	}
+	if b.cl == nil || b.coordinates(TransactionStateTopic, b.txn.PartitionFor(req.TransactionalID)) {
+		if b.txn.Ending(req.TransactionalID) && b.retryAdd(r, handleTxnOffsetCommit) {
+			return 0, true
+		}
+		return verdict(b.txn.Add(req.TransactionalID, k.pid, k.epoch, k.topic, k.partition), true), false
+	}
+	if code, ok := b.cl.verdicts[k]; ok {
+		delete(b.cl.verdicts, k)
+		return code, false
+	}
+	ask := kmsg.NewAddPartitionsToTxnRequestTransaction()
+	ask.TransactionalID, ask.ProducerID, ask.ProducerEpoch = req.TransactionalID, k.pid, k.epoch
+	ask.Topics = []kmsg.AddPartitionsToTxnRequestTransactionTopic{{Topic: k.topic, Partitions: []int32{k.partition}}}
+	again := *r
+	b.askCoordinator(ask, []verifyKey{k}, true, func() {
+		if out := handleTxnOffsetCommit(b, &again); out != nil {
+			b.reply(again, out)
+		}
+	}, func() bool { return b.retryAdd(&again, handleTxnOffsetCommit) })
+	return 0, true
 }
 
 // replayOffsets rebuilds the groups of one __consumer_offsets partition,

@@ -20,6 +20,12 @@ import (
 // cannot be reached, or has moved, is answered NOT_ENOUGH_REPLICAS, which
 // producers retry (Kafka maps coordinator errors the same way for the
 // produce path).
+//
+// A Produce v12+ (transaction version 2, KIP-890 part 2) comes without a
+// preceding AddPartitionsToTxn: the same path adds the partition instead
+// of verifying it (TxnHooks.Add in-process, AddPartitionsToTxn v5 without
+// VerifyOnly to a remote coordinator), whatever
+// transaction.partition.verification.enable says.
 
 // verifyKey names one verdict: a producer epoch's batch for a partition.
 type verifyKey struct {
@@ -29,11 +35,11 @@ type verifyKey struct {
 	partition int32
 }
 
-// needsVerification reports whether batch must be verified before it is
-// appended to p: it is transactional and opens the producer's transaction
-// on p at this epoch.
-func (b *Broker) needsVerification(p *Partition, batch record.Batch) bool {
-	if !batch.IsTransactional() || b.txnHooks.Verify == nil {
+// needsVerification reports whether batch must be verified (or, add,
+// added) before it is appended to p: it is transactional and opens the
+// producer's transaction on p at this epoch.
+func (b *Broker) needsVerification(p *Partition, batch record.Batch, add bool) bool {
+	if !batch.IsTransactional() || (!add && b.txnHooks.Verify == nil) || (add && b.txnHooks.Add == nil) {
 		return false
 	}
 	e, ok := p.producers.Get(batch.ProducerID())
@@ -46,15 +52,17 @@ func (b *Broker) needsVerification(p *Partition, batch record.Batch) bool {
 // verdicts wait in b.cl.verdicts for the second run of the request, which
 // verifyTxn consumes.
 func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
-	if b.cl == nil || req.TransactionID == nil || b.txnHooks.Verify == nil {
+	add := req.Version >= 12
+	if b.cl == nil || req.TransactionID == nil || (!add && b.txnHooks.Verify == nil) {
 		return false
 	}
 	id := *req.TransactionID
 	if b.coordinates(TransactionStateTopic, b.txn.PartitionFor(id)) {
-		return false // asked in-process by verifyTxn
+		// Asked in-process by verifyTxn, once the previous end is done.
+		return add && b.txn.Ending(id) && b.retryAdd(r, handleProduce)
 	}
 	ask := kmsg.NewAddPartitionsToTxnRequestTransaction()
-	ask.TransactionalID, ask.VerifyOnly = id, true
+	ask.TransactionalID, ask.VerifyOnly = id, !add
 	var keys []verifyKey
 	for _, rt := range req.Topics {
 		t := b.lookup(rt.Topic, rt.TopicID)
@@ -65,7 +73,7 @@ func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
 			}
 			batch := record.Batch(rp.Records)
 			k := verifyKey{batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index}
-			if _, known := b.cl.verdicts[k]; known || !b.needsVerification(p, batch) {
+			if _, known := b.cl.verdicts[k]; known || !b.needsVerification(p, batch, add) {
 				continue
 			}
 			ask.ProducerID, ask.ProducerEpoch = k.pid, k.epoch
@@ -79,18 +87,87 @@ func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
 	if len(keys) == 0 {
 		return false
 	}
-	coordinator, _, _, ok := b.internalLeader(TransactionStateTopic, b.txn.PartitionFor(id))
-	if !ok {
-		for _, k := range keys {
-			b.cl.verdicts[k] = kerr.NotEnoughReplicas.Code
+	held := *r
+	b.askCoordinator(ask, keys, add, func() {
+		if out := handleProduce(b, &held); out != nil {
+			b.reply(held, out)
 		}
+	}, func() bool { return b.retryAdd(&held, handleProduce) })
+	return true
+}
+
+// Kafka's add.partitions.to.txn.retry.backoff.ms and
+// add.partitions.to.txn.retry.backoff.max.ms: how often, and how long, a
+// leader tries again to add a partition while the producer's previous
+// transaction is still being completed.
+const (
+	addRetryBackoffMs = 20
+	addRetryMaxMs     = 100
+)
+
+// heldAdd is a request to run again at a time.
+type heldAdd struct {
+	at  int64
+	run func()
+}
+
+// retryAdd holds a Produce v12+ or TxnOffsetCommit v5+ whose implicit
+// add met the end of the producer's previous transaction (markers still
+// out: CONCURRENT_TRANSACTIONS) and runs handler on it again after
+// addRetryBackoffMs, as Kafka's leader retries the add rather than
+// bouncing the producer (whose retry may wait for a metadata refresh).
+// It reports false once addRetryMaxMs passed since the request was first
+// held: the producer then gets CONCURRENT_TRANSACTIONS.
+func (b *Broker) retryAdd(r *Request, handler func(*Broker, *Request) kmsg.Response) bool {
+	if b.cl == nil {
 		return false
 	}
-	verify := kmsg.NewPtrAddPartitionsToTxnRequest()
-	verify.SetVersion(4)
-	verify.Transactions = append(verify.Transactions, ask)
+	if r.addUntil == 0 {
+		r.addUntil = b.now + addRetryMaxMs
+	}
+	if b.now >= r.addUntil {
+		return false
+	}
 	held := *r
-	b.send(coordinator, verify, func(resp kmsg.Response) {
+	b.cl.addRetries = append(b.cl.addRetries, heldAdd{at: b.now + addRetryBackoffMs, run: func() {
+		if out := handler(b, &held); out != nil {
+			b.reply(held, out)
+		}
+	}})
+	return true
+}
+
+// runAddRetries runs the held requests whose time has come.
+func (b *Broker) runAddRetries() {
+	var due []heldAdd
+	kept := b.cl.addRetries[:0]
+	for _, h := range b.cl.addRetries {
+		if h.at <= b.now {
+			due = append(due, h)
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	clear(b.cl.addRetries[len(kept):])
+	b.cl.addRetries = kept
+	for _, h := range due {
+		h.run()
+	}
+}
+
+// askCoordinator sends one transaction's AddPartitionsToTxn (v4
+// VerifyOnly, or v5 adding them, add) to its remote coordinator for the
+// partitions keys name, stores the verdicts in b.cl.verdicts and then
+// runs rerun, the held request again, which consumes them. Verdicts left
+// over (the request failed earlier checks) are dropped after it. A
+// coordinator that cannot be reached gives NOT_ENOUGH_REPLICAS. An add
+// answered CONCURRENT_TRANSACTIONS is asked again through retry while it
+// reports true (retryAdd).
+func (b *Broker) askCoordinator(ask kmsg.AddPartitionsToTxnRequestTransaction, keys []verifyKey, add bool, rerun func(), retry func() bool) {
+	done := func(resp kmsg.Response) {
+		if ar, _ := resp.(*kmsg.AddPartitionsToTxnResponse); add && ar != nil && concurrent(ar) && retry() {
+			return
+		}
 		for _, k := range keys {
 			b.cl.verdicts[k] = kerr.NotEnoughReplicas.Code // unless answered below
 		}
@@ -99,25 +176,43 @@ func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
 				for _, t := range tx.Topics {
 					for _, p := range t.Partitions {
 						k := verifyKey{ask.ProducerID, ask.ProducerEpoch, t.Topic, p.Partition}
-						b.cl.verdicts[k] = verdict(p.ErrorCode)
+						b.cl.verdicts[k] = verdict(p.ErrorCode, add)
 					}
 				}
 			}
 		}
-		if out := handleProduce(b, &held); out != nil {
-			b.reply(held, out)
-		}
+		rerun()
 		for _, k := range keys {
-			delete(b.cl.verdicts, k) // not consumed when the batch failed earlier checks
+			delete(b.cl.verdicts, k)
 		}
-	})
-	return true
+	}
+	coordinator, _, _, ok := b.internalLeader(TransactionStateTopic, b.txn.PartitionFor(ask.TransactionalID))
+	if !ok {
+		done(nil)
+		return
+	}
+	req := kmsg.NewPtrAddPartitionsToTxnRequest()
+	req.SetVersion(4)
+	if add {
+		req.SetVersion(5)
+	}
+	req.Transactions = append(req.Transactions, ask)
+	b.send(coordinator, req, done)
 }
 
 // verdict is the produce error for the coordinator's answer about one
 // partition: coordinator errors become NOT_ENOUGH_REPLICAS, which the
-// producer retries.
-func verdict(code int16) int16 {
+// producer retries. An implicit add (add) keeps CONCURRENT_TRANSACTIONS,
+// which transaction version 2 producers retry (the previous
+// transaction's markers are still out), and answers PRODUCER_FENCED as
+// INVALID_PRODUCER_EPOCH, the Produce API's code for a stale epoch.
+func verdict(code int16, add bool) int16 {
+	switch {
+	case add && code == kerr.ConcurrentTransactions.Code:
+		return code
+	case add && code == kerr.ProducerFenced.Code:
+		return kerr.InvalidProducerEpoch.Code
+	}
 	switch code {
 	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code,
 		kerr.ConcurrentTransactions.Code, kerr.RequestTimedOut.Code:
@@ -136,4 +231,20 @@ func (b *Broker) remoteVerdict(p *Partition, batch record.Batch) (int16, bool) {
 	code, ok := b.cl.verdicts[k]
 	delete(b.cl.verdicts, k)
 	return code, ok
+}
+
+// concurrent reports whether a coordinator answered an add with
+// CONCURRENT_TRANSACTIONS: the producer's previous transaction is still
+// being completed.
+func concurrent(ar *kmsg.AddPartitionsToTxnResponse) bool {
+	for _, tx := range ar.Transactions {
+		for _, t := range tx.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode == kerr.ConcurrentTransactions.Code {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

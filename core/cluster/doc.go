@@ -15,7 +15,8 @@
 //     PartitionChange, ConfigRecord, ProducerIDsBlock and
 //     ClientQuotaRecord (KIP-546), and the security records:
 //     UserScramCredentialRecord and its removal (scram.go, KIP-554),
-//     AccessControlEntryRecord and its removal (acl.go, KIP-11);
+//     AccessControlEntryRecord and its removal (acl.go, KIP-11),
+//     FeatureLevelRecord (features.go, KIP-584);
 //     RegisterBroker carries every listener's endpoint (endpoint.go). A
 //     Batch of them
 //     is one raft entry, encoded as JSON behind a magic byte.
@@ -34,8 +35,8 @@
 //     (KIP-631), AlterPartition (KIP-497), CreateTopics, CreatePartitions
 //     (KIP-195), DeleteTopics, AllocateProducerIds (KIP-730),
 //     IncrementalAlterConfigs and AlterConfigs (checked by config.Alter),
-//     ElectLeaders (ElectLeaders, elect_leaders.go) and AlterClientQuotas
-//     as kmsg requests; fences brokers whose
+//     ElectLeaders (ElectLeaders, elect_leaders.go), AlterClientQuotas
+//     and UpdateFeatures as kmsg requests; fences brokers whose
 //     session expired; and re-elects leaders (Elect, election.go). It
 //     decides from the committed image, so a request about a topic that a
 //     batch in flight creates, grows or deletes waits for that batch.

@@ -87,6 +87,8 @@ type Image struct {
 	Scram map[string]*ScramCredential `json:"scram,omitempty"`
 	// ACLs are the ACL bindings by ACLKey (acl.go).
 	ACLs map[string]*ACL `json:"acls,omitempty"`
+	// Features are the finalized feature levels (features.go).
+	Features map[string]int16 `json:"features,omitempty"`
 }
 
 // NewImage returns the empty image.
@@ -125,6 +127,7 @@ func (im *Image) Clone() *Image {
 		c.Topics[name] = t
 	}
 	c.Defaults = maps.Clone(im.Defaults)
+	c.Features = maps.Clone(im.Features)
 	if im.Quotas != nil {
 		c.Quotas = im.Quotas.Clone()
 	}
@@ -386,6 +389,14 @@ func (im *Image) applyRecord(index uint64, r *Record) ([]PartitionDelta, error) 
 			im.ACLs = map[string]*ACL{}
 		}
 		ApplyACL(im.ACLs, r)
+	case r.FeatureLevel != nil:
+		if _, ok := supported(r.FeatureLevel.Name); !ok {
+			return nil, fmt.Errorf("%w: unknown feature %q", ErrInvalid, r.FeatureLevel.Name)
+		}
+		if im.Features == nil {
+			im.Features = map[string]int16{}
+		}
+		ApplyFeature(im.Features, r.FeatureLevel)
 	default:
 		return nil, fmt.Errorf("%w: empty record", ErrInvalid)
 	}

@@ -209,6 +209,8 @@ type Record struct {
 	// ACL and RemoveACL are the ACL records (acl.go).
 	ACL       *ACL       `json:"acl,omitempty"`
 	RemoveACL *RemoveACL `json:"remove_acl,omitempty"`
+	// FeatureLevel finalizes a feature's level (features.go).
+	FeatureLevel *FeatureLevelRecord `json:"feature_level,omitempty"`
 }
 
 // Count is how many of the record's kinds are set; a valid record has one.
@@ -217,7 +219,7 @@ func (r *Record) Count() int {
 	for _, set := range []bool{r.ClusterID != nil, r.RegisterBroker != nil, r.FenceBroker != nil,
 		r.UnfenceBroker != nil, r.UnregisterBroker != nil, r.Topic != nil, r.RemoveTopic != nil,
 		r.Partition != nil, r.PartitionChange != nil, r.Config != nil, r.ProducerIDs != nil, r.ClientQuota != nil,
-		r.ScramCredential != nil, r.RemoveScram != nil, r.ACL != nil, r.RemoveACL != nil} {
+		r.ScramCredential != nil, r.RemoveScram != nil, r.ACL != nil, r.RemoveACL != nil, r.FeatureLevel != nil} {
 		if set {
 			n++
 		}

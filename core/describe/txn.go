@@ -61,6 +61,9 @@ func describeTxn(msg any) (string, bool) {
 	case *kmsg.AddOffsetsToTxnResponse:
 		return "AddOffsetsToTxn " + ErrorName(m.ErrorCode), true
 	case *kmsg.EndTxnResponse:
+		if m.Version >= 5 && m.ProducerID >= 0 { // the bumped epoch (KIP-890 part 2)
+			return fmt.Sprintf("EndTxn %s pid=%d epoch=%d", ErrorName(m.ErrorCode), m.ProducerID, m.ProducerEpoch), true
+		}
 		return "EndTxn " + ErrorName(m.ErrorCode), true
 	case *kmsg.WriteTxnMarkersResponse:
 		var parts []string

@@ -26,7 +26,7 @@ var usages = []Usage{
 	{"reassign", "reassign TOPIC-P replicas=bN,bM,... | reassign TOPIC-P cancel", "move a partition to other brokers, or cancel the move in progress (AlterPartitionReassignments)"},
 	{"delete-topic", "delete-topic TOPIC", "delete a topic and its logs (DeleteTopics)"},
 	{"quota", "quota user=U|client-id=C|ip=A ... KEY=N|remove ...", "set or remove client quotas (AlterClientQuotas; <default> names the default entity; a client's client-id is its name): producer_byte_rate, consumer_byte_rate, controller_mutation_rate, ..."},
-	{"producer", "producer NAME [idempotent] [acks=all|1|0] [retries=N] [batch.size=BYTES] | producer NAME transactional.id=ID [timeout=D]", "a simulated producer, plain, idempotent or transactional"},
+	{"producer", "producer NAME [idempotent] [acks=all|1|0] [retries=N] [batch.size=BYTES] | producer NAME transactional.id=ID [timeout=D] [tv=2]", "a simulated producer, plain, idempotent or transactional (tv=2: transaction version 2, KIP-890 part 2: the epoch goes up at every commit or abort)"},
 	{"produce", "produce PRODUCER TOPIC [key=K] value=V|tombstone [partition=N] [count=N [interval=D]]", "send records (Produce); with neither key nor partition, to the sticky partition; tombstone sends a null value"},
 	{"consumer", "consumer NAME [read_committed]", "a simulated consumer"},
 	{"fetch", "fetch CONSUMER TOPIC-P [offset=N] [wait=MS]", "read records (Fetch)"},

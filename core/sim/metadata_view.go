@@ -98,6 +98,8 @@ func describeMetadataRecord(r cluster.Record, index uint64) string {
 	case r.ProducerIDs != nil:
 		p := r.ProducerIDs
 		return fmt.Sprintf("ProducerIdsRecord b%d ids %d..%d", p.BrokerID, p.Start, p.Start+int64(p.Len)-1)
+	case r.FeatureLevel != nil:
+		return fmt.Sprintf("FeatureLevelRecord %s=%d", r.FeatureLevel.Name, r.FeatureLevel.Level)
 	}
 	return "(empty record)"
 }

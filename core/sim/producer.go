@@ -247,6 +247,9 @@ func (p *producer) sendProduce(w *World, topic string, part int32, batch []byte,
 	req.Acks, req.TimeoutMillis = p.acks, 30000
 	if p.txn != nil {
 		req.TransactionID = &p.txn.id
+		if p.txn.tv2 {
+			req.SetVersion(12) // the leader adds the partition (KIP-890 part 2)
+		}
 	}
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic = topic

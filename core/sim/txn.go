@@ -24,6 +24,13 @@ import (
 //   - commitTransaction / abortTransaction: EndTxn once every send and
 //     offset commit is answered.
 //
+// With tv=2 it runs transaction version 2 (KIP-890 part 2), as a client
+// does once the broker finalizes transaction.version=2: no
+// AddPartitionsToTxn (Produce v12 adds the partition at its leader), no
+// AddOffsetsToTxn (TxnOffsetCommit v5 adds the group's partition), and
+// EndTxn v5, whose answer carries the bumped epoch the next transaction
+// uses (its sequences start again at 0).
+//
 // When a coordinator answers NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE,
 // or does not answer at all, the client looks it up again after
 // retry.backoff.ms and sends the request there (the coordinator moved
@@ -40,6 +47,7 @@ type txnClient struct {
 	end       *bool // commit (true) or abort (false) asked for
 	ending    bool  // EndTxn in flight
 	fenced    bool  // fatal: another instance took over
+	tv2       bool  // transaction version 2 (KIP-890 part 2)
 	abortable bool  // a send failed: the transaction can only abort
 	// While the coordinator is looked up again: when to send
 	// FindCoordinator, and what to send once it is found.
@@ -69,9 +77,9 @@ type txnOffsets struct {
 	findAt  int64            // when to send a FindCoordinator that waits for a backoff
 }
 
-func newTxnProducer(w *World, name, to, id string, timeoutMs int32) *producer {
+func newTxnProducer(w *World, name, to, id string, timeoutMs int32, tv2 bool) *producer {
 	p := blankProducer(to, -1, 5, true)
-	p.txn = &txnClient{id: id, timeoutMs: timeoutMs, added: map[string]bool{}, adding: map[string]bool{}, groupCo: map[string]string{}}
+	p.txn = &txnClient{id: id, timeoutMs: timeoutMs, added: map[string]bool{}, adding: map[string]bool{}, groupCo: map[string]string{}, tv2: tv2}
 	p.init(w, name)
 	p.txn.then = []func(*World){func(w *World) { p.txn.initProducerID(w, p) }}
 	p.txn.findCoordinator(w, p)
@@ -166,7 +174,8 @@ func (t *txnClient) initProducerID(w *World, p *producer) {
 // partition is not in the transaction yet it asks the coordinator.
 func (t *txnClient) ready(w *World, p *producer, topic string, part int32) bool {
 	tp := fmt.Sprintf("%s-%d", topic, part)
-	if t.added[tp] {
+	if t.added[tp] || (t.tv2 && !t.fenced) {
+		t.added[tp] = true // TV2: the Produce v12 adds it
 		return true
 	}
 	if t.fenced {
@@ -303,6 +312,11 @@ func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.R
 			t.fail(w, p, "EndTxn", r.ErrorCode)
 			return true
 		}
+		if t.tv2 && r.ProducerID >= 0 {
+			p.pid, p.epoch, p.seqs = r.ProducerID, r.ProducerEpoch, map[string]int32{}
+			w.notef(p.name, "note", "transaction %s; the next one runs at pid=%d epoch=%d", verb, p.pid, p.epoch)
+			return true
+		}
 		w.notef(p.name, "note", "transaction %s", verb)
 	default:
 		return false
@@ -354,6 +368,9 @@ func (t *txnClient) sendEnd(w *World, p *producer) {
 	t.ending = true
 	req := kmsg.NewPtrEndTxnRequest()
 	req.SetVersion(3)
+	if t.tv2 {
+		req.SetVersion(5)
+	}
 	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = t.id, p.pid, p.epoch, *t.end
 	t.toCoordinator(w, p, req, func(w *World) { t.sendEnd(w, p) }) // a retry of a done decision is answered NONE
 }
@@ -361,6 +378,15 @@ func (t *txnClient) sendEnd(w *World, p *producer) {
 // addOffsets asks the coordinator to put the group's __consumer_offsets
 // partition in the transaction (AddOffsetsToTxn).
 func (t *txnClient) addOffsets(w *World, p *producer) {
+	if t.tv2 { // TxnOffsetCommit v5 adds the partition itself
+		if _, ok := t.groupCo[t.offsets.group]; ok {
+			t.offsets.stage = 2
+			t.txnOffsetCommit(w, p)
+			return
+		}
+		t.findGroupCoordinator(w, p, 0)
+		return
+	}
 	req := kmsg.NewPtrAddOffsetsToTxnRequest()
 	req.SetVersion(2)
 	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group = t.id, p.pid, p.epoch, t.offsets.group
@@ -385,6 +411,9 @@ func (t *txnClient) txnOffsetCommit(w *World, p *producer) {
 	o := t.offsets
 	req := kmsg.NewPtrTxnOffsetCommitRequest()
 	req.SetVersion(3)
+	if t.tv2 {
+		req.SetVersion(5)
+	}
 	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = t.id, o.group, p.pid, p.epoch
 	req.Generation = -1
 	tps := make([]string, 0, len(o.offsets))

@@ -35,3 +35,12 @@ var threeBrokers = txnShape{
 // (TXNSIM_CLUSTER_SEED=N replays one seed, TXNSIM_CLUSTER_SEEDS=N runs
 // seeds 1..N).
 func TestTransactionsClusterRandom(t *testing.T) { runTxnSims(t, "TXNSIM_CLUSTER", 20, threeBrokers) }
+
+// TestTransactionsClusterRandomTV2 is TestTransactionsClusterRandom with
+// producers of transaction version 2: the partition leaders add the
+// partitions with AddPartitionsToTxn v5 to remote coordinators.
+func TestTransactionsClusterRandomTV2(t *testing.T) {
+	shape := threeBrokers
+	shape.producer = " tv=2"
+	runTxnSims(t, "TXNSIM_CLUSTER_TV2", 20, shape)
+}

@@ -100,6 +100,9 @@ type txnShape struct {
 	// partition leaders one by one, and read_committed may see one
 	// partition's commit before another's (as in Kafka).
 	settled bool
+	// producer is appended to the producer command: " tv=2" runs
+	// transaction version 2 (KIP-890 part 2).
+	producer string
 }
 
 var singleBroker = txnShape{
@@ -175,7 +178,7 @@ func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
 		}
 	}
 	prod, instances := "p0", 0
-	exec("producer p0 transactional.id=app timeout=60s")
+	exec("producer p0 transactional.id=app timeout=60s" + shape.producer)
 	txnOf := map[string]int{} // value → the transaction (as the client began it) that wrote it
 	txn, n := 0, 0
 	var trace []string
@@ -210,7 +213,7 @@ func runTxnSim(t *testing.T, seed uint64, shape txnShape) (st txnSimStats) {
 			if p, ok := w.clients[prod].(*producer); ok && p.txn.fenced {
 				instances++
 				prod = fmt.Sprintf("p%d", instances)
-				cmd = "producer " + prod + " transactional.id=app timeout=60s"
+				cmd = "producer " + prod + " transactional.id=app timeout=60s" + shape.producer
 			} else {
 				cmd = "advance 1s"
 			}
@@ -414,4 +417,13 @@ func flippedOn(w *World, n *Node, tp string) bool {
 		}
 	}
 	return false
+}
+
+// TestTransactionsRandomTV2 is TestTransactionsRandom with producers of
+// transaction version 2 (KIP-890 part 2: implicit adds, an epoch bump at
+// every end), TXNSIM_TV2_SEED=N replaying one seed.
+func TestTransactionsRandomTV2(t *testing.T) {
+	shape := singleBroker
+	shape.producer = " tv=2"
+	runTxnSims(t, "TXNSIM_TV2", 40, shape)
 }

@@ -18,7 +18,8 @@ func init() {
 }
 
 // newTxnProducerCmd: producer NAME transactional.id=ID [timeout=60s]
-// starts a transactional producer (initTransactions).
+// [tv=2] starts a transactional producer (initTransactions); tv=2 runs
+// transaction version 2 (txn.go).
 func newTxnProducerCmd(w *World, c command, name, to, id string) error {
 	timeout := int64(60000)
 	if v, ok := c.kv["timeout"]; ok {
@@ -27,7 +28,14 @@ func newTxnProducerCmd(w *World, c command, name, to, id string) error {
 			return err
 		}
 	}
-	w.clients[name] = newTxnProducer(w, name, to, id, int32(timeout))
+	tv, err := c.int("tv", 1)
+	if err != nil {
+		return err
+	}
+	if tv < 0 || tv > 2 {
+		return fmt.Errorf("producer: tv must be 0, 1 or 2")
+	}
+	w.clients[name] = newTxnProducer(w, name, to, id, int32(timeout), tv == 2)
 	return nil
 }
 
@@ -56,7 +64,11 @@ func cmdBegin(w *World, c command) error {
 		return fmt.Errorf("begin: %s already has a transaction open", p.name)
 	}
 	p.txn.begun = true
-	w.notef(p.name, "note", "beginTransaction: local only, the coordinator hears of it with the first AddPartitionsToTxn")
+	first := "AddPartitionsToTxn"
+	if p.txn.tv2 {
+		first = "Produce (v12)"
+	}
+	w.notef(p.name, "note", "beginTransaction: local only, the coordinator hears of it with the first %s", first)
 	return nil
 }
 

@@ -264,6 +264,12 @@ func (c *Coordinator) complete(m *Metadata) {
 		next.State = CompleteAbort
 	}
 	next.Partitions = nil // Kafka keeps the start timestamp, drops the partitions
+	if m.NextProducerID >= 0 {
+		// A TV2 end at the last epoch: the producer moves to the id
+		// allocated at the prepare, at epoch 0 (KIP-890 part 2).
+		next.PrevProducerID, next.ProducerID, next.ProducerEpoch = m.ProducerID, m.NextProducerID, 0
+		next.NextProducerID = -1
+	}
 	if c.write(next) != nil {
 		m.retryAt = c.now + markerRetryBackoffMs
 	}
@@ -275,6 +281,12 @@ func (c *Coordinator) sendMarkers(m *Metadata) {
 	req.SetVersion(1)
 	mk := kmsg.NewWriteTxnMarkersRequestMarker()
 	mk.ProducerID, mk.ProducerEpoch = m.ProducerID, m.ProducerEpoch
+	if m.ClientTV >= 2 {
+		// The marker carries the bumped epoch, which the partition
+		// must see above its producer's (KIP-890 part 2, KIP-1228).
+		req.SetVersion(2)
+		mk.TransactionVersion = int8(m.ClientTV)
+	}
 	mk.Committed = m.State == PrepareCommit
 	mk.CoordinatorEpoch = c.cfg.CoordinatorEpoch(c.PartitionFor(m.TransactionalID))
 	for _, tp := range m.pending {
@@ -394,6 +406,38 @@ func (c *Coordinator) prepare(next *Metadata, to State) int16 {
 		return kerr.CoordinatorNotAvailable.Code
 	}
 	return 0
+}
+
+// prepareV2 writes the decision of a transaction version 2 end
+// (Kafka's prepareAbortOrCommit with an epoch bump, KIP-890 part 2): the
+// epoch goes up by one, so the markers fence every batch of the ending
+// transaction's epoch, and a producer at the last epoch is handed a new
+// producer id, which Complete switches to. It returns the error code and
+// the id and epoch the producer continues with.
+func (c *Coordinator) prepareV2(m *Metadata, to State) (int16, int64, int16) {
+	next := m.clone()
+	next.ClientTV = 2
+	next.LastProducerEpoch, next.ProducerEpoch = m.ProducerEpoch, m.ProducerEpoch+1
+	if next.State != Ongoing {
+		// An empty abort (TV2 allows it): the transaction starts now.
+		next.Partitions, next.StartTimestamp = nil, c.now
+	}
+	pid := m.ProducerID
+	if m.ProducerEpoch >= maxEpoch {
+		var err error
+		if pid, err = c.cfg.ProducerIDs(); err != nil {
+			return kerr.CoordinatorNotAvailable.Code, -1, -1
+		}
+		c.cfg.Logf("%s: epoch of producer %d exhausted: producer id %d follows this transaction", m.TransactionalID, m.ProducerID, pid)
+	}
+	epoch := next.ProducerEpoch
+	if pid != m.ProducerID {
+		next.NextProducerID, epoch = pid, 0
+	}
+	if code := c.prepare(next, to); code != 0 {
+		return code, -1, -1
+	}
+	return 0, pid, epoch
 }
 
 // maxEpoch is the largest epoch handed out before the producer id is

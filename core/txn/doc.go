@@ -36,12 +36,21 @@
 // The epoch rules follow KIP-360 (an InitProducerId that names its current
 // producer id and epoch bumps the epoch instead of failing) and KIP-588
 // (PRODUCER_FENCED from the coordinator; older request versions get
-// INVALID_PRODUCER_EPOCH). Transaction version 2 (KIP-890 part 2: the
-// implicit partition add and the epoch bump at every EndTxn) is not
-// served: no client uses it unless the broker advertises the
-// transaction.version feature, which Gregor does not. KIP-890 part 1
-// (the leader verifies a transactional produce with the coordinator) is
-// served by Verify and by AddPartitionsToTxn v4+ with VerifyOnly.
+// INVALID_PRODUCER_EPOCH). KIP-890 part 1 (the leader verifies a
+// transactional produce with the coordinator) is served by Verify and by
+// AddPartitionsToTxn v4+ with VerifyOnly.
+//
+// Transaction version 2 (KIP-890 part 2, tv2.go), which clients use when
+// the transaction.version feature is finalized at 2: a partition joins
+// the transaction when its leader appends the first batch of a Produce
+// v12 (Add, or AddPartitionsToTxn v5 from a remote leader), the group's
+// partition when its coordinator takes a TxnOffsetCommit v5, and every
+// EndTxn v5 bumps the epoch at the Prepare (the markers carry the new
+// epoch, WriteTxnMarkers v2) and answers it; at the last epoch the
+// producer moves to a new producer id (NextProducerID, switched to at
+// Complete). A transaction of version 2 is written with value v1 and its
+// tagged fields (ClientTransactionVersion, PreviousProducerId,
+// NextProducerId); one of version 0/1 exactly as before.
 //
 // # Invariants
 //
@@ -63,6 +72,10 @@
 //     CONCURRENT_TRANSACTIONS until then.
 //   - A transactional id's producer epoch never goes down, and a producer
 //     id changes only when the epoch is exhausted.
+//   - Under transaction version 2 no two transactions of a transactional
+//     id share an epoch: the end of one is at a higher epoch than all of
+//     its batches, so a batch or marker of an ended transaction is
+//     refused by every partition and the coordinator.
 //   - Replaying the records of a partition in order into a fresh
 //     Coordinator gives the transactions the live one had after its last
 //     durable write.

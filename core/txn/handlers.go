@@ -22,12 +22,16 @@ func (c *Coordinator) Handle(now int64, req kmsg.Request) kmsg.Response {
 	case *kmsg.AddOffsetsToTxnRequest:
 		resp := r.ResponseKind().(*kmsg.AddOffsetsToTxnResponse)
 		tp := TopicPartition{OffsetsTopic, c.cfg.GroupPartition(r.Group)}
-		resp.ErrorCode = fenced(c.add(r.TransactionalID, r.ProducerID, r.ProducerEpoch, []TopicPartition{tp}), r.Version < 2)
+		resp.ErrorCode = fenced(c.add(r.TransactionalID, r.ProducerID, r.ProducerEpoch, []TopicPartition{tp}, 0), r.Version < 2)
 		return resp
 	case *kmsg.EndTxnRequest:
 		resp := r.ResponseKind().(*kmsg.EndTxnResponse)
-		resp.ErrorCode = fenced(c.endTxn(r), r.Version < 2)
 		resp.ProducerID, resp.ProducerEpoch = -1, -1
+		if r.Version >= 5 {
+			resp.ErrorCode, resp.ProducerID, resp.ProducerEpoch = c.endTxnV2(r)
+			return resp
+		}
+		resp.ErrorCode = fenced(c.endTxn(r), r.Version < 2)
 		return resp
 	case *kmsg.DescribeTransactionsRequest:
 		return c.describeTransactions(r)
@@ -72,7 +76,8 @@ func (c *Coordinator) initProducerID(req *kmsg.InitProducerIDRequest) kmsg.Respo
 			c.cfg.Logf("%s: allocating a producer id: %v", id, err)
 			return fail(kerr.CoordinatorNotAvailable.Code)
 		}
-		m = &Metadata{TransactionalID: id, ProducerID: pid, ProducerEpoch: -1, LastProducerEpoch: -1, State: Empty, StartTimestamp: -1}
+		m = &Metadata{TransactionalID: id, ProducerID: pid, ProducerEpoch: -1, LastProducerEpoch: -1, State: Empty, StartTimestamp: -1,
+			PrevProducerID: -1, NextProducerID: -1}
 	}
 	// KIP-360: a producer that names its id and epoch is re-initialising
 	// after an error; it must still be the current instance.
@@ -139,13 +144,15 @@ func (c *Coordinator) check(id string, pid int64, epoch int16) (*Metadata, int16
 
 // add puts partitions in the producer's transaction (Kafka's
 // handleAddPartitionsToTransaction): the first one starts it (Ongoing,
-// and the timeout clock), partitions already in it change nothing.
-func (c *Coordinator) add(id string, pid int64, epoch int16, tps []TopicPartition) int16 {
+// and the timeout clock), partitions already in it change nothing. tv is
+// the transaction version of the request: 2 for an implicit add (KIP-890
+// part 2), which the transaction then keeps.
+func (c *Coordinator) add(id string, pid int64, epoch int16, tps []TopicPartition, tv int16) int16 {
 	m, code := c.check(id, pid, epoch)
 	if code != 0 {
 		return code
 	}
-	if m.State == Ongoing {
+	if m.State == Ongoing && m.ClientTV >= tv {
 		missing := false
 		for _, tp := range tps {
 			missing = missing || !m.has(tp)
@@ -156,9 +163,9 @@ func (c *Coordinator) add(id string, pid int64, epoch int16, tps []TopicPartitio
 	}
 	next := m.clone()
 	if m.State != Ongoing {
-		next.Partitions, next.StartTimestamp = nil, c.now
+		next.Partitions, next.StartTimestamp, next.ClientTV = nil, c.now, 0
 	}
-	next.State = Ongoing
+	next.State, next.ClientTV = Ongoing, max(next.ClientTV, tv)
 	next.add(tps)
 	if err := c.write(next); err != nil {
 		return kerr.CoordinatorNotAvailable.Code
@@ -168,11 +175,13 @@ func (c *Coordinator) add(id string, pid int64, epoch int16, tps []TopicPartitio
 
 // AddPartitionsToTxn v0-5: v0-3 from producers; v4+ batches several
 // transactions and is sent by partition leaders, VerifyOnly asking
-// whether the partitions are already in the transaction (KIP-890 part 1).
+// whether the partitions are already in the transaction (KIP-890 part 1);
+// v5 without VerifyOnly adds them for a Produce v12+, under transaction
+// version 2 (KIP-890 part 2).
 func (c *Coordinator) addPartitionsToTxn(req *kmsg.AddPartitionsToTxnRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.AddPartitionsToTxnResponse)
 	if req.Version < 4 {
-		rs := c.addOne(req.TransactionalID, req.ProducerID, req.ProducerEpoch, false, convertTopics(req.Topics))
+		rs := c.addOne(req.TransactionalID, req.ProducerID, req.ProducerEpoch, false, 0, convertTopics(req.Topics))
 		for _, t := range rs {
 			rt := kmsg.NewAddPartitionsToTxnResponseTopic()
 			rt.Topic = t.Topic
@@ -192,7 +201,11 @@ func (c *Coordinator) addPartitionsToTxn(req *kmsg.AddPartitionsToTxnRequest) km
 		}
 		rt := kmsg.NewAddPartitionsToTxnResponseTransaction()
 		rt.TransactionalID = tx.TransactionalID
-		rt.Topics = c.addOne(tx.TransactionalID, tx.ProducerID, tx.ProducerEpoch, tx.VerifyOnly, convertTopics(topics))
+		tv := int16(0)
+		if req.Version >= 5 {
+			tv = 2 // a leader adding for a Produce v12+ (KIP-890 part 2)
+		}
+		rt.Topics = c.addOne(tx.TransactionalID, tx.ProducerID, tx.ProducerEpoch, tx.VerifyOnly, tv, convertTopics(topics))
 		resp.Transactions = append(resp.Transactions, rt)
 	}
 	return resp
@@ -212,7 +225,7 @@ func convertTopics(ts []kmsg.AddPartitionsToTxnRequestTopic) []TopicPartition {
 // answers per partition. An unknown partition gets
 // UNKNOWN_TOPIC_OR_PARTITION and the others OPERATION_NOT_ATTEMPTED, as
 // Kafka's KafkaApis answers before it asks the coordinator.
-func (c *Coordinator) addOne(id string, pid int64, epoch int16, verifyOnly bool, tps []TopicPartition) []kmsg.AddPartitionsToTxnResponseTransactionTopic {
+func (c *Coordinator) addOne(id string, pid int64, epoch int16, verifyOnly bool, tv int16, tps []TopicPartition) []kmsg.AddPartitionsToTxnResponseTransactionTopic {
 	codes := make([]int16, len(tps))
 	unknown := false
 	for i, tp := range tps {
@@ -232,7 +245,7 @@ func (c *Coordinator) addOne(id string, pid int64, epoch int16, verifyOnly bool,
 			codes[i] = c.Verify(id, pid, epoch, tp.Topic, tp.Partition)
 		}
 	default:
-		code := c.add(id, pid, epoch, tps)
+		code := c.add(id, pid, epoch, tps, tv)
 		for i := range codes {
 			codes[i] = code
 		}
@@ -267,6 +280,23 @@ func (c *Coordinator) Verify(id string, pid int64, epoch int16, topic string, pa
 		return kerr.InvalidTxnState.Code
 	}
 	return 0
+}
+
+// Add puts one partition in a producer's transaction for its leader,
+// which appends the producer's first batch of a Produce v12+ there
+// (KIP-890 part 2: the producer sends no AddPartitionsToTxn), or for the
+// group coordinator of a TxnOffsetCommit v5+. The transaction becomes one
+// of transaction version 2.
+func (c *Coordinator) Add(id string, pid int64, epoch int16, topic string, partition int32) int16 {
+	return c.add(id, pid, epoch, []TopicPartition{{topic, partition}}, 2)
+}
+
+// Ending reports whether the transactional id's last transaction is
+// decided and its markers are still out: an add now would be answered
+// CONCURRENT_TRANSACTIONS.
+func (c *Coordinator) Ending(id string) bool {
+	m := c.txns[id]
+	return m != nil && (m.decided() || m.State == PrepareEpochFence)
 }
 
 // endTxn decides (Kafka's handleEndTransaction, transaction version 1):

@@ -95,6 +95,19 @@ type Metadata struct {
 	// transaction, -1 when none runs.
 	StartTimestamp      int64
 	LastUpdateTimestamp int64
+	// ClientTV is the transaction version the producer runs this
+	// transaction under (Kafka's clientTransactionVersion): 2 once a
+	// request of KIP-890 part 2 (Produce v12's implicit add,
+	// TxnOffsetCommit v5, EndTxn v5) touched it, which makes every end
+	// bump the epoch; 0 otherwise.
+	ClientTV int16
+	// PrevProducerID is the producer id before the last epoch overflow
+	// (a TV2 end at the last epoch moves to NextProducerID), so a retry
+	// of that EndTxn is recognised; -1 when none.
+	PrevProducerID int64
+	// NextProducerID is the id a TV2 transaction ending at the last epoch
+	// moves to once complete; -1 when none.
+	NextProducerID int64
 
 	// pending lists the partitions still waiting for their marker while
 	// the transaction is in a Prepare state.
@@ -142,7 +155,11 @@ func (m *Metadata) Describe() string {
 	for i, tp := range m.Partitions {
 		parts[i] = tp.String()
 	}
-	return fmt.Sprintf("%s pid=%d epoch=%d timeout=%dms partitions=[%s]", m.State, m.ProducerID, m.ProducerEpoch, m.TimeoutMs, strings.Join(parts, " "))
+	tv := ""
+	if m.ClientTV >= 2 {
+		tv = " tv=2"
+	}
+	return fmt.Sprintf("%s pid=%d epoch=%d timeout=%dms partitions=[%s]%s", m.State, m.ProducerID, m.ProducerEpoch, m.TimeoutMs, strings.Join(parts, " "), tv)
 }
 
 // PartitionFor is the __transaction_state partition of a transactional id
@@ -152,11 +169,13 @@ func PartitionFor(transactionalID string, n int32) int32 {
 	return group.PartitionFor(transactionalID, n)
 }
 
-// Record versions written: Kafka 3.x writes key v0 and value v0; value v1
-// (Kafka 4.0, flexible with tagged fields) is read too.
+// Record versions written: key v0 and value v0 as Kafka 3.x writes them;
+// value v1 (Kafka 4.0, flexible, with the tagged fields of KIP-890 part
+// 2) for a transaction of transaction version 2, and read for any.
 const (
-	KeyVersion   int16 = 0
-	ValueVersion int16 = 0
+	KeyVersion     int16 = 0
+	ValueVersion   int16 = 0
+	ValueVersionV2 int16 = 1
 )
 
 // ErrBadRecord is returned for a __transaction_state record that does
@@ -174,6 +193,11 @@ func EncodeKey(transactionalID string) []byte {
 func EncodeValue(m *Metadata) []byte {
 	v := kmsg.NewTxnMetadataValue()
 	v.Version = ValueVersion
+	if m.ClientTV >= 2 {
+		v.Version = ValueVersionV2
+		v.ClientTransactionVersion = m.ClientTV
+		v.PreviousProducerID, v.NextProducerID = m.PrevProducerID, m.NextProducerID
+	}
 	v.ProducerID, v.ProducerEpoch, v.TimeoutMillis = m.ProducerID, m.ProducerEpoch, m.TimeoutMs
 	v.State = kmsg.TransactionState(m.State)
 	v.LastUpdateTimestamp, v.StartTimestamp = m.LastUpdateTimestamp, m.StartTimestamp
@@ -213,6 +237,10 @@ func Decode(key, value []byte) (string, *Metadata, error) {
 		TransactionalID: k.TransactionalID, ProducerID: v.ProducerID, ProducerEpoch: v.ProducerEpoch,
 		LastProducerEpoch: -1, TimeoutMs: v.TimeoutMillis, State: State(v.State),
 		StartTimestamp: v.StartTimestamp, LastUpdateTimestamp: v.LastUpdateTimestamp,
+		ClientTV: v.ClientTransactionVersion, PrevProducerID: -1, NextProducerID: -1,
+	}
+	if v.Version >= 1 {
+		m.PrevProducerID, m.NextProducerID = v.PreviousProducerID, v.NextProducerID
 	}
 	for _, t := range v.Topics {
 		for _, p := range t.Partitions {

@@ -40,24 +40,10 @@ func TestClusterUpgradeFromOldDataDirs(t *testing.T) {
 		}
 	}
 	for i, b := range bs {
-		path := filepath.Join(b.DataDir, "gregor-metadata.json")
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
-		if m["format"] == nil {
-			t.Fatalf("%s has no format field: the test would not make it older", path)
-		}
-		delete(m, "format")
-		m["cluster_id"] = fmt.Sprintf("drawnByBroker%d", i+1)
-		raw, _ = json.Marshal(m)
-		if err := os.WriteFile(path, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		editMetadata(t, b, "format", func(m map[string]any) {
+			delete(m, "format")
+			m["cluster_id"] = fmt.Sprintf("drawnByBroker%d", i+1)
+		})
 	}
 	for _, b := range bs {
 		b.Restart()
@@ -112,4 +98,28 @@ func describeClusterID(t *testing.T, bs []*Broker) string {
 		return id
 	}
 	return ""
+}
+
+// editMetadata makes a stopped broker's gregor-metadata.json look older:
+// edit changes it as JSON; it must hold field, which an older Gregor did
+// not write, or the test would prove nothing.
+func editMetadata(t *testing.T, b *Broker, field string, edit func(map[string]any)) {
+	t.Helper()
+	path := filepath.Join(b.DataDir, "gregor-metadata.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m[field] == nil {
+		t.Fatalf("%s has no %s: the test would not make it older", path, field)
+	}
+	edit(m)
+	raw, _ = json.Marshal(m)
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

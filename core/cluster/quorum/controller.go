@@ -72,7 +72,12 @@ func (c *controller) activate() {
 			}
 			c.proposedID = id.String()
 		}
-		c.propose([]cluster.Record{{ClusterID: &cluster.ClusterIDRecord{ID: c.proposedID}}}, nil, nil)
+		// A new cluster gets the release's feature levels with its id.
+		recs := []cluster.Record{{ClusterID: &cluster.ClusterIDRecord{ID: c.proposedID}}}
+		recs = append(recs, cluster.BootstrapFeatures(c.n.image.Features, true, c.n.cfg.Features)...)
+		c.propose(recs, nil, nil)
+	} else if recs := cluster.BootstrapFeatures(c.n.image.Features, false, nil); len(recs) > 0 {
+		c.propose(recs, nil, nil) // a log from before features
 	}
 	var creds []cluster.Record
 	for _, cred := range c.n.cfg.BootstrapScram {

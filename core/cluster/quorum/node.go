@@ -60,6 +60,10 @@ type Config struct {
 	// (kafka-storage format's --add-scram): the first admin of a cluster
 	// whose listeners all need SASL.
 	BootstrapScram []*cluster.ScramCredential
+	// Features are the feature levels a new cluster starts with instead
+	// of the release's (kafka-storage format's --feature name=level);
+	// a log that has levels keeps them.
+	Features map[string]int16
 	// ProducerIDBlock is how many producer ids one AllocateProducerIds
 	// hands out. Default 1000, as Kafka.
 	ProducerIDBlock int32

@@ -43,6 +43,9 @@ func (c *controller) handle(id uint64, req kmsg.Request) {
 	case *kmsg.AlterUserSCRAMCredentialsRequest:
 		resp, recs := cluster.AlterScram(r, c.n.image.Scram)
 		c.commit(id, r, resp, recs)
+	case *kmsg.UpdateFeaturesRequest:
+		resp, recs := cluster.UpdateFeatures(r, c.n.image.Features)
+		c.commit(id, r, resp, recs)
 	case *kmsg.CreateACLsRequest:
 		resp, recs := cluster.CreateACLs(r, c.n.image.ACLs)
 		c.commit(id, r, resp, recs)
