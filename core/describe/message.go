@@ -65,6 +65,9 @@ func Message(msg any) string {
 					}
 					s += " aborted=[" + strings.Join(ab, " ") + "]"
 				}
+				if p.PreferredReadReplica >= 0 {
+					s += fmt.Sprintf(" preferred_read_replica=%d", p.PreferredReadReplica)
+				}
 				parts = append(parts, s+errField(p.ErrorCode))
 			}
 		}

@@ -20,8 +20,7 @@ func cmdStop(w *World, c command) error {
 		return fmt.Errorf("stop: %s is already down or stopping", n.Name)
 	}
 	n.stopping = true
-	n.Broker.BeginControlledShutdown(w.now)
-	w.notef(n.Name, "state", "controlled shutdown: asking the controller to move its leaderships away")
+	n.Broker.BeginControlledShutdown(w.now) // the broker says so in its log
 	return nil
 }
 
