@@ -268,6 +268,9 @@ func Message(msg any) string {
 	if s, ok := describeGroup(msg); ok { // describe_group.go
 		return s
 	}
+	if s, ok := describeReassign(msg); ok {
+		return s
+	}
 	return describeGeneric(msg)
 }
 
