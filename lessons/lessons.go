@@ -84,6 +84,10 @@ var Catalog = []Meta{
 		zh("网络分区", "被隔离的 leader 仍在应答：acks=1 与 acks=all 各得到什么。")},
 	{"controller-failover", "Controller failover", "A new controller moves no partition leader, and a cut-off follower rejoins the ISR.",
 		zh("控制器故障转移", "新控制器不移动任何分区 leader，被隔开的 follower 追上后重新加入 ISR。")},
+	{"reassignment", "Partition reassignment", "Moving a partition to other brokers (KIP-455): new replicas catch up and join the ISR before the old ones leave; a crash mid-move loses nothing; a move cancelled.",
+		zh("分区重分配", "把分区迁移到其他 broker（KIP-455）：新副本先追上并加入 ISR，旧副本才离开；迁移中途宕机不丢数据；取消迁移。")},
+	{"controlled-shutdown-and-racks", "Controlled shutdown and racks", "stop hands leaderships over before the broker exits, crash leaves them unavailable; broker.rack spreads replicas over racks (KIP-36) and consumers read from their own rack (KIP-392).",
+		zh("受控关闭与机架", "stop 先交出 leader 再退出，crash 则让分区不可用；broker.rack 让副本分散到不同机架（KIP-36），消费者从同机架的副本读取（KIP-392）。")},
 	{"coordinator-failover", "Coordinator failover", "A transaction survives the death of its coordinator's broker.",
 		zh("协调者故障转移", "事务协调者所在的 broker 宕机，事务依然完成。")},
 }
