@@ -130,6 +130,8 @@ var zhCatalog = map[string]string{
 	"in ISR":                                    "在 ISR 中",
 	"✗ out of ISR":                              "✗ 不在 ISR 中",
 	"out of ISR":                                "不在 ISR 中",
+	"adding":                                    "正在加入",
+	"removing":                                  "正在移除",
 	"replicas":                                  "副本",
 	"log start":                                 "日志起始偏移量",
 	"LSO":                                       "LSO",

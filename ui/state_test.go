@@ -112,3 +112,16 @@ func TestStateDrawsLookup(t *testing.T) {
 		t.Error("segments step 9 still marks step 8's lookup")
 	}
 }
+
+// A move in progress marks its adding and removing replicas (KIP-455).
+func TestStateMarksReassignment(t *testing.T) {
+	html := render(t, "lesson=reassignment&step=20")
+	for _, want := range []string{`<small class="moving">adding</small>`, `<small class="moving">removing</small>`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("reassignment step 20 lacks %s", want)
+		}
+	}
+	if strings.Contains(render(t, "lesson=reassignment&step=22"), `class="moving"`) {
+		t.Error("reassignment step 22 (cancelled) still marks a move")
+	}
+}

@@ -169,6 +169,21 @@ func TestViewReplicasAndISR(t *testing.T) {
 	}
 }
 
+// TestViewReassignment: mid-move, every replica's view names the adding
+// and removing replicas; once cancelled, none.
+func TestViewReassignment(t *testing.T) {
+	if !sim.HasQuorum {
+		t.Skip("a five-broker world needs the full build (not -tags noquorum)")
+	}
+	p := partition(t, at(t, "reassignment", 20), "b4", "orders-0") // a move onto b1, down
+	if !slices.Equal(p.Adding, []int32{1}) || !slices.Equal(p.Removing, []int32{3}) {
+		t.Fatalf("orders-0 on b4 mid-move: adding %v removing %v, want [1] and [3]", p.Adding, p.Removing)
+	}
+	if p = partition(t, at(t, "reassignment", 21), "b4", "orders-0"); len(p.Adding)+len(p.Removing) > 0 {
+		t.Fatalf("orders-0 on b4 after the cancel: adding %v removing %v", p.Adding, p.Removing)
+	}
+}
+
 func TestViewCapsLongLogs(t *testing.T) {
 	w := sim.New(1)
 	for _, c := range []string{"broker", "topic t partitions=1", "producer p1 acks=1", "produce p1 t partition=0 value=v count=40"} {

@@ -32,6 +32,11 @@ func partitions(b *broker.Broker, tail bool) []Partition {
 				Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, Replicas: slices.Clone(p.Replicas), ISR: slices.Clone(p.ISR),
 				Internal: t.Name == group.Topic || t.Name == txn.Topic,
 			}
+			if im := b.Image(); im != nil {
+				if ip := im.Partition(t.Name, p.Index); ip != nil {
+					pv.Adding, pv.Removing = slices.Clone(ip.AddingReplicas), slices.Clone(ip.RemovingReplicas)
+				}
+			}
 			segs := l.Segments()
 			for i, s := range segs {
 				sv := Segment{Name: s.Name, Base: s.BaseOffset, Next: s.NextOffset, Size: s.Size, Active: i == len(segs)-1, LargestTimestamp: s.LargestTimestamp}

@@ -39,6 +39,9 @@ type Partition struct {
 	Producers           []Producer
 	Leader, LeaderEpoch int32
 	Replicas, ISR       []int32
+	// Adding and Removing are the replicas a reassignment in progress
+	// adds and removes (KIP-455), as the broker's metadata image has them.
+	Adding, Removing []int32
 	// Internal marks __consumer_offsets and __transaction_state.
 	Internal bool
 	// Earlier counts the batches older than those the segments hold
