@@ -131,6 +131,7 @@ var zhCatalog = map[string]string{
 	"✗ out of ISR":                              "✗ 不在 ISR 中",
 	"out of ISR":                                "不在 ISR 中",
 	"adding":                                    "正在加入",
+	"rack":                                      "机架",
 	"removing":                                  "正在移除",
 	"replicas":                                  "副本",
 	"log start":                                 "日志起始偏移量",

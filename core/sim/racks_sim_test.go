@@ -83,3 +83,19 @@ func TestReassignShown(t *testing.T) {
 		t.Errorf("after the cancel: replicas %v reassigning %v, want %v and none", up.Replicas, up.Reassigning(), orig)
 	}
 }
+
+// TestViewActorsRacks: the diagram names each broker's rack, down or up,
+// and a consumer's client.rack.
+func TestViewActorsRacks(t *testing.T) {
+	w := New(1)
+	execAll(t, w, "cluster 2 racks=az1,az2", "consumer c rack=az2 read_committed", "crash b1")
+	st := w.View()
+	for name, want := range map[string]string{"b0": "rack az1", "b1": "rack az2"} {
+		if a := actorByName(st, name); a == nil || !slices.Contains(a.Roles, want) {
+			t.Errorf("%s: %+v, want the role %q", name, a, want)
+		}
+	}
+	if a := actorByName(st, "c"); a == nil || a.Detail != "read_committed client.rack=az2" {
+		t.Errorf("c: %+v, want the detail read_committed client.rack=az2", a)
+	}
+}

@@ -35,7 +35,8 @@ type Actor struct {
 	Cut bool
 	// Roles are what the actor is for the others, as Kafka names them:
 	// "active controller", "voter", "group coordinator (shop)",
-	// "transaction coordinator (app)". Partition leadership is in
+	// "transaction coordinator (app)", and a broker's "rack az1"
+	// (broker.rack, KIP-36). Partition leadership is in
 	// Partition.Leader, since it depends on the partition in focus.
 	Roles []string
 	// Detail is one short line of client state: "group shop: stable",
