@@ -415,7 +415,7 @@ func cmdCrash(w *World, c command) error {
 // what was in flight to or from it is lost.
 func (w *World) takeDown(n *Node, process bool) {
 	name := n.Name
-	n.stopping = false
+	n.stopping, n.stopped = false, false
 	lost, torn := 0, n.Store.TearArmed()
 	for _, f := range n.Store.Names() {
 		lost += n.Store.Unsynced(f)

@@ -99,3 +99,21 @@ func TestViewActorsRacks(t *testing.T) {
 		t.Errorf("c: %+v, want the detail read_committed client.rack=az2", a)
 	}
 }
+
+// TestViewStopped: a broker a controlled shutdown took down is stopped,
+// not crashed; once restarted and crashed, it is crashed.
+func TestViewStopped(t *testing.T) {
+	w := New(1)
+	execAll(t, w, "cluster 3", "stop b1", "advance 1s")
+	stopped := func() (bool, bool) {
+		st := w.View()
+		return st.Brokers[1].Stopped, actorByName(st, "b1").Stopped
+	}
+	if b, a := stopped(); !b || !a || w.nodes[1].Up {
+		t.Fatalf("after stop: up %v, broker stopped %v, actor stopped %v", w.nodes[1].Up, b, a)
+	}
+	execAll(t, w, "restart b1", "advance 15s", "crash b1")
+	if b, a := stopped(); b || a {
+		t.Fatalf("after a crash: broker stopped %v, actor stopped %v", b, a)
+	}
+}

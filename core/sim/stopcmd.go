@@ -31,6 +31,7 @@ func (w *World) stopWhenReady() {
 		if n.Up && n.stopping && n.Broker.ShutdownReady() {
 			w.notef(n.Name, "state", "controlled shutdown granted: it leads nothing")
 			w.takeDown(n, true)
+			n.stopped = true
 		}
 	}
 }

@@ -49,7 +49,7 @@ func (w *World) actors() []view.Actor {
 		out = append(out, a)
 	}
 	for _, n := range w.nodes {
-		a := view.Actor{Name: n.Name, Kind: view.KindBroker, Up: n.Up, Cut: w.net.cut[n.Name]}
+		a := view.Actor{Name: n.Name, Kind: view.KindBroker, Up: n.Up, Stopped: !n.Up && n.stopped, Cut: w.net.cut[n.Name]}
 		if rack := n.settings["broker.rack"]; rack != "" {
 			a.Roles = append(a.Roles, "rack "+rack) // KIP-36
 		}

@@ -24,6 +24,7 @@ type Broker struct {
 	ID         int32
 	Name       string
 	Up         bool
+	Stopped    bool // down through a controlled shutdown, not a crash
 	Changed    bool // came up or went down in this step
 	Partitions []Partition
 	Files      []File
