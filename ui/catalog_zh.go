@@ -133,7 +133,7 @@ var zhCatalog = map[string]string{
 	"adding":                                    "正在加入",
 	"rack":                                      "机架",
 	"stopped":                                   "已停止",
-	"Stopped by a controlled shutdown, after handing its leaderships over; restart it to bring it back.": "已通过受控关闭停止，停止前已交出全部 leader 职责；重启即可恢复。",
+	"Stopped by a controlled shutdown; restart it to bring it back.": "已受控关闭；重启即可恢复。",
 	"removing":       "正在移除",
 	"replicas":       "副本",
 	"log start":      "日志起始偏移量",

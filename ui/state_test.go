@@ -116,12 +116,12 @@ func TestStateDrawsLookup(t *testing.T) {
 // A move in progress marks its adding and removing replicas (KIP-455).
 func TestStateMarksReassignment(t *testing.T) {
 	html := render(t, "lesson=reassignment&step=20")
-	for _, want := range []string{`<small class="moving">adding</small>`, `<small class="moving">removing</small>`} {
+	for _, want := range []string{`<small>out of ISR, adding</small>`, `<small>removing</small>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("reassignment step 20 lacks %s", want)
 		}
 	}
-	if strings.Contains(render(t, "lesson=reassignment&step=22"), `class="moving"`) {
+	if strings.Contains(render(t, "lesson=reassignment&step=22"), "adding<") {
 		t.Error("reassignment step 22 (cancelled) still marks a move")
 	}
 }

@@ -1,3 +1,5 @@
+//go:build !noquorum
+
 package describe
 
 import (
@@ -10,7 +12,8 @@ import (
 // describeReassign renders AlterPartitionAssignments (Kafka's
 // AlterPartitionReassignments, KIP-455): each partition with its target
 // replicas, or cancel for null replicas; the answer with each partition's
-// error.
+// error. Only clusters move partitions, so the single-broker browser build
+// (noquorum) leaves it out (reassign_off.go).
 func describeReassign(msg any) (string, bool) {
 	var parts []string
 	switch m := msg.(type) {

@@ -1,3 +1,5 @@
+//go:build !noquorum
+
 package describe
 
 import (
