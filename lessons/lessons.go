@@ -80,6 +80,10 @@ var Catalog = []Meta{
 		zh("网络分区", "被隔离的 leader 仍在应答：acks=1 与 acks=all 各得到什么。")},
 	{"controller-failover", "Controller failover", "A new controller moves no partition leader, and a cut-off follower rejoins the ISR.",
 		zh("控制器故障转移", "新控制器不移动任何分区 leader，被隔开的 follower 追上后重新加入 ISR。")},
+	{"reassignment", "Partition reassignment", "KIP-455: new replicas join the ISR before the old ones leave; a crash mid-move; a cancel.",
+		zh("分区重分配", "KIP-455：新副本加入 ISR 后旧副本才离开；迁移中途宕机；取消迁移。")},
+	{"controlled-shutdown-and-racks", "Controlled shutdown and racks", "stop hands leaderships over first, crash does not; replicas across racks (KIP-36), reads from the closest one (KIP-392).",
+		zh("受控关闭与机架", "stop 先交出 leader，crash 不会；副本跨机架放置（KIP-36），从最近的副本读取（KIP-392）。")},
 	{"coordinator-failover", "Coordinator failover", "A transaction survives the death of its coordinator's broker.",
 		zh("协调者故障转移", "事务协调者所在的 broker 宕机，事务依然完成。")},
 }

@@ -418,7 +418,11 @@ func layout(st view.World, d Diagram, g geom) Layout {
 				n.Box = Box{x - g.clientW/2, n.Y - h/2, g.clientW, h}
 			}
 			if n.State == "down" && n.Circle() {
-				n.Lines = append([]string{"crashed"}, n.Lines...)
+				down := "crashed"
+				if a.Stopped {
+					down = "stopped" // a controlled shutdown
+				}
+				n.Lines = append([]string{down}, n.Lines...)
 			}
 			if n.State == "cut" {
 				n.Lines = append([]string{"✂ cut off"}, n.Lines...)
@@ -737,7 +741,7 @@ func roleClass(line string) string {
 	switch {
 	case strings.HasPrefix(line, "★"), strings.HasPrefix(line, "active"):
 		return "lead"
-	case strings.Contains(line, "out of ISR"), strings.HasPrefix(line, "✂"), line == "crashed", strings.HasSuffix(line, "killed"):
+	case strings.Contains(line, "out of ISR"), strings.HasPrefix(line, "✂"), line == "crashed", line == "stopped", strings.HasSuffix(line, "killed"):
 		return "warn"
 	}
 	return ""

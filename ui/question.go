@@ -81,7 +81,7 @@ func predictDiagram(d Diagram, predict bool) Diagram {
 // (diagram.go), its roles as Kafka names them (view.Actor.Roles) and a
 // client's kind; roleText looks them up and leaves the rest of a line
 // (names, epochs, settings) as it is.
-var roleWords = []string{N("crashed"), N("✂ cut off"), N("active controller"), N("voter"), N("group coordinator"), N("transaction coordinator"),
+var roleWords = []string{N("crashed"), N("stopped"), N("✂ cut off"), N("active controller"), N("voter"), N("group coordinator"), N("transaction coordinator"), N("rack"),
 	view.KindProducer, view.KindConsumer, view.KindAdmin}
 
 // roleText is a diagram node's line in the component's language.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"slices"
@@ -58,6 +59,32 @@ func role(b view.Broker, p view.Partition) string {
 
 // inISR reports whether broker id's replica is in the ISR.
 func inISR(p view.Partition, id int32) bool { return slices.Contains(p.ISR, id) }
+
+// replicaNote is what the replica list says of replica r besides its
+// name: out of the ISR, and adding or removing in a reassignment
+// (KIP-455); "" for an in-sync replica that stays.
+func replicaNote(ctx context.Context, p view.Partition, r int32) string {
+	var notes []string
+	if !inISR(p, r) {
+		notes = append(notes, T(ctx, "out of ISR"))
+	}
+	switch {
+	case slices.Contains(p.Adding, r):
+		notes = append(notes, T(ctx, "adding"))
+	case slices.Contains(p.Removing, r):
+		notes = append(notes, T(ctx, "removing"))
+	}
+	return strings.Join(notes, ", ")
+}
+
+// downNote is what the state panel says of a broker that is down: a
+// controlled shutdown handed its leaderships over first, a crash did not.
+func downNote(b view.Broker) string {
+	if b.Stopped {
+		return N("Stopped by a controlled shutdown; restart it to bring it back.")
+	}
+	return N("Crashed. Its storage keeps only what was synced; restart it to recover.")
+}
 
 // markers lists the offset markers that point into the batch b: log
 // start, the LSO and the high watermark (KIP-98, KIP-101). A marker

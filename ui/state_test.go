@@ -112,3 +112,30 @@ func TestStateDrawsLookup(t *testing.T) {
 		t.Error("segments step 9 still marks step 8's lookup")
 	}
 }
+
+// A move in progress marks its adding and removing replicas (KIP-455).
+func TestStateMarksReassignment(t *testing.T) {
+	html := render(t, "lesson=reassignment&step=20")
+	for _, want := range []string{`<small>out of ISR, adding</small>`, `<small>removing</small>`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("reassignment step 20 lacks %s", want)
+		}
+	}
+	if strings.Contains(render(t, "lesson=reassignment&step=22"), "adding<") {
+		t.Error("reassignment step 22 (cancelled) still marks a move")
+	}
+}
+
+// A broker that stopped through a controlled shutdown reads as stopped,
+// in the diagram and in the state panel, not as crashed.
+func TestStateStoppedBroker(t *testing.T) {
+	html := render(t, "lesson=controlled-shutdown-and-racks&step=5")
+	for _, want := range []string{"Stopped by a controlled shutdown", ">stopped<"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("controlled-shutdown-and-racks step 5 lacks %s", want)
+		}
+	}
+	if strings.Contains(html, "Crashed. Its storage") {
+		t.Error("the stopped b1 reads as crashed")
+	}
+}

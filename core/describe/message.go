@@ -74,6 +74,9 @@ func message(msg any) string {
 					}
 					s += " aborted=[" + strings.Join(ab, " ") + "]"
 				}
+				if p.PreferredReadReplica >= 0 {
+					s += fmt.Sprintf(" preferred_read_replica=%d", p.PreferredReadReplica)
+				}
 				parts = append(parts, s+errField(p.ErrorCode))
 			}
 		}
@@ -272,6 +275,9 @@ func message(msg any) string {
 		return s
 	}
 	if s, ok := describeGroup(msg); ok { // describe_group.go
+		return s
+	}
+	if s, ok := describeReassign(msg); ok {
 		return s
 	}
 	return describeGeneric(msg)

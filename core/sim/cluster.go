@@ -69,8 +69,10 @@ type ctlRequest struct {
 	reqID uint64
 }
 
-// cmdCluster: cluster N [setting=value ...] starts N brokers b0..bN-1 that
-// form one cluster, and runs until each is registered and unfenced.
+// cmdCluster: cluster N [racks=R0,R1,...] [setting=value ...] starts N
+// brokers b0..bN-1 that form one cluster, and runs until each is
+// registered and unfenced. racks= gives broker i the broker.rack Ri
+// (KIP-36), the one setting that differs between brokers.
 func cmdCluster(w *World, c command) error {
 	if len(w.nodes) > 0 {
 		return fmt.Errorf("cluster: start the cluster before any broker")
@@ -83,13 +85,22 @@ func cmdCluster(w *World, c command) error {
 	if _, err := fmt.Sscan(ns, &n); err != nil || n < 1 || n > 9 {
 		return fmt.Errorf("cluster: the number of brokers must be 1..9")
 	}
-	settings := map[string]string{}
-	for _, k := range c.keys {
-		settings[k] = c.kv[k]
+	var racks []string
+	if r, ok := c.kv["racks"]; ok {
+		if racks = strings.Split(r, ","); len(racks) != n || slices.Contains(racks, "") {
+			return fmt.Errorf("cluster: racks= names one rack per broker (%d), in order", n)
+		}
 	}
 	w.cl = &simCluster{size: n, nextTick: w.now + RaftTickMs, ctlPending: map[uint64]ctlRequest{}, lead: map[string]uint64{},
 		fetchOffset: map[string]int64{}, fetchHW: map[string]int64{}}
-	for range n {
+	for i := range n {
+		settings := map[string]string{}
+		for _, k := range c.keys {
+			settings[k] = c.kv[k]
+		}
+		if delete(settings, "racks"); racks != nil {
+			settings["broker.rack"] = racks[i]
+		}
 		if _, err := w.addNode(settings); err != nil {
 			return err
 		}
@@ -307,6 +318,10 @@ func describeDelta(d cluster.PartitionDelta) string {
 		s += fmt.Sprintf(" replicas=%s", idList(a.Replicas))
 	case a.Reassigning():
 		s += fmt.Sprintf(" replicas=%s (reassigning: adding %s, removing %s)", idList(a.Replicas), idList(a.AddingReplicas), idList(a.RemovingReplicas))
+	case d.Before.Reassigning() && slices.ContainsFunc(d.Before.AddingReplicas, func(r int32) bool { return !slices.Contains(a.Replicas, r) }):
+		// A completed move keeps every added replica; a cancelled one
+		// (KIP-455) drops them and keeps the original replicas.
+		s += fmt.Sprintf(" replicas=%s (reassignment cancelled)", idList(a.Replicas))
 	case d.Before.Reassigning() || !slices.Equal(d.Before.Replicas, a.Replicas):
 		s += fmt.Sprintf(" replicas=%s (reassignment done)", idList(a.Replicas))
 	case d.Unclean:
@@ -495,7 +510,11 @@ func (w *World) showReplicas(topic string, part int32) error {
 		return fmt.Errorf("show replicas: no partition %s-%d", topic, part)
 	}
 	tp := fmt.Sprintf("%s-%d", topic, part)
-	w.notef("quorum", "view", "%s leader=%s epoch=%d isr=%s", tp, leaderName(ip.Leader), ip.LeaderEpoch, idList(ip.ISR))
+	moving := ""
+	if ip.Reassigning() {
+		moving = fmt.Sprintf(" adding=%s removing=%s", idList(ip.AddingReplicas), idList(ip.RemovingReplicas))
+	}
+	w.notef("quorum", "view", "%s leader=%s epoch=%d isr=%s%s", tp, leaderName(ip.Leader), ip.LeaderEpoch, idList(ip.ISR), moving)
 	for _, r := range ip.Replicas {
 		n := w.nodes[r]
 		if !n.Up {

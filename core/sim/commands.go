@@ -283,7 +283,7 @@ func cmdProduce(w *World, c command) error {
 	return nil
 }
 
-// cmdConsumer: consumer NAME [read_committed]
+// cmdConsumer: consumer NAME [read_committed] [rack=R]
 func cmdConsumer(w *World, c command) error {
 	name, err := c.arg(0, "consumer name")
 	if err != nil {
@@ -296,7 +296,7 @@ func cmdConsumer(w *World, c command) error {
 	if err != nil {
 		return err
 	}
-	w.clients[name] = newConsumer(w, name, to, c.has("read_committed"))
+	w.clients[name] = newConsumer(w, name, to, c.has("read_committed"), c.kv["rack"])
 	return nil
 }
 
@@ -415,7 +415,7 @@ func cmdCrash(w *World, c command) error {
 // what was in flight to or from it is lost.
 func (w *World) takeDown(n *Node, process bool) {
 	name := n.Name
-	n.stopping = false
+	n.stopping, n.stopped = false, false
 	lost, torn := 0, n.Store.TearArmed()
 	for _, f := range n.Store.Names() {
 		lost += n.Store.Unsynced(f)

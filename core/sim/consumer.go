@@ -14,13 +14,17 @@ import (
 // partition at a time from a position it keeps itself. Under
 // read_committed it drops the records of aborted transactions, using the
 // aborted list the broker sends and the abort markers it reads, as Kafka's
-// consumers do (KIP-98).
+// consumers do (KIP-98). With a rack (client.rack) it sends it in its
+// fetches and reads a partition from the replica its leader prefers for
+// it (PreferredReadReplica, KIP-392) until that replica answers an error.
 type consumer struct {
 	conn
 	broker       string
 	readCommited bool
+	rack         string
 	positions    map[string]int64
 	leaders      map[string]string // partition leaders (clusters)
+	preferred    map[string]string // read replicas the leaders named (KIP-392)
 	queued       []queuedFetch     // fetches waiting for a leader
 }
 
@@ -30,8 +34,8 @@ type queuedFetch struct {
 	maxWaitMs int32
 }
 
-func newConsumer(w *World, name, to string, readCommitted bool) *consumer {
-	c := &consumer{broker: to, readCommited: readCommitted, positions: map[string]int64{}, leaders: map[string]string{}}
+func newConsumer(w *World, name, to string, readCommitted bool, rack string) *consumer {
+	c := &consumer{broker: to, readCommited: readCommitted, rack: rack, positions: map[string]int64{}, leaders: map[string]string{}, preferred: map[string]string{}}
 	c.init(w, name)
 	return c
 }
@@ -53,10 +57,13 @@ func (c *consumer) fetch(w *World, topic string, partition int32, offset int64, 
 			c.send(w, w.bootstrap(c.broker), req, nil)
 			return
 		}
+		if r := c.preferred[tp]; r != "" {
+			to = r
+		}
 	}
 	req := kmsg.NewPtrFetchRequest()
 	req.SetVersion(11)
-	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = maxWaitMs, 1, 1<<20
+	req.MaxWaitMillis, req.MinBytes, req.MaxBytes, req.Rack = maxWaitMs, 1, 1<<20, c.rack
 	if c.readCommited {
 		req.IsolationLevel = 1
 	}
@@ -101,6 +108,13 @@ func (c *consumer) receive(w *World, m *Message) {
 			tp := fmt.Sprintf("%s-%d", t.Topic, p.Partition)
 			if p.ErrorCode != 0 {
 				delete(c.leaders, tp) // NOT_LEADER_OR_FOLLOWER and the like: ask again next time
+				delete(c.preferred, tp)
+			}
+			if p.PreferredReadReplica >= 0 && p.ErrorCode == 0 {
+				c.preferred[tp] = fmt.Sprintf("b%d", p.PreferredReadReplica)
+				w.notef(c.name, "note", "%s: read from %s, the replica in rack %s", tp, c.preferred[tp], c.rack)
+				c.fetch(w, t.Topic, p.Partition, -1, 0)
+				continue
 			}
 			got, next := c.records(p, c.positions[tp])
 			if next > c.positions[tp] {

@@ -20,7 +20,7 @@ type Usage struct {
 var usages = []Usage{
 	{"help", "help", "list every command with its usage"},
 	{"broker", "broker [setting=value ...]", "start the next broker (b0, b1, ...) with Kafka settings"},
-	{"cluster", "cluster N [setting=value ...]", "instead, start N brokers on a raft metadata quorum (loads a larger engine)"},
+	{"cluster", "cluster N [racks=R0,R1,...] [setting=value ...]", "instead, start N brokers on a raft metadata quorum (loads a larger engine); racks=: each broker's broker.rack"},
 	{"topic", "topic NAME [partitions=N] [rf=N] [config=value ...]", "create a topic (CreateTopics)"},
 	{"add-partitions", "add-partitions TOPIC count=N", "grow a topic (CreatePartitions)"},
 	{"reassign", "reassign TOPIC-P replicas=bN,bM,... | reassign TOPIC-P cancel", "move a partition to other brokers, or cancel the move in progress (AlterPartitionReassignments)"},
@@ -28,7 +28,7 @@ var usages = []Usage{
 	{"quota", "quota user=U|client-id=C|ip=A ... KEY=N|remove ...", "set or remove client quotas (AlterClientQuotas; <default> names the default entity; a client's client-id is its name): producer_byte_rate, consumer_byte_rate, controller_mutation_rate, ..."},
 	{"producer", "producer NAME [idempotent] [acks=all|1|0] [retries=N] [batch.size=BYTES] | producer NAME transactional.id=ID [timeout=D] [tv=2]", "a simulated producer, plain, idempotent or transactional (tv=2: transaction version 2, KIP-890 part 2: the epoch goes up at every commit or abort)"},
 	{"produce", "produce PRODUCER TOPIC [key=K] value=V|tombstone [partition=N] [count=N [interval=D]]", "send records (Produce); with neither key nor partition, to the sticky partition; tombstone sends a null value"},
-	{"consumer", "consumer NAME [read_committed]", "a simulated consumer"},
+	{"consumer", "consumer NAME [read_committed] [rack=R]", "a simulated consumer; rack= is its client.rack (KIP-392)"},
 	{"fetch", "fetch CONSUMER TOPIC-P [offset=N] [wait=MS]", "read records (Fetch)"},
 	{"list-offsets", "list-offsets TOPIC-P timestamp=earliest|latest|max|MS", "find an offset (ListOffsets)"},
 	{"delete-records", "delete-records TOPIC-P before=N", "move the log start offset (DeleteRecords)"},

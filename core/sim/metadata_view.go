@@ -88,6 +88,9 @@ func describeMetadataRecord(r cluster.Record, index uint64) string {
 		if p.Unclean {
 			s += " unclean"
 		}
+		if r := p.Reassign; r != nil {
+			s += fmt.Sprintf(" replicas=%s adding=%s removing=%s", idList(r.Replicas), idList(r.Adding), idList(r.Removing))
+		}
 		return s
 	case r.Config != nil:
 		v := "(deleted)"

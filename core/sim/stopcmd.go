@@ -20,8 +20,7 @@ func cmdStop(w *World, c command) error {
 		return fmt.Errorf("stop: %s is already down or stopping", n.Name)
 	}
 	n.stopping = true
-	n.Broker.BeginControlledShutdown(w.now)
-	w.notef(n.Name, "state", "controlled shutdown: asking the controller to move its leaderships away")
+	n.Broker.BeginControlledShutdown(w.now) // the broker says so in its log
 	return nil
 }
 
@@ -32,6 +31,7 @@ func (w *World) stopWhenReady() {
 		if n.Up && n.stopping && n.Broker.ShutdownReady() {
 			w.notef(n.Name, "state", "controlled shutdown granted: it leads nothing")
 			w.takeDown(n, true)
+			n.stopped = true
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 func (w *World) View() view.World {
 	st := view.World{Clock: w.now - StartTime, Cut: w.Cut()}
 	for _, n := range w.nodes {
-		b := view.Broker{ID: n.ID, Name: n.Name, Up: n.Up}
+		b := view.Broker{ID: n.ID, Name: n.Name, Up: n.Up, Stopped: !n.Up && n.stopped}
 		if n.Up && n.Broker != nil {
 			b.Partitions = view.Partitions(n.Broker)
 		}

@@ -30,9 +30,14 @@ func (w *World) actors() []view.Actor {
 			}
 		case *consumer:
 			a.Kind = view.KindConsumer
+			var detail []string
 			if c.readCommited {
-				a.Detail = "read_committed"
+				detail = append(detail, "read_committed")
 			}
+			if c.rack != "" {
+				detail = append(detail, "client.rack="+c.rack)
+			}
+			a.Detail = strings.Join(detail, " ")
 		case *member:
 			a.Kind, a.Detail = view.KindMember, fmt.Sprintf("group %s: %s", c.groupID, c.state)
 			groups[c.groupID] = true
@@ -44,7 +49,10 @@ func (w *World) actors() []view.Actor {
 		out = append(out, a)
 	}
 	for _, n := range w.nodes {
-		a := view.Actor{Name: n.Name, Kind: view.KindBroker, Up: n.Up, Cut: w.net.cut[n.Name]}
+		a := view.Actor{Name: n.Name, Kind: view.KindBroker, Up: n.Up, Stopped: !n.Up && n.stopped, Cut: w.net.cut[n.Name]}
+		if rack := n.settings["broker.rack"]; rack != "" {
+			a.Roles = append(a.Roles, "rack "+rack) // KIP-36
+		}
 		if n.Up && n.Broker != nil {
 			for _, g := range w.knownIDs(groups, n.Broker.Groups().Groups()) {
 				if w.leads(n, group.Topic, n.Broker.Groups().PartitionFor(g)) {

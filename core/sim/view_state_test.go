@@ -169,6 +169,43 @@ func TestViewReplicasAndISR(t *testing.T) {
 	}
 }
 
+// TestViewReassignment: mid-move, every replica's view names the adding
+// and removing replicas; once cancelled, none.
+func TestViewReassignment(t *testing.T) {
+	if !sim.HasQuorum {
+		t.Skip("a five-broker world needs the full build (not -tags noquorum)")
+	}
+	p := partition(t, at(t, "reassignment", 20), "b4", "orders-0") // a move onto b1, down
+	if !slices.Equal(p.Adding, []int32{1}) || !slices.Equal(p.Removing, []int32{3}) {
+		t.Fatalf("orders-0 on b4 mid-move: adding %v removing %v, want [1] and [3]", p.Adding, p.Removing)
+	}
+	if p = partition(t, at(t, "reassignment", 21), "b4", "orders-0"); len(p.Adding)+len(p.Removing) > 0 {
+		t.Fatalf("orders-0 on b4 after the cancel: adding %v removing %v", p.Adding, p.Removing)
+	}
+}
+
+// TestViewOnlyReplicas: in a cluster a broker shows the partitions it
+// replicates, not the empty slots of those placed elsewhere (which the
+// diagram used to draw as followers out of the ISR).
+func TestViewOnlyReplicas(t *testing.T) {
+	if !sim.HasQuorum {
+		t.Skip("a four-broker world needs the full build (not -tags noquorum)")
+	}
+	st := at(t, "controlled-shutdown-and-racks", 2) // orders-0 on b2 b0, orders-3 on b0 b3
+	for _, b := range st.Brokers {
+		if b.Name != "b0" {
+			continue
+		}
+		var names []string
+		for _, p := range b.Partitions {
+			names = append(names, p.Name)
+		}
+		if !slices.Equal(names, []string{"orders-0", "orders-3"}) {
+			t.Fatalf("b0 shows %v, want the two partitions it replicates, orders-0 and orders-3", names)
+		}
+	}
+}
+
 func TestViewCapsLongLogs(t *testing.T) {
 	w := sim.New(1)
 	for _, c := range []string{"broker", "topic t partitions=1", "producer p1 acks=1", "produce p1 t partition=0 value=v count=40"} {

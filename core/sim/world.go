@@ -36,6 +36,9 @@ type Node struct {
 	// stopping: a controlled shutdown is under way (stop command); the
 	// node stops once its broker may (stopWhenReady).
 	stopping bool
+	// stopped: the node is down because a controlled shutdown ended it,
+	// not because it crashed.
+	stopped bool
 }
 
 // World is the whole simulation.

@@ -30,12 +30,16 @@ type Actor struct {
 	Kind string
 	Host string // a controller's broker
 	Up   bool   // false: a crashed broker, or a killed client
+	// Stopped marks a broker down through a controlled shutdown (stop),
+	// not a crash.
+	Stopped bool
 	// Cut is true for a broker (or its controller) on the side a network
 	// partition cuts off from the other brokers.
 	Cut bool
 	// Roles are what the actor is for the others, as Kafka names them:
 	// "active controller", "voter", "group coordinator (shop)",
-	// "transaction coordinator (app)". Partition leadership is in
+	// "transaction coordinator (app)", and a broker's "rack az1"
+	// (broker.rack, KIP-36). Partition leadership is in
 	// Partition.Leader, since it depends on the partition in focus.
 	Roles []string
 	// Detail is one short line of client state: "group shop: stable",

@@ -24,13 +24,25 @@ func Tail(b *broker.Broker) []Partition { return partitions(b, true) }
 
 func partitions(b *broker.Broker, tail bool) []Partition {
 	var out []Partition
+	clustered := b.Image() != nil
 	for _, t := range b.Topics() {
 		for _, p := range t.Partitions {
+			if clustered && len(p.Replicas) == 0 {
+				// A slot for a partition placed on other brokers (or
+				// moved away from this one): it is not this broker's
+				// replica, so it has no role to draw.
+				continue
+			}
 			l := p.Log()
 			pv := Partition{
 				Name: p.String(), Start: l.StartOffset(), LEO: l.EndOffset(), HW: p.HighWatermark, LSO: p.LastStableOffset(),
 				Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, Replicas: slices.Clone(p.Replicas), ISR: slices.Clone(p.ISR),
 				Internal: t.Name == group.Topic || t.Name == txn.Topic,
+			}
+			if clustered {
+				if ip := b.Image().Partition(t.Name, p.Index); ip != nil {
+					pv.Adding, pv.Removing = slices.Clone(ip.AddingReplicas), slices.Clone(ip.RemovingReplicas)
+				}
 			}
 			segs := l.Segments()
 			for i, s := range segs {

@@ -24,6 +24,7 @@ type Broker struct {
 	ID         int32
 	Name       string
 	Up         bool
+	Stopped    bool // down through a controlled shutdown, not a crash
 	Changed    bool // came up or went down in this step
 	Partitions []Partition
 	Files      []File
@@ -39,6 +40,9 @@ type Partition struct {
 	Producers           []Producer
 	Leader, LeaderEpoch int32
 	Replicas, ISR       []int32
+	// Adding and Removing are the replicas a reassignment in progress
+	// adds and removes (KIP-455), as the broker's metadata image has them.
+	Adding, Removing []int32
 	// Internal marks __consumer_offsets and __transaction_state.
 	Internal bool
 	// Earlier counts the batches older than those the segments hold
