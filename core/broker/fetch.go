@@ -8,6 +8,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/share"
 )
 
 // Fetch v4-18. v4 is the first version with the last stable offset and
@@ -195,6 +196,9 @@ func (b *Broker) wakeFetches(p *Partition) {
 	}
 	clear(b.fetches[len(kept):])
 	b.fetches = kept
+	if p == nil || p.Topic.Name != share.StateTopic {
+		b.wakeShareFetches()
+	}
 }
 
 // expireFetches answers waiting fetches whose max.wait.ms has passed.
@@ -210,6 +214,7 @@ func (b *Broker) expireFetches() {
 	}
 	clear(b.fetches[len(kept):])
 	b.fetches = kept
+	b.expireShareFetches()
 }
 
 func fetchWatches(req *kmsg.FetchRequest, p *Partition) bool {
@@ -276,4 +281,16 @@ func (b *Broker) DropConnection(conn uint64) {
 	}
 	clear(b.acks[len(keptAcks):])
 	b.acks = keptAcks
+	keptShare := b.shareFetches[:0]
+	for _, f := range b.shareFetches {
+		if f.req.Conn != conn {
+			keptShare = append(keptShare, f)
+		}
+	}
+	clear(b.shareFetches[len(keptShare):])
+	b.shareFetches = keptShare
+	b.share.DropConnection(conn)
+	if b.writeShareState() {
+		b.wakeShareFetches()
+	}
 }

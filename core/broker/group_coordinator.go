@@ -170,6 +170,7 @@ func handleGroupRead(b *Broker, r *Request) kmsg.Response {
 // NOT_COORDINATOR.
 func (b *Broker) groupReply(req Request, resp kmsg.Response) {
 	b.markForeignGroups(resp)
+	b.shareListed(req.Msg, resp)
 	b.answerAfterWrites(req, resp, b.cfg.Settings.Int64("offsets.commit.timeout.ms"))
 }
 
