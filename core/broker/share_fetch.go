@@ -183,7 +183,7 @@ func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps 
 			n += int(a.LastOffset - a.FirstOffset + 1)
 		}
 		sp.AcquiredRecords = ranges
-		sp.Records = b.shareRead(p, ranges[0].FirstOffset, ranges[len(ranges)-1].LastOffset)
+		sp.Records = b.shareRead(p, ranges[0].FirstOffset, ranges[len(ranges)-1].LastOffset, upTo)
 	}
 	return b.shareFetchResponse(req, got, acks), n
 }
@@ -262,11 +262,12 @@ func inAborted(as []abortedRange, pid, offset int64) bool {
 	return false
 }
 
-// shareRead reads the batches holding offsets first..last.
-func (b *Broker) shareRead(p *Partition, first, last int64) []byte {
+// shareRead reads the whole batches holding offsets first..last, all
+// below upTo.
+func (b *Broker) shareRead(p *Partition, first, last, upTo int64) []byte {
 	var out []byte
 	for from := first; from <= last; {
-		data, err := p.log.Read(from, 1<<20, last+1, true)
+		data, err := p.log.Read(from, 1<<20, upTo, true)
 		if err != nil || len(data) == 0 {
 			break
 		}

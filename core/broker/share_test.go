@@ -180,3 +180,21 @@ func TestShareGroupAdmin(t *testing.T) {
 		t.Fatalf("after the delete: %+v", ps)
 	}
 }
+
+// A share fetch that acquires part of a batch carries the whole batch.
+func TestShareFetchPartOfABatch(t *testing.T) {
+	h := newHarness(t, map[string]string{"share.auto.offset.reset": "earliest"})
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("a", "b", "c", "d", "e")))
+	shareHeartbeat(h, "m1", 0, "t")
+	req := shareFetchReq("m1", id, 0, 0)
+	req.MaxRecords = 2
+	resp := call[*kmsg.ShareFetchResponse](h, req)
+	if a := acquired(resp); len(a) != 1 || a[0].FirstOffset != 0 || a[0].LastOffset != 1 {
+		t.Fatalf("acquired %+v", a)
+	}
+	if p := resp.Topics[0].Partitions[0]; len(p.Records) != len(batchOf("a", "b", "c", "d", "e")) {
+		t.Fatalf("records: %d bytes, want the whole batch", len(p.Records))
+	}
+}
