@@ -2,6 +2,7 @@ package broker
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -262,33 +263,13 @@ func (b *Broker) recordFollowerFetch(req *kmsg.FetchRequest, id int32) {
 	}
 }
 
-// DropConnection forgets pending operations of a closed connection.
+// DropConnection forgets pending operations of a closed connection; its
+// share sessions close, so the records it held are released.
 func (b *Broker) DropConnection(conn uint64) {
 	b.dropTrims(conn)
-	kept := b.fetches[:0]
-	for _, f := range b.fetches {
-		if f.req.Conn != conn {
-			kept = append(kept, f)
-		}
-	}
-	clear(b.fetches[len(kept):])
-	b.fetches = kept
-	keptAcks := b.acks[:0]
-	for _, a := range b.acks {
-		if a.conn == nil || *a.conn != conn {
-			keptAcks = append(keptAcks, a)
-		}
-	}
-	clear(b.acks[len(keptAcks):])
-	b.acks = keptAcks
-	keptShare := b.shareFetches[:0]
-	for _, f := range b.shareFetches {
-		if f.req.Conn != conn {
-			keptShare = append(keptShare, f)
-		}
-	}
-	clear(b.shareFetches[len(keptShare):])
-	b.shareFetches = keptShare
+	b.fetches = slices.DeleteFunc(b.fetches, func(f *pendingFetch) bool { return f.req.Conn == conn })
+	b.acks = slices.DeleteFunc(b.acks, func(a *pendingAcks) bool { return a.conn != nil && *a.conn == conn })
+	b.shareFetches = slices.DeleteFunc(b.shareFetches, func(f *pendingShareFetch) bool { return f.req.Conn == conn })
 	b.share.DropConnection(conn)
 	if b.writeShareState() {
 		b.wakeShareFetches()
