@@ -141,9 +141,11 @@ func (e *Engine) Tick(now int64) {
 			}
 		}
 	}
-	for k, p := range e.parts {
-		if p.Expire(e.now, e.cfg.Limits) {
+	for _, k := range slices.SortedFunc(maps.Keys(e.parts), compareKeys) {
+		for _, r := range e.parts[k].Expire(e.now, e.cfg.Limits) {
 			e.dirty[k] = true
+			name, _, _ := e.cfg.Topics.TopicByID(k.TopicID)
+			e.cfg.Logf("share group %s: %s-%d offset %d: the lock of %s expired, %s (delivery %d)", k.Group, name, k.Partition, r.Offset, r.Owner, r.State, r.Count)
 		}
 	}
 }

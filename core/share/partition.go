@@ -190,27 +190,38 @@ func (p *Partition) Ack(member string, batches []AckBatch, lim Limits) int16 {
 	return 0
 }
 
-// Expire ends the locks that expired by now, and reports whether any did.
-func (p *Partition) Expire(now int64, lim Limits) bool {
+// Expire ends the locks that expired by now and lists the records whose
+// lock ended, in offset order.
+func (p *Partition) Expire(now int64, lim Limits) []Released {
 	return p.releaseIf(lim, func(r *Record) bool { return r.Until <= now })
 }
 
 // ReleaseMember ends every lock member holds (it left, its session
 // closed), and reports whether it held any.
 func (p *Partition) ReleaseMember(member string, lim Limits) bool {
-	return p.releaseIf(lim, func(r *Record) bool { return r.Owner == member })
+	return len(p.releaseIf(lim, func(r *Record) bool { return r.Owner == member })) > 0
 }
 
-func (p *Partition) releaseIf(lim Limits, match func(*Record) bool) bool {
-	changed := false
+// Released is a record whose lock ended: who held it, and its state now
+// (available, or archived at the delivery limit).
+type Released struct {
+	Offset int64
+	Owner  string
+	State  State
+	Count  int16
+}
+
+func (p *Partition) releaseIf(lim Limits, match func(*Record) bool) []Released {
+	var out []Released
 	for i := range p.recs {
 		if r := &p.recs[i]; r.State == Acquired && match(r) {
+			owner := r.Owner
 			r.release(lim)
-			changed = true
+			out = append(out, Released{p.Start + int64(i), owner, r.State, r.Count})
 		}
 	}
 	p.advance()
-	return changed
+	return out
 }
 
 // NextDeadline is the earliest lock expiry; ok is false without locks.

@@ -48,11 +48,11 @@ func TestLockTimeoutRedelivers(t *testing.T) {
 	if got := ranges(p.Acquire("b", 1000, lim, 10, logOf(3))); got != "" {
 		t.Fatalf("b acquired records a holds: %s", got)
 	}
-	if p.Expire(29999, lim) {
-		t.Fatal("a lock expired before its time")
+	if got := p.Expire(29999, lim); len(got) != 0 {
+		t.Fatalf("a lock expired before its time: %+v", got)
 	}
-	if !p.Expire(30000, lim) {
-		t.Fatal("the lock did not expire at 30 s")
+	if got := p.Expire(30000, lim); len(got) != 3 || got[0] != (Released{0, "a", Available, 1}) {
+		t.Fatalf("the locks did not expire at 30 s: %+v", got)
 	}
 	if got := ranges(p.Acquire("b", 30000, lim, 10, logOf(3))); got != "0-2#2" {
 		t.Fatalf("redelivery: %s", got)
