@@ -1,9 +1,11 @@
 package share
 
 import (
+	"bytes"
 	"cmp"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -77,7 +79,7 @@ func (e *Engine) Partitions(group string) []Key {
 			ks = append(ks, k)
 		}
 	}
-	slices.SortFunc(ks, compareKeys)
+	sortKeys(ks)
 	return ks
 }
 
@@ -112,7 +114,7 @@ func (e *Engine) Touch(k Key) { e.dirty[k] = true }
 // TakeDirty returns the share partitions changed since the last call, in
 // order; a deleted one is returned with no partition.
 func (e *Engine) TakeDirty() []Key {
-	ks := slices.SortedFunc(maps.Keys(e.dirty), compareKeys)
+	ks := keysOf(e.dirty)
 	clear(e.dirty)
 	return ks
 }
@@ -141,7 +143,7 @@ func (e *Engine) Tick(now int64) {
 			}
 		}
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(e.parts), compareKeys) {
+	for _, k := range keysOf(e.parts) {
 		for _, r := range e.parts[k].Expire(e.now, e.cfg.Limits) {
 			e.dirty[k] = true
 			name, _, _ := e.cfg.Topics.TopicByID(k.TopicID)
@@ -203,8 +205,24 @@ func compareKeys(a, b Key) int {
 	if c := strings.Compare(a.Group, b.Group); c != 0 {
 		return c
 	}
-	if c := slices.Compare(a.TopicID[:], b.TopicID[:]); c != 0 {
+	if c := bytes.Compare(a.TopicID[:], b.TopicID[:]); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.Partition, b.Partition)
+}
+
+// sortKeys sorts with sort.Slice: one shared sort routine rather than a
+// generic instantiation per key type, which the wasm bundle pays for.
+func sortKeys(ks []Key) {
+	sort.Slice(ks, func(i, j int) bool { return compareKeys(ks[i], ks[j]) < 0 })
+}
+
+// keysOf lists a map's keys in order.
+func keysOf[V any](m map[Key]V) []Key {
+	ks := make([]Key, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sortKeys(ks)
+	return ks
 }

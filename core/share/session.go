@@ -1,8 +1,7 @@
 package share
 
 import (
-	"maps"
-	"slices"
+	"sort"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -137,14 +136,18 @@ func (e *Engine) SessionPartitions(group, member string) ([]TP, bool) {
 }
 
 func sortedTPs(m map[TP]bool) []TP {
-	tps := slices.Collect(maps.Keys(m))
+	tps := make([]TP, 0, len(m))
+	for tp := range m {
+		tps = append(tps, tp)
+	}
 	SortTPs(tps)
 	return tps
 }
 
 // SortTPs sorts by topic id, then partition.
 func SortTPs(tps []TP) {
-	slices.SortFunc(tps, func(a, b TP) int {
-		return compareKeys(Key{TopicID: a.TopicID, Partition: a.Partition}, Key{TopicID: b.TopicID, Partition: b.Partition})
+	sort.Slice(tps, func(i, j int) bool {
+		a, b := tps[i], tps[j]
+		return compareKeys(Key{TopicID: a.TopicID, Partition: a.Partition}, Key{TopicID: b.TopicID, Partition: b.Partition}) < 0
 	})
 }
