@@ -198,3 +198,36 @@ func TestShareFetchPartOfABatch(t *testing.T) {
 		t.Fatalf("records: %d bytes, want the whole batch", len(p.Records))
 	}
 }
+
+// share.isolation.level=read_committed: a share group acquires nothing
+// past the last stable offset; once the transaction aborts, its records
+// and both control batches are archived, never delivered, and the
+// records after them are.
+func TestShareReadCommitted(t *testing.T) {
+	flags := map[string]string{"share.auto.offset.reset": "earliest", "share.isolation.level": "read_committed"}
+	for k, v := range rawPartitions {
+		flags[k] = v
+	}
+	h := newHarness(t, flags)
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	h.mustProduce(batchOf("plain"), 0)
+	h.mustProduce(idemBatch(5, 0, 0, true, "t1", "t2"), 1) // 1..2, open
+	h.mustProduce(batchOf("after"), 3)
+	shareHeartbeat(h, "m1", 0, "t")
+	if a := acquired(call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 0, 0))); len(a) != 1 || a[0].FirstOffset != 0 || a[0].LastOffset != 0 {
+		t.Fatalf("before the abort: %+v, want 0 only (the LSO is 1)", a)
+	}
+	if code := h.marker(5, 0, false, 0); code != 0 {
+		t.Fatalf("abort marker: %v", kerr.ErrorForCode(code))
+	}
+	// 0 accepted; 1..2 aborted and 4 the marker are archived; 3 acquired.
+	resp := call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 1, 0, 0, 0, 1))
+	if a := acquired(resp); len(a) != 1 || a[0].FirstOffset != 3 || a[0].LastOffset != 3 {
+		t.Fatalf("after the abort: %+v, want 3 only", a)
+	}
+	sp := h.b.Share().Partition(share.Key{Group: "sg", TopicID: id, Partition: 0})
+	if sp.Start != 3 || sp.End() != 5 || sp.Records()[1].State != share.Archived {
+		t.Fatalf("window start %d end %d %+v", sp.Start, sp.End(), sp.Records())
+	}
+}
