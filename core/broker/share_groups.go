@@ -19,7 +19,8 @@ import (
 //	ShareGroupHeartbeat v1 and ShareGroupDescribe v1 (v0 was Kafka 4.0's
 //	early access), DescribeShareGroupOffsets v0-1, AlterShareGroupOffsets
 //	v0 and DeleteShareGroupOffsets v0; ListGroups lists share groups with
-//	type "share", DescribeGroups answers that they are not classic groups.
+//	type "share", DeleteGroups deletes them, DescribeGroups answers that
+//	they are not classic groups.
 //
 // The share partitions' state is written to __share_group_state, one
 // ShareSnapshot record per share partition after every change (Kafka
@@ -195,8 +196,9 @@ func handleShareDescribe(b *Broker, r *Request) kmsg.Response {
 
 // shareListed adds the share groups to a ListGroups answer (type
 // "share", protocol type "share"), honouring its states and types
-// filters, and marks share groups in a DescribeGroups answer as not
-// classic, as Kafka does.
+// filters; DeleteGroups deletes an empty share group and its state
+// (NON_EMPTY_GROUP while it has members); a DescribeGroups answer marks
+// share groups as not classic, as Kafka does.
 func (b *Broker) shareListed(req kmsg.Request, resp kmsg.Response) {
 	switch m := resp.(type) {
 	case *kmsg.ListGroupsResponse:
@@ -215,6 +217,16 @@ func (b *Broker) shareListed(req kmsg.Request, resp kmsg.Response) {
 			}
 			m.Groups = append(m.Groups, kmsg.ListGroupsResponseGroup{Group: id, ProtocolType: "share", GroupState: state, GroupType: "share"})
 		}
+	case *kmsg.DeleteGroupsResponse:
+		for i := range m.Groups {
+			if g := &m.Groups[i]; slices.Contains(b.share.Groups(), g.Group) {
+				g.ErrorCode = 0
+				if !b.share.Forget(g.Group) {
+					g.ErrorCode = kerr.NonEmptyGroup.Code
+				}
+			}
+		}
+		b.writeShareState()
 	case *kmsg.DescribeGroupsResponse:
 		for i := range m.Groups {
 			if g := &m.Groups[i]; slices.Contains(b.share.Groups(), g.Group) {

@@ -179,6 +179,23 @@ func TestShareGroupAdmin(t *testing.T) {
 	if ps = call[*kmsg.DescribeShareGroupOffsetsResponse](h, dso).Groups[0].Topics[0].Partitions; ps[0].StartOffset != -1 {
 		t.Fatalf("after the delete: %+v", ps)
 	}
+
+	// DeleteGroups: refused while the group has a member, then done.
+	shareHeartbeat(h, "m2", 0, "t")
+	call[*kmsg.ShareFetchResponse](h, shareFetchReq("m2", id, 0, 0))
+	dg := kmsg.NewPtrDeleteGroupsRequest()
+	dg.SetVersion(2)
+	dg.Groups = []string{"sg"}
+	if r := call[*kmsg.DeleteGroupsResponse](h, dg); r.Groups[0].ErrorCode != kerr.NonEmptyGroup.Code {
+		t.Fatalf("deleting a group with a member: %+v", r.Groups)
+	}
+	shareHeartbeat(h, "m2", -1)
+	if r := call[*kmsg.DeleteGroupsResponse](h, dg); r.Groups[0].ErrorCode != 0 {
+		t.Fatalf("DeleteGroups: %+v", r.Groups)
+	}
+	if lr := call[*kmsg.ListGroupsResponse](h, list); len(lr.Groups) != 0 {
+		t.Fatalf("a deleted share group is listed: %+v", lr.Groups)
+	}
 }
 
 // A share fetch that acquires part of a batch carries the whole batch.

@@ -190,6 +190,17 @@ func (e *Engine) removeMember(g *Group, m *Member, why string) {
 	}
 }
 
+// Forget deletes an empty share group and its share partitions
+// (DeleteGroups); it reports false for a group with members.
+func (e *Engine) Forget(group string) bool {
+	if g := e.groups[group]; g != nil && len(g.members) > 0 {
+		return false
+	}
+	delete(e.groups, group)
+	e.Delete(group, nil)
+	return true
+}
+
 // Delete forgets a group's share partitions (DeleteShareGroupOffsets, or
 // all with topic == nil) of an empty group; the keys deleted are dirty.
 func (e *Engine) Delete(group string, topic *[16]byte) {

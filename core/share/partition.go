@@ -111,6 +111,9 @@ func (p *Partition) Acquire(member string, now int64, lim Limits, max int, more 
 	}
 	if room := lim.MaxLocks - len(p.recs); n < max && room > 0 {
 		for _, s := range more(p.End(), min(room, max-n)) {
+			if len(p.recs) == 0 && s.First > p.Start { // the log starts later (retention, compaction)
+				p.Start = s.First
+			}
 			for off := p.End(); off <= s.Last && n < max && len(p.recs) < lim.MaxLocks; off++ {
 				p.recs = append(p.recs, Record{})
 				r := &p.recs[len(p.recs)-1]

@@ -213,6 +213,16 @@ func TestWindowIsBounded(t *testing.T) {
 	}
 }
 
+// A window that is empty starts where the log does: records removed by
+// retention are not tracked one by one.
+func TestEmptyWindowJumpsToTheLog(t *testing.T) {
+	p := NewPartition(0)
+	more := func(from int64, want int) []Span { return []Span{{First: 5000, Last: 5001}} }
+	if got := ranges(p.Acquire("a", 0, Limits{LockMs: 1, MaxLocks: 3, MaxDelivery: 5}, 10, more)); got != "5000-5001#1" {
+		t.Fatalf("acquire: %s (%s)", got, states(p))
+	}
+}
+
 func TestSkippedSpansAndGapsAreArchived(t *testing.T) {
 	p := NewPartition(0)
 	more := func(from int64, want int) []Span {
