@@ -131,6 +131,12 @@ func TestShareGroupAdmin(t *testing.T) {
 	shareHeartbeat(h, "m1", 0, "t")
 	call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 0, 0))
 
+	cg := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	cg.Group, cg.MemberID, cg.SubscribedTopicNames = "sg", "c1", []string{"t"}
+	if r := call[*kmsg.ConsumerGroupHeartbeatResponse](h, cg); r.ErrorCode != kerr.GroupIDNotFound.Code {
+		t.Fatalf("a consumer joining a share group's id: %+v", r)
+	}
+
 	list := kmsg.NewPtrListGroupsRequest()
 	list.SetVersion(5)
 	list.TypesFilter = []string{"share"}

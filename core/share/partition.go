@@ -78,13 +78,13 @@ func (p *Partition) End() int64 { return p.Start + int64(len(p.recs)) }
 // Records is the window, offset Start first.
 func (p *Partition) Records() []Record { return p.recs }
 
-// Acquire locks up to max available records for member until now+LockMs:
+// Acquire locks up to most available records for member until now+LockMs:
 // first released records inside the window, then new ones read from the
 // log (more gives the spans from an offset on, at most n offsets wanted),
 // as long as the window stays within MaxLocks. A record already delivered
 // MaxDelivery times is archived instead. The answer lists the acquired
 // ranges with their delivery counts, as ShareFetch sends them.
-func (p *Partition) Acquire(member string, now int64, lim Limits, max int, more func(from int64, n int) []Span) []kmsg.ShareFetchResponseTopicPartitionAcquiredRecord {
+func (p *Partition) Acquire(member string, now int64, lim Limits, most int, more func(from int64, n int) []Span) []kmsg.ShareFetchResponseTopicPartitionAcquiredRecord {
 	var out []kmsg.ShareFetchResponseTopicPartitionAcquiredRecord
 	n := 0
 	take := func(off int64, r *Record) {
@@ -98,7 +98,7 @@ func (p *Partition) Acquire(member string, now int64, lim Limits, max int, more 
 		out = append(out, kmsg.ShareFetchResponseTopicPartitionAcquiredRecord{FirstOffset: off, LastOffset: off, DeliveryCount: r.Count})
 	}
 	for i := range p.recs {
-		if n >= max {
+		if n >= most {
 			break
 		}
 		if r := &p.recs[i]; r.State == Available {
@@ -109,12 +109,12 @@ func (p *Partition) Acquire(member string, now int64, lim Limits, max int, more 
 			take(p.Start+int64(i), r)
 		}
 	}
-	if room := lim.MaxLocks - len(p.recs); n < max && room > 0 {
-		for _, s := range more(p.End(), min(room, max-n)) {
+	if room := lim.MaxLocks - len(p.recs); n < most && room > 0 {
+		for _, s := range more(p.End(), min(room, most-n)) {
 			if len(p.recs) == 0 && s.First > p.Start { // the log starts later (retention, compaction)
 				p.Start = s.First
 			}
-			for off := p.End(); off <= s.Last && n < max && len(p.recs) < lim.MaxLocks; off++ {
+			for off := p.End(); off <= s.Last && n < most && len(p.recs) < lim.MaxLocks; off++ {
 				p.recs = append(p.recs, Record{})
 				r := &p.recs[len(p.recs)-1]
 				if off < s.First || s.Skip { // a gap (compacted away) or not deliverable
