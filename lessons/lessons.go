@@ -64,6 +64,8 @@ var Catalog = []Meta{
 		zh("再均衡的触发条件", "成员加入、离开或宕机，分区增加，订阅变化：每一种都会触发再均衡。")},
 	{"consumer-loss-and-duplicates", "Commit before or after processing", "Committing first loses records in a crash, committing after re-delivers them; a business key removes the duplicates.",
 		zh("处理前提交还是处理后提交", "先提交则崩溃时丢消息，后提交则崩溃时重复消费；按业务主键去重。")},
+	{"share-groups", "Share groups", "Kafka 4's queues: several members read one partition, records are locked, acknowledged, redelivered and archived.",
+		zh("共享组", "Kafka 4 的队列：多个成员读同一个分区，记录被锁定、确认、重新投递和归档。")},
 	{"assignors", "Assignors", "Range, roundrobin and sticky side by side.",
 		zh("分区分配策略", "range、roundrobin 与 sticky 三种分配策略并排对比。")},
 	{"replication", "Replication", "LEO, high watermark and acks under a leader crash.",

@@ -10,6 +10,7 @@ import (
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/share"
 	"github.com/gregor-kafka/gregor/core/store"
 	"github.com/gregor-kafka/gregor/core/txn"
 	"github.com/gregor-kafka/gregor/core/wire"
@@ -113,10 +114,14 @@ type Broker struct {
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks                  // producer_state.go
 
-	groups *group.Coordinator      // the group coordinator (group_coordinator.go)
-	txn    *txn.Coordinator        // the transaction coordinator (txn_coordinator.go)
-	wrote  coordinatorWrites       // what the step in progress appended for them (acks.go)
-	meters map[string]*clientUsage // clients' use of their quotas (client_quotas.go)
+	groups *group.Coordinator // the group coordinator (group_coordinator.go)
+	share  *share.Engine      // share groups (share_groups.go, share_fetch.go)
+
+	shareFetches []*pendingShareFetch    // share fetches waiting for records
+	wakingShare  bool                    // wakeShareFetches is running
+	txn          *txn.Coordinator        // the transaction coordinator (txn_coordinator.go)
+	wrote        coordinatorWrites       // what the step in progress appended for them (acks.go)
+	meters       map[string]*clientUsage // clients' use of their quotas (client_quotas.go)
 }
 
 // New opens a broker on st, recovering every partition it finds there.
@@ -155,6 +160,9 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 	}
 	if err := b.initGroups(now); err != nil {
 		return nil, fmt.Errorf("broker: loading consumer groups: %w", err)
+	}
+	if err := b.initShare(now); err != nil {
+		return nil, fmt.Errorf("broker: loading share groups: %w", err)
 	}
 	if err := b.initTxn(now); err != nil {
 		return nil, fmt.Errorf("broker: loading transactions: %w", err)
@@ -226,6 +234,10 @@ func (b *Broker) Tick(now int64) {
 		}
 	}
 	b.tickGroups(now)
+	b.share.Tick(now)
+	if b.writeShareState() {
+		b.wakeShareFetches()
+	}
 	b.tickTxn(now)
 	if iv := b.cfg.Settings.Int64("log.retention.check.interval.ms"); now-b.lastRetain >= iv {
 		b.lastRetain = now
@@ -259,6 +271,14 @@ func (b *Broker) NextDeadline() (at int64, ok bool) {
 		if !ok || f.deadline < at {
 			at, ok = f.deadline, true
 		}
+	}
+	for _, f := range b.shareFetches {
+		if !ok || f.deadline < at {
+			at, ok = f.deadline, true
+		}
+	}
+	if s, sok := b.share.NextDeadline(); sok && (!ok || s < at) {
+		at, ok = s, true
 	}
 	if g, gok := b.groups.NextDeadline(); gok && (!ok || g < at) {
 		at, ok = g, true

@@ -2,12 +2,14 @@ package broker
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/share"
 )
 
 // Fetch v4-18. v4 is the first version with the last stable offset and
@@ -195,6 +197,9 @@ func (b *Broker) wakeFetches(p *Partition) {
 	}
 	clear(b.fetches[len(kept):])
 	b.fetches = kept
+	if p == nil || p.Topic.Name != share.StateTopic {
+		b.wakeShareFetches()
+	}
 }
 
 // expireFetches answers waiting fetches whose max.wait.ms has passed.
@@ -210,6 +215,7 @@ func (b *Broker) expireFetches() {
 	}
 	clear(b.fetches[len(kept):])
 	b.fetches = kept
+	b.expireShareFetches()
 }
 
 func fetchWatches(req *kmsg.FetchRequest, p *Partition) bool {
@@ -257,23 +263,15 @@ func (b *Broker) recordFollowerFetch(req *kmsg.FetchRequest, id int32) {
 	}
 }
 
-// DropConnection forgets pending operations of a closed connection.
+// DropConnection forgets pending operations of a closed connection; its
+// share sessions close, so the records it held are released.
 func (b *Broker) DropConnection(conn uint64) {
 	b.dropTrims(conn)
-	kept := b.fetches[:0]
-	for _, f := range b.fetches {
-		if f.req.Conn != conn {
-			kept = append(kept, f)
-		}
+	b.fetches = slices.DeleteFunc(b.fetches, func(f *pendingFetch) bool { return f.req.Conn == conn })
+	b.acks = slices.DeleteFunc(b.acks, func(a *pendingAcks) bool { return a.conn != nil && *a.conn == conn })
+	b.shareFetches = slices.DeleteFunc(b.shareFetches, func(f *pendingShareFetch) bool { return f.req.Conn == conn })
+	b.share.DropConnection(conn)
+	if b.writeShareState() {
+		b.wakeShareFetches()
 	}
-	clear(b.fetches[len(kept):])
-	b.fetches = kept
-	keptAcks := b.acks[:0]
-	for _, a := range b.acks {
-		if a.conn == nil || *a.conn != conn {
-			keptAcks = append(keptAcks, a)
-		}
-	}
-	clear(b.acks[len(keptAcks):])
-	b.acks = keptAcks
 }

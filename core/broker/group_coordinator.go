@@ -155,6 +155,8 @@ func handleGroupWrite(b *Broker, r *Request) kmsg.Response {
 func handleGroupRead(b *Broker, r *Request) kmsg.Response {
 	if id, ok := groupOf(r.Msg); ok && !b.coordinatesGroup(id) {
 		return wire.ErrorResponse(r.Msg, kerr.NotCoordinator.Code)
+	} else if ok && b.share.Group(id) != nil && (r.Msg.Key() == 11 || r.Msg.Key() == 68) {
+		return wire.ErrorResponse(r.Msg, kerr.GroupIDNotFound.Code) // a share group's id (JoinGroup, ConsumerGroupHeartbeat)
 	}
 	b.wrote = coordinatorWrites{}
 	req := *r
@@ -170,6 +172,7 @@ func handleGroupRead(b *Broker, r *Request) kmsg.Response {
 // NOT_COORDINATOR.
 func (b *Broker) groupReply(req Request, resp kmsg.Response) {
 	b.markForeignGroups(resp)
+	b.shareListed(req.Msg, resp)
 	b.answerAfterWrites(req, resp, b.cfg.Settings.Int64("offsets.commit.timeout.ms"))
 }
 

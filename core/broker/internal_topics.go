@@ -15,6 +15,7 @@ import (
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/group"
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/share"
 )
 
 // Kafka's internal topics (Topic.isInternal), reported IsInternal in
@@ -45,7 +46,7 @@ var errInternalCreating = errors.New("broker: internal topic being created")
 
 // isInternalTopic reports whether name is one of Kafka's internal topics.
 func isInternalTopic(name string) bool {
-	return name == OffsetsTopic || name == TransactionStateTopic
+	return name == OffsetsTopic || name == TransactionStateTopic || name == share.StateTopic
 }
 
 // internalTopicConfigs are the internal topics' overrides, Kafka's:
@@ -82,6 +83,8 @@ func (b *Broker) internalShape(name string) (partitions int32, rf int16, err err
 		return int32(s.Int64("offsets.topic.num.partitions")), int16(s.Int64("offsets.topic.replication.factor")), nil
 	case TransactionStateTopic:
 		return int32(s.Int64("transaction.state.log.num.partitions")), int16(s.Int64("transaction.state.log.replication.factor")), nil
+	case share.StateTopic:
+		return int32(s.Int64("share.coordinator.state.topic.num.partitions")), int16(s.Int64("share.coordinator.state.topic.replication.factor")), nil
 	}
 	return 0, 0, fmt.Errorf("%w: %s is not an internal topic", ErrNoInternalPartition, name)
 }

@@ -274,6 +274,9 @@ func message(msg any) string {
 	if s, ok := describeTxn(msg); ok { // describe_txn.go
 		return s
 	}
+	if s, ok := describeShare(msg); ok { // share.go
+		return s
+	}
 	if s, ok := describeGroup(msg); ok { // describe_group.go
 		return s
 	}

@@ -11,6 +11,7 @@ func (w *World) View() view.World {
 		b := view.Broker{ID: n.ID, Name: n.Name, Up: n.Up, Stopped: !n.Up && n.stopped}
 		if n.Up && n.Broker != nil {
 			b.Partitions = view.Partitions(n.Broker)
+			st.Shares = append(st.Shares, view.Shares(n.Name, n.Broker, w.now)...)
 		}
 		for _, name := range n.Store.Names() {
 			b.Files = append(b.Files, view.File{Name: name, Size: int64(n.Store.Size(name))})

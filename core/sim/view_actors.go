@@ -41,6 +41,8 @@ func (w *World) actors() []view.Actor {
 		case *member:
 			a.Kind, a.Detail = view.KindMember, fmt.Sprintf("group %s: %s", c.groupID, c.state)
 			groups[c.groupID] = true
+		case *shareMember:
+			a.Kind, a.Detail = view.KindMember, fmt.Sprintf("share group %s", c.group)
 		case *admin:
 			a.Kind = view.KindAdmin
 		case deadClient:

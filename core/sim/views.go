@@ -110,6 +110,8 @@ func cmdShow(w *World, c command) error {
 			}
 			w.notef(n.Name, "view", "%-48s %6d bytes", f, n.Store.Size(f))
 		}
+	case "share":
+		return w.showShare(c) // share.go
 	default:
 		if ok, err := w.showTxn(c, what); ok { // txnviews.go
 			return err
@@ -117,7 +119,7 @@ func cmdShow(w *World, c command) error {
 		if ok, err := w.showGroup(c, what); ok { // group_views.go
 			return err
 		}
-		return fmt.Errorf("show: unknown view %q (log, files, replicas, metadata, quorum, records, producers, txn, txn-log, group, offsets-log)", what)
+		return fmt.Errorf("show: unknown view %q (log, files, replicas, metadata, quorum, records, producers, txn, txn-log, group, offsets-log, share)", what)
 	}
 	return nil
 }

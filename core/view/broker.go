@@ -6,6 +6,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/share"
 	"github.com/gregor-kafka/gregor/core/txn"
 )
 
@@ -37,7 +38,7 @@ func partitions(b *broker.Broker, tail bool) []Partition {
 			pv := Partition{
 				Name: p.String(), Start: l.StartOffset(), LEO: l.EndOffset(), HW: p.HighWatermark, LSO: p.LastStableOffset(),
 				Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, Replicas: slices.Clone(p.Replicas), ISR: slices.Clone(p.ISR),
-				Internal: t.Name == group.Topic || t.Name == txn.Topic,
+				Internal: t.Name == group.Topic || t.Name == txn.Topic || t.Name == share.StateTopic,
 			}
 			if clustered {
 				if ip := b.Image().Partition(t.Name, p.Index); ip != nil {

@@ -11,6 +11,7 @@ type World struct {
 	// others; empty while the network is whole.
 	Cut       []string
 	Groups    []Group          // group.go
+	Shares    []SharePartition // share.go
 	Txns      []Txn            // txn.go
 	Producers []ClientProducer // txn.go
 	Lookup    *Lookup          // log.go: the step's lookup, nil if it made none
@@ -43,7 +44,8 @@ type Partition struct {
 	// Adding and Removing are the replicas a reassignment in progress
 	// adds and removes (KIP-455), as the broker's metadata image has them.
 	Adding, Removing []int32
-	// Internal marks __consumer_offsets and __transaction_state.
+	// Internal marks __consumer_offsets, __transaction_state and
+	// __share_group_state.
 	Internal bool
 	// Earlier counts the batches older than those the segments hold
 	// (at most MaxBatches are kept); -1: some, not counted (Tail).

@@ -53,6 +53,8 @@ func TestNormalize(t *testing.T) {
 		{"member=C1-4f721312-9f9d-451b-9aca-f44c09bc8a64 x", "member=C1-741009fa-2c94-46c4-93d6-01da22945742 x", true},
 		{"member=C1-4f721312-9f9d-451b-9aca-f44c09bc8a64", "member=C2-741009fa-2c94-46c4-93d6-01da22945742", false},
 		{"leo=1 hw=1", "leo=1 hw=0", false},
+		{"b0 __share_group_state-28 appended offsets 0..0 (leo=1 hw=1)", "b0 __share_group_state-8 appended offsets 0..0 (leo=1 hw=1)", true},
+		{"b0 __share_group_state-28 appended offsets 0..0 (leo=1 hw=1)", "b0 __consumer_offsets-8 appended offsets 0..0 (leo=1 hw=1)", false},
 	} {
 		if got := SameOutput(tc.a, tc.b); got != tc.same {
 			t.Errorf("SameOutput(%q, %q) = %v", tc.a, tc.b, got)

@@ -11,9 +11,10 @@ import (
 	"github.com/gregor-kafka/gregor/lessons/play"
 )
 
-// TestStatePanel opens a decisive step of four lessons at a desktop and a
+// TestStatePanel opens a decisive step of five lessons at a desktop and a
 // phone width, after the wasm's own render, and checks that the state
 // panel draws what the step is about (cells and markers, the group's grid,
+// the share partition's records in flight,
 // the transaction's state, the lookup), that the page does not scroll
 // sideways and is not absurdly tall, and that it draws as many partitions
 // as the native replay of the URL holds after leaving out the empty
@@ -31,6 +32,8 @@ func TestStatePanel(t *testing.T) {
 			`.group[data-group="shop"] ol.machine li.here`, `ol.grid li.own.c0.moved`, `ol.grid li.own.c1`, `ul.members .swatch`}},
 		{"segments", "/?lesson=segments&step=8&answers=8:0", []string{ // its question shown
 			`.lookup[data-lookup="offset 7"]`, `.cell.found[data-offset="7"]`, `.cell.scanned`, `.entries li.chosen`, `.seg[data-segment="00000000000000000008.log"] .cell.next`}},
+		{"share-groups", "/?lesson=share-groups&step=9", []string{
+			`.shares .group[data-share="workers/jobs-0"] li.own.sh-acquired.c0[data-offset="0"]`, `li.own.sh-acquired.c1[data-offset="3"]`}},
 		{"replication", "/?lesson=replication&step=17", []string{
 			`.role.leader`, `.role.follower`, `.partition .cell.above-hw`, `ul.replicas li.leader`, `.isr.in`}},
 	}

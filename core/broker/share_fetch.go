@@ -1,0 +1,322 @@
+package broker
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/share"
+)
+
+// ShareFetch v1 and ShareAcknowledge v1 (KIP-932): a share group member
+// acquires records of the partitions this broker leads, locked for
+// group.share.record.lock.duration.ms on the broker's clock, and
+// acknowledges them, piggybacked on its next ShareFetch or alone. The
+// session rules are core/share's (session.go). Records are read up to the
+// high watermark, or the last stable offset under share.isolation.level
+// read_committed, where aborted transactions' batches and control batches
+// are archived, never delivered. A share fetch that acquires nothing
+// waits, as a long-poll Fetch does, until records arrive or are released
+// or max.wait.ms passes.
+func init() {
+	register(78, 1, 1, handleShareFetch)
+	register(79, 1, 1, handleShareAck)
+}
+
+type pendingShareFetch struct {
+	req      Request
+	deadline int64
+	acks     map[share.TP]int16 // the acknowledgements' results, answered with the records
+}
+
+func shareIDs(group, member *string) (string, string) {
+	var g, m string
+	if group != nil {
+		g = *group
+	}
+	if member != nil {
+		m = *member
+	}
+	return g, m
+}
+
+func handleShareFetch(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.ShareFetchRequest)
+	resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
+	resp.AcquisitionLockTimeoutMillis = int32(b.share.Limits().LockMs)
+	group, member := shareIDs(req.GroupID, req.MemberID)
+	if group == "" || member == "" || len(member) > 36 {
+		resp.ErrorCode = kerr.InvalidRequest.Code
+		return resp
+	}
+	tps, code := b.share.Session(group, member, r.Conn, req)
+	if code != 0 {
+		resp.ErrorCode = code
+		return resp
+	}
+	acks := map[share.TP]int16{}
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			if len(p.AcknowledgementBatches) > 0 {
+				var bs []share.AckBatch
+				for _, a := range p.AcknowledgementBatches {
+					bs = append(bs, share.AckBatch{First: a.FirstOffset, Last: a.LastOffset, Types: a.AcknowledgeTypes})
+				}
+				tp := share.TP{TopicID: t.TopicID, Partition: p.Partition}
+				acks[tp] = b.shareAck(group, member, tp, bs)
+			}
+		}
+	}
+	b.share.Next(group, member, req.ShareSessionEpoch)
+	if req.ShareSessionEpoch == share.FinalEpoch {
+		b.writeShareState()
+		b.wakeShareFetches()
+		return b.shareFetchResponse(req, nil, acks)
+	}
+	resp2, n := b.acquire(req, group, member, tps, acks)
+	if b.writeShareState() {
+		b.wakeShareFetches()
+	}
+	if n > 0 || req.MaxWaitMillis <= 0 {
+		return resp2
+	}
+	b.shareFetches = append(b.shareFetches, &pendingShareFetch{req: *r, deadline: b.now + int64(req.MaxWaitMillis), acks: acks})
+	return nil
+}
+
+func handleShareAck(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.ShareAcknowledgeRequest)
+	resp := req.ResponseKind().(*kmsg.ShareAcknowledgeResponse)
+	group, member := shareIDs(req.GroupID, req.MemberID)
+	if group == "" || member == "" {
+		resp.ErrorCode = kerr.InvalidRequest.Code
+		return resp
+	}
+	if code := b.share.CheckSession(group, member, req.ShareSessionEpoch); code != 0 {
+		resp.ErrorCode = code
+		return resp
+	}
+	for _, t := range req.Topics {
+		rt := kmsg.NewShareAcknowledgeResponseTopic()
+		rt.TopicID = t.TopicID
+		for _, p := range t.Partitions {
+			var bs []share.AckBatch
+			for _, a := range p.AcknowledgementBatches {
+				bs = append(bs, share.AckBatch{First: a.FirstOffset, Last: a.LastOffset, Types: a.AcknowledgeTypes})
+			}
+			rp := kmsg.NewShareAcknowledgeResponseTopicPartition()
+			rp.Partition = p.Partition
+			rp.ErrorCode = b.shareAck(group, member, share.TP{TopicID: t.TopicID, Partition: p.Partition}, bs)
+			rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = -1, -1
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	b.share.Next(group, member, req.ShareSessionEpoch)
+	b.writeShareState()
+	b.wakeShareFetches()
+	return resp
+}
+
+// sharePartition is the partition a share request names, or the error
+// code for it.
+func (b *Broker) sharePartition(tp share.TP) (*Partition, int16) {
+	t := b.lookup("", tp.TopicID)
+	p := t.partition(tp.Partition)
+	switch {
+	case t == nil && (b.cl == nil || b.cl.image.TopicByID(tp.TopicID) == nil):
+		return nil, kerr.UnknownTopicID.Code
+	case p == nil && b.cl == nil:
+		return nil, kerr.UnknownTopicOrPartition.Code
+	case p == nil || !b.leads(p):
+		return nil, kerr.NotLeaderForPartition.Code
+	}
+	return p, 0
+}
+
+func (b *Broker) shareAck(group, member string, tp share.TP, bs []share.AckBatch) int16 {
+	if _, code := b.sharePartition(tp); code != 0 {
+		return code
+	}
+	return b.share.Ack(share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}, member, bs)
+}
+
+// acquire acquires records of the session's partitions for member, up
+// to the request's MaxRecords (500 when unset) in all, and returns the
+// answer and how many records it carries.
+func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps []share.TP, acks map[share.TP]int16) (*kmsg.ShareFetchResponse, int) {
+	left := int(req.MaxRecords)
+	if left <= 0 {
+		left = 500
+	}
+	got := map[share.TP]*kmsg.ShareFetchResponseTopicPartition{}
+	n := 0
+	for _, tp := range tps {
+		sp := kmsg.NewShareFetchResponseTopicPartition()
+		sp.Partition = tp.Partition
+		sp.CurrentLeader.LeaderID, sp.CurrentLeader.LeaderEpoch = -1, -1
+		got[tp] = &sp
+		p, code := b.sharePartition(tp)
+		if sp.ErrorCode = code; code != 0 || left == 0 {
+			continue
+		}
+		k := share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}
+		start := p.HighWatermark
+		if v, _ := b.cfg.Settings.Value("share.auto.offset.reset"); v == "earliest" {
+			start = p.log.StartOffset()
+		}
+		level, _ := b.cfg.Settings.Value("share.isolation.level")
+		readCommitted := level == "read_committed"
+		upTo := p.HighWatermark
+		if readCommitted {
+			upTo = p.lastStableOffset()
+		}
+		ranges := b.share.Init(k, start).Acquire(member, b.now, b.share.Limits(), left, func(from int64, want int) []share.Span {
+			return b.shareSpans(p, from, want, upTo, readCommitted)
+		})
+		if len(ranges) == 0 {
+			continue
+		}
+		b.share.Touch(k)
+		for _, a := range ranges {
+			left -= int(a.LastOffset - a.FirstOffset + 1)
+			n += int(a.LastOffset - a.FirstOffset + 1)
+		}
+		sp.AcquiredRecords = ranges
+		sp.Records = b.shareRead(p, ranges[0].FirstOffset, ranges[len(ranges)-1].LastOffset, upTo)
+	}
+	return b.shareFetchResponse(req, got, acks), n
+}
+
+// shareFetchResponse lists every partition of the answer (acquired, in
+// error, or with acknowledgement results) by topic, in the order given.
+func (b *Broker) shareFetchResponse(req *kmsg.ShareFetchRequest, got map[share.TP]*kmsg.ShareFetchResponseTopicPartition, acks map[share.TP]int16) *kmsg.ShareFetchResponse {
+	resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
+	resp.AcquisitionLockTimeoutMillis = int32(b.share.Limits().LockMs)
+	for tp, code := range acks {
+		if got[tp] == nil {
+			if got == nil {
+				got = map[share.TP]*kmsg.ShareFetchResponseTopicPartition{}
+			}
+			sp := kmsg.NewShareFetchResponseTopicPartition()
+			sp.Partition = tp.Partition
+			sp.CurrentLeader.LeaderID, sp.CurrentLeader.LeaderEpoch = -1, -1
+			got[tp] = &sp
+		}
+		got[tp].AcknowledgeErrorCode = code
+	}
+	tps := make([]share.TP, 0, len(got))
+	for tp := range got {
+		tps = append(tps, tp)
+	}
+	share.SortTPs(tps)
+	byTopic := map[[16]byte]int{}
+	for _, tp := range tps {
+		i, ok := byTopic[tp.TopicID]
+		if !ok {
+			i = len(resp.Topics)
+			byTopic[tp.TopicID] = i
+			resp.Topics = append(resp.Topics, kmsg.ShareFetchResponseTopic{TopicID: tp.TopicID})
+		}
+		resp.Topics[i].Partitions = append(resp.Topics[i].Partitions, *got[tp])
+	}
+	return resp
+}
+
+// shareSpans reads the batches from offset from on, up to upTo, until
+// want offsets are covered: a control batch, or an aborted transaction's
+// batch under read_committed, is a span to archive.
+func (b *Broker) shareSpans(p *Partition, from int64, want int, upTo int64, readCommitted bool) []share.Span {
+	var out []share.Span
+	from = max(from, p.log.StartOffset())
+	var aborted []abortedRange
+	if readCommitted {
+		for _, a := range p.log.AbortedTxns(from, upTo) {
+			aborted = append(aborted, abortedRange{a.ProducerID, a.FirstOffset, a.LastOffset})
+		}
+	}
+	for covered := 0; covered < want && from < upTo; {
+		data, err := p.log.Read(from, 1<<20, upTo, true)
+		if err != nil || len(data) == 0 {
+			break
+		}
+		it := record.NewIter(data)
+		for bt, ok := it.Next(); ok; bt, ok = it.Next() {
+			skip := bt.IsControl() || bt.IsTransactional() && inAborted(aborted, bt.ProducerID(), bt.BaseOffset())
+			out = append(out, share.Span{First: bt.BaseOffset(), Last: bt.LastOffset(), Skip: skip})
+			covered += int(bt.LastOffset() - max(bt.BaseOffset(), from) + 1)
+			from = bt.LastOffset() + 1
+		}
+	}
+	return out
+}
+
+type abortedRange struct{ pid, first, last int64 }
+
+func inAborted(as []abortedRange, pid, offset int64) bool {
+	for _, a := range as {
+		if a.pid == pid && a.first <= offset && offset <= a.last {
+			return true
+		}
+	}
+	return false
+}
+
+// shareRead reads the whole batches holding offsets first..last, all
+// below upTo.
+func (b *Broker) shareRead(p *Partition, first, last, upTo int64) []byte {
+	var out []byte
+	for from := first; from <= last; {
+		data, err := p.log.Read(from, 1<<20, upTo, true)
+		if err != nil || len(data) == 0 {
+			break
+		}
+		out = append(out, data...)
+		it := record.NewIter(data)
+		for bt, ok := it.Next(); ok; bt, ok = it.Next() {
+			from = bt.LastOffset() + 1
+		}
+	}
+	return out
+}
+
+// wakeShareFetches answers the waiting share fetches that can now acquire
+// records.
+func (b *Broker) wakeShareFetches() {
+	if b.wakingShare || len(b.shareFetches) == 0 {
+		return
+	}
+	b.wakingShare = true
+	defer func() { b.wakingShare = false }()
+	b.answerShareFetches(false)
+}
+
+// expireShareFetches answers the waiting share fetches whose
+// max.wait.ms has passed.
+func (b *Broker) expireShareFetches() { b.answerShareFetches(true) }
+
+func (b *Broker) answerShareFetches(expiring bool) {
+	var done []*pendingShareFetch
+	kept := b.shareFetches[:0]
+	for _, f := range b.shareFetches {
+		if expiring && f.deadline > b.now {
+			kept = append(kept, f)
+			continue
+		}
+		req := f.req.Msg.(*kmsg.ShareFetchRequest)
+		group, member := shareIDs(req.GroupID, req.MemberID)
+		tps, ok := b.share.SessionPartitions(group, member)
+		resp, n := b.acquire(req, group, member, tps, f.acks)
+		if n == 0 && !expiring && ok {
+			kept = append(kept, f)
+			continue
+		}
+		b.reply(f.req, resp)
+		done = append(done, f)
+	}
+	clear(b.shareFetches[len(kept):])
+	b.shareFetches = kept
+	if len(done) > 0 {
+		b.writeShareState()
+	}
+}

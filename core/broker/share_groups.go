@@ -1,0 +1,238 @@
+package broker
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/share"
+	"github.com/gregor-kafka/gregor/core/wire"
+)
+
+// Share groups (KIP-932), the membership and admin side; core/share holds
+// the state machine, share_fetch.go the records side. Served here:
+//
+//	ShareGroupHeartbeat v1 and ShareGroupDescribe v1 (v0 was Kafka 4.0's
+//	early access), DescribeShareGroupOffsets v0-1, AlterShareGroupOffsets
+//	v0 and DeleteShareGroupOffsets v0; ListGroups lists share groups with
+//	type "share", DeleteGroups deletes them, DescribeGroups answers that
+//	they are not classic groups.
+//
+// The share partitions' state is written to __share_group_state, one
+// ShareSnapshot record per share partition after every change (Kafka
+// writes snapshots and deltas, ShareUpdate, through a share coordinator;
+// the log is compacted, so the last snapshot of each key is the state),
+// and replayed at startup. Membership is not persisted: after a restart
+// members heartbeat, learn they are unknown and join again, as Kafka's
+// share consumers do after a coordinator moves.
+func init() {
+	register(76, 1, 1, handleShareHeartbeat)
+	register(77, 1, 1, handleShareDescribe)
+	register(90, 0, 1, handleShareOffsets)
+	register(91, 0, 0, handleShareOffsets)
+	register(92, 0, 0, handleShareOffsets)
+}
+
+// initShare builds the share engine and, on a single broker, replays
+// __share_group_state.
+func (b *Broker) initShare(now int64) error {
+	s := b.cfg.Settings
+	b.share = share.New(share.Config{
+		Limits: share.Limits{
+			LockMs:      s.Int64("group.share.record.lock.duration.ms"),
+			MaxLocks:    int(s.Int64("group.share.partition.max.record.locks")),
+			MaxDelivery: int16(s.Int64("group.share.delivery.count.limit")),
+		},
+		SessionTimeoutMs:    int32(s.Int64("group.share.session.timeout.ms")),
+		HeartbeatIntervalMs: int32(s.Int64("group.share.heartbeat.interval.ms")),
+		MaxSessions:         int(s.Int64("group.share.max.share.sessions")),
+		Topics:              groupTopics{b},
+		Logf:                b.cfg.Logf,
+	}, now)
+	t := b.topics[share.StateTopic]
+	if t == nil {
+		return nil
+	}
+	for _, p := range t.Partitions {
+		err := p.log.Scan(p.log.StartOffset(), func(batch record.Batch) error {
+			recs, err := batch.Records()
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				k, sp, ok, err := share.DecodeSnapshot(r.Key, r.Value)
+				if err != nil {
+					b.cfg.Logf("replaying %s: %v", p, err)
+				}
+				if ok {
+					b.share.Restore(k, sp)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Share is the share-group engine, for views and the simulator.
+func (b *Broker) Share() *share.Engine { return b.share }
+
+// writeShareState appends a snapshot of every changed share partition
+// (a tombstone for a deleted one) to __share_group_state, one batch per
+// partition of it; answers do not wait for it. It reports whether any
+// share partition changed, so that waiting share fetches look again.
+func (b *Broker) writeShareState() bool {
+	keys := b.share.TakeDirty()
+	if len(keys) == 0 {
+		return false
+	}
+	n, err := b.internalTopic(share.StateTopic)
+	if err != nil {
+		b.cfg.Logf("share state not written: %v", err)
+		return true
+	}
+	batches := map[int32]*record.Builder{}
+	var order []int32
+	for _, k := range keys {
+		part := shareStatePartition(k, n)
+		if batches[part] == nil {
+			batches[part] = record.NewBuilder(record.NewBatchHeader(b.now))
+			order = append(order, part)
+		}
+		var key, value []byte
+		if p := b.share.Partition(k); p != nil {
+			key, value = share.EncodeSnapshot(k, p, 0, b.now)
+		} else {
+			key, _ = share.EncodeSnapshot(k, share.NewPartition(0), 0, b.now)
+		}
+		batches[part].Add(key, value, 0)
+	}
+	for _, part := range order {
+		if _, err := b.AppendInternal(share.StateTopic, part, batches[part].Build()); err != nil {
+			b.cfg.Logf("share state not written to %s-%d: %v", share.StateTopic, part, err)
+		}
+	}
+	return true
+}
+
+// shareStatePartition is where a share partition's state goes: its
+// coordinator key hashed as Kafka hashes group ids.
+func shareStatePartition(k share.Key, n int32) int32 {
+	return group.PartitionFor(k.CoordinatorKey(), n)
+}
+
+// shareGroupConflict answers GROUP_ID_NOT_FOUND when a group id is taken
+// by a group of another type, as Kafka does.
+func (b *Broker) shareGroupConflict(id string) bool {
+	return slices.Contains(b.groups.Groups(), id)
+}
+
+func handleShareHeartbeat(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.ShareGroupHeartbeatRequest)
+	if !b.coordinatesGroup(req.GroupID) {
+		return wire.ErrorResponse(r.Msg, kerr.NotCoordinator.Code)
+	}
+	if b.shareGroupConflict(req.GroupID) {
+		resp := req.ResponseKind().(*kmsg.ShareGroupHeartbeatResponse)
+		resp.ErrorCode = kerr.GroupIDNotFound.Code
+		resp.ErrorMessage = kmsg.StringPtr("Group " + req.GroupID + " is not a share group.")
+		return resp
+	}
+	resp := b.share.Heartbeat(b.now, r.Header.ClientID, r.Host, req)
+	if b.writeShareState() {
+		b.wakeShareFetches()
+	}
+	return resp
+}
+
+func handleShareDescribe(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.ShareGroupDescribeRequest)
+	resp := req.ResponseKind().(*kmsg.ShareGroupDescribeResponse)
+	for _, id := range req.GroupIDs {
+		d := kmsg.NewShareGroupDescribeResponseGroup()
+		d.GroupID, d.AuthorizedOperations = id, -2147483648
+		g := b.share.Group(id)
+		switch {
+		case !b.coordinatesGroup(id):
+			d.ErrorCode = kerr.NotCoordinator.Code
+		case g == nil && slices.Contains(b.share.Groups(), id):
+			d.GroupState, d.Assignor = "Empty", "simple"
+		case g == nil:
+			d.ErrorCode = kerr.GroupIDNotFound.Code
+			d.ErrorMessage = kmsg.StringPtr("Group " + id + " not found.")
+			if b.shareGroupConflict(id) {
+				d.ErrorMessage = kmsg.StringPtr("Group " + id + " is not a share group.")
+			}
+		default:
+			d.GroupState, d.GroupEpoch, d.AssignmentEpoch, d.Assignor = g.State(), g.Epoch, g.Epoch, "simple"
+			for _, m := range g.Members() {
+				dm := kmsg.NewShareGroupDescribeResponseGroupMember()
+				dm.MemberID, dm.MemberEpoch, dm.ClientID, dm.ClientHost = m.ID, m.Epoch, m.ClientID, m.ClientHost
+				if m.Rack != "" {
+					dm.RackID = kmsg.StringPtr(m.Rack)
+				}
+				dm.SubscribedTopicNames = m.Topics
+				for _, t := range m.Topics {
+					if ps := m.Assigned[t]; len(ps) > 0 {
+						id, _, _ := groupTopics{b}.Topic(t)
+						dm.Assignment.TopicPartitions = append(dm.Assignment.TopicPartitions,
+							kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition{TopicID: id, Topic: t, Partitions: ps})
+					}
+				}
+				d.Members = append(d.Members, dm)
+			}
+		}
+		resp.Groups = append(resp.Groups, d)
+	}
+	return resp
+}
+
+// shareListed adds the share groups to a ListGroups answer (type
+// "share", protocol type "share"), honouring its states and types
+// filters; DeleteGroups deletes an empty share group and its state
+// (NON_EMPTY_GROUP while it has members); a DescribeGroups answer marks
+// share groups as not classic, as Kafka does.
+func (b *Broker) shareListed(req kmsg.Request, resp kmsg.Response) {
+	switch m := resp.(type) {
+	case *kmsg.ListGroupsResponse:
+		lr := req.(*kmsg.ListGroupsRequest)
+		for _, id := range b.share.Groups() {
+			if !b.coordinatesGroup(id) {
+				continue
+			}
+			state := "Empty"
+			if g := b.share.Group(id); g != nil {
+				state = g.State()
+			}
+			if len(lr.StatesFilter) > 0 && !slices.ContainsFunc(lr.StatesFilter, func(s string) bool { return strings.EqualFold(s, state) }) ||
+				len(lr.TypesFilter) > 0 && !slices.ContainsFunc(lr.TypesFilter, func(s string) bool { return strings.EqualFold(s, "share") }) {
+				continue
+			}
+			m.Groups = append(m.Groups, kmsg.ListGroupsResponseGroup{Group: id, ProtocolType: "share", GroupState: state, GroupType: "share"})
+		}
+	case *kmsg.DeleteGroupsResponse:
+		for i := range m.Groups {
+			if g := &m.Groups[i]; slices.Contains(b.share.Groups(), g.Group) {
+				g.ErrorCode = 0
+				if !b.share.Forget(g.Group) {
+					g.ErrorCode = kerr.NonEmptyGroup.Code
+				}
+			}
+		}
+		b.writeShareState()
+	case *kmsg.DescribeGroupsResponse:
+		for i := range m.Groups {
+			if g := &m.Groups[i]; slices.Contains(b.share.Groups(), g.Group) {
+				g.ErrorCode, g.State = kerr.GroupIDNotFound.Code, "Dead"
+				g.ErrorMessage = kmsg.StringPtr("Group " + g.Group + " is not a classic group.")
+			}
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package broker
+
+import (
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/share"
+)
+
+func shareHeartbeat(h *harness, member string, epoch int32, topics ...string) *kmsg.ShareGroupHeartbeatResponse {
+	req := kmsg.NewPtrShareGroupHeartbeatRequest()
+	req.SetVersion(1)
+	req.GroupID, req.MemberID, req.MemberEpoch = "sg", member, epoch
+	if topics != nil {
+		req.SubscribedTopicNames = topics
+	}
+	return call[*kmsg.ShareGroupHeartbeatResponse](h, req)
+}
+
+// shareFetchReq fetches partition 0 of topic id at a session epoch, with
+// acknowledgement batches (first, last, type triples).
+func shareFetchReq(member string, id [16]byte, epoch, waitMs int32, acks ...int64) *kmsg.ShareFetchRequest {
+	req := kmsg.NewPtrShareFetchRequest()
+	req.SetVersion(1)
+	req.GroupID, req.MemberID = kmsg.StringPtr("sg"), kmsg.StringPtr(member)
+	req.ShareSessionEpoch, req.MaxWaitMillis, req.MaxBytes, req.MaxRecords = epoch, waitMs, 1<<20, 100
+	rp := kmsg.NewShareFetchRequestTopicPartition()
+	for i := 0; i+2 < len(acks); i += 3 {
+		rp.AcknowledgementBatches = append(rp.AcknowledgementBatches, kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch{
+			FirstOffset: acks[i], LastOffset: acks[i+1], AcknowledgeTypes: []int8{int8(acks[i+2])}})
+	}
+	req.Topics = []kmsg.ShareFetchRequestTopic{{TopicID: id, Partitions: []kmsg.ShareFetchRequestTopicPartition{rp}}}
+	return req
+}
+
+func acquired(resp *kmsg.ShareFetchResponse) []kmsg.ShareFetchResponseTopicPartitionAcquiredRecord {
+	if len(resp.Topics) == 0 || len(resp.Topics[0].Partitions) == 0 {
+		return nil
+	}
+	return resp.Topics[0].Partitions[0].AcquiredRecords
+}
+
+// Two members share one partition: each gets the records the other does
+// not hold; a lock that expires on the broker's clock redelivers; an
+// acknowledgement of another member's record is refused; a waiting share
+// fetch is answered by a produce; and after a restart the start offset and
+// delivery counts are back, read from __share_group_state.
+func TestShareGroupOnePartition(t *testing.T) {
+	h := newHarness(t, map[string]string{"share.auto.offset.reset": "earliest"})
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("a", "b", "c")))
+
+	for _, m := range []string{"m1", "m2"} {
+		hb := shareHeartbeat(h, m, 0, "t")
+		if hb.ErrorCode != 0 || hb.Assignment == nil || len(hb.Assignment.TopicPartitions) != 1 {
+			t.Fatalf("%s join: %+v", m, hb)
+		}
+	}
+	if hb := shareHeartbeat(h, "m1", 1, "t"); hb.ErrorCode != 0 || hb.MemberEpoch != 2 || len(hb.Assignment.TopicPartitions[0].Partitions) != 1 {
+		t.Fatalf("m1 keeps partition 0 beside m2: %+v", hb)
+	}
+
+	r1 := call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 0, 0))
+	if a := acquired(r1); len(a) != 1 || a[0].FirstOffset != 0 || a[0].LastOffset != 2 || len(r1.Topics[0].Partitions[0].Records) == 0 {
+		t.Fatalf("m1 fetch: %+v", r1)
+	}
+	if out := h.send(shareFetchReq("m2", id, 0, 500)); len(out) != 0 {
+		t.Fatalf("m2 got records m1 holds: %+v", out[0].Msg)
+	}
+	h.now += 100
+	out := h.send(produceReq("t", 0, 1, batchOf("d")))
+	if len(out) != 2 {
+		t.Fatalf("the produce did not wake m2's share fetch: %d answers", len(out))
+	}
+	r2, ok := out[0].Msg.(*kmsg.ShareFetchResponse)
+	if !ok {
+		r2 = out[1].Msg.(*kmsg.ShareFetchResponse)
+	}
+	if a := acquired(r2); len(a) != 1 || a[0].FirstOffset != 3 || a[0].LastOffset != 3 {
+		t.Fatalf("m2 fetch: %+v", a)
+	}
+
+	// m1 accepts 0, releases 1, and acknowledges 3, which m2 holds.
+	r1 = call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 1, 0, 0, 0, 1, 1, 1, 2, 3, 3, 1))
+	if code := r1.Topics[0].Partitions[0].AcknowledgeErrorCode; code != kerr.InvalidRecordState.Code {
+		t.Fatalf("acknowledging m2's record: %v", kerr.ErrorForCode(code))
+	}
+	r1 = call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 2, 0, 0, 0, 1, 1, 1, 2))
+	if p := r1.Topics[0].Partitions[0]; p.AcknowledgeErrorCode != 0 || len(p.AcquiredRecords) != 1 || p.AcquiredRecords[0].FirstOffset != 1 || p.AcquiredRecords[0].DeliveryCount != 2 {
+		t.Fatalf("accept 0, release 1: %+v", p)
+	}
+	// m1 now holds 1 and 2; their locks expire 30 s after its fetch.
+	h.now += 29_000
+	h.b.Tick(h.now)
+	if got := h.send(shareFetchReq("m2", id, 1, 0)); len(acquired(got[0].Msg.(*kmsg.ShareFetchResponse))) != 0 {
+		t.Fatalf("m2 acquired records m1 still holds")
+	}
+	h.now += 1_000
+	h.b.Tick(h.now)
+	r2 = call[*kmsg.ShareFetchResponse](h, shareFetchReq("m2", id, 2, 0))
+	if a := acquired(r2); len(a) != 2 || a[0].FirstOffset != 1 || a[0].DeliveryCount != 3 || a[1].FirstOffset != 2 || a[1].LastOffset != 3 || a[1].DeliveryCount != 2 {
+		t.Fatalf("redelivery after the lock expired: %+v", a)
+	}
+
+	if err := h.b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h.open()
+	sp := h.b.Share().Partition(share.Key{Group: "sg", TopicID: id, Partition: 0})
+	if sp == nil || sp.Start != 1 || len(sp.Records()) != 3 {
+		t.Fatalf("share partition after restart: %+v", sp)
+	}
+	for i, want := range []int16{3, 2, 2} { // m2's lock on 3 expired too
+		if r := sp.Records()[i]; r.State != share.Available || r.Count != want {
+			t.Errorf("offset %d after restart: %+v, want available, delivered %d times", 1+i, r, want)
+		}
+	}
+	if hb := shareHeartbeat(h, "m1", 2); hb.ErrorCode != kerr.UnknownMemberID.Code {
+		t.Fatalf("membership is not kept: %+v", hb)
+	}
+}
+
+func TestShareGroupAdmin(t *testing.T) {
+	h := newHarness(t, nil)
+	h.createTopic("t", 2, nil)
+	id := h.b.topics["t"].ID
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("a", "b")))
+	shareHeartbeat(h, "m1", 0, "t")
+	call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 0, 0))
+
+	cg := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	cg.Group, cg.MemberID, cg.SubscribedTopicNames = "sg", "c1", []string{"t"}
+	if r := call[*kmsg.ConsumerGroupHeartbeatResponse](h, cg); r.ErrorCode != kerr.GroupIDNotFound.Code {
+		t.Fatalf("a consumer joining a share group's id: %+v", r)
+	}
+
+	list := kmsg.NewPtrListGroupsRequest()
+	list.SetVersion(5)
+	list.TypesFilter = []string{"share"}
+	if lr := call[*kmsg.ListGroupsResponse](h, list); len(lr.Groups) != 1 || lr.Groups[0].GroupType != "share" || lr.Groups[0].GroupState != "Stable" {
+		t.Fatalf("ListGroups: %+v", lr.Groups)
+	}
+	d := kmsg.NewPtrShareGroupDescribeRequest()
+	d.SetVersion(1)
+	d.GroupIDs = []string{"sg", "nope"}
+	dr := call[*kmsg.ShareGroupDescribeResponse](h, d)
+	if g := dr.Groups[0]; g.ErrorCode != 0 || len(g.Members) != 1 || len(g.Members[0].Assignment.TopicPartitions[0].Partitions) != 2 || dr.Groups[1].ErrorCode != kerr.GroupIDNotFound.Code {
+		t.Fatalf("ShareGroupDescribe: %+v", dr.Groups)
+	}
+
+	// latest: the group starts at the high watermark, 2.
+	dso := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+	dso.SetVersion(1)
+	dso.Groups = []kmsg.DescribeShareGroupOffsetsRequestGroup{{GroupID: "sg", Topics: []kmsg.DescribeShareGroupOffsetsRequestGroupTopic{{Topic: "t", Partitions: []int32{0, 1}}}}}
+	ps := call[*kmsg.DescribeShareGroupOffsetsResponse](h, dso).Groups[0].Topics[0].Partitions
+	if ps[0].StartOffset != 2 || ps[0].Lag != 0 || ps[1].StartOffset != -1 {
+		t.Fatalf("DescribeShareGroupOffsets: %+v", ps)
+	}
+
+	alter := kmsg.NewPtrAlterShareGroupOffsetsRequest()
+	alter.GroupID = "sg"
+	alter.Topics = []kmsg.AlterShareGroupOffsetsRequestTopic{{Topic: "t", Partitions: []kmsg.AlterShareGroupOffsetsRequestTopicPartition{{Partition: 0, StartOffset: 0}}}}
+	if ar := call[*kmsg.AlterShareGroupOffsetsResponse](h, alter); ar.ErrorCode != kerr.NonEmptyGroup.Code {
+		t.Fatalf("altering a group with members: %+v", ar)
+	}
+	if hb := shareHeartbeat(h, "m1", -1); hb.ErrorCode != 0 || hb.MemberEpoch != -1 {
+		t.Fatalf("leave: %+v", hb)
+	}
+	if ar := call[*kmsg.AlterShareGroupOffsetsResponse](h, alter); ar.ErrorCode != 0 || ar.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("AlterShareGroupOffsets: %+v", ar)
+	}
+	ps = call[*kmsg.DescribeShareGroupOffsetsResponse](h, dso).Groups[0].Topics[0].Partitions
+	if ps[0].StartOffset != 0 || ps[0].Lag != 2 {
+		t.Fatalf("after the alter: %+v", ps)
+	}
+	del := kmsg.NewPtrDeleteShareGroupOffsetsRequest()
+	del.GroupID = "sg"
+	del.Topics = []kmsg.DeleteShareGroupOffsetsRequestTopic{{Topic: "t"}}
+	if dr := call[*kmsg.DeleteShareGroupOffsetsResponse](h, del); dr.ErrorCode != 0 || dr.Topics[0].ErrorCode != 0 {
+		t.Fatalf("DeleteShareGroupOffsets: %+v", dr)
+	}
+	if ps = call[*kmsg.DescribeShareGroupOffsetsResponse](h, dso).Groups[0].Topics[0].Partitions; ps[0].StartOffset != -1 {
+		t.Fatalf("after the delete: %+v", ps)
+	}
+
+	// DeleteGroups: refused while the group has a member, then done.
+	shareHeartbeat(h, "m2", 0, "t")
+	call[*kmsg.ShareFetchResponse](h, shareFetchReq("m2", id, 0, 0))
+	dg := kmsg.NewPtrDeleteGroupsRequest()
+	dg.SetVersion(2)
+	dg.Groups = []string{"sg"}
+	if r := call[*kmsg.DeleteGroupsResponse](h, dg); r.Groups[0].ErrorCode != kerr.NonEmptyGroup.Code {
+		t.Fatalf("deleting a group with a member: %+v", r.Groups)
+	}
+	shareHeartbeat(h, "m2", -1)
+	if r := call[*kmsg.DeleteGroupsResponse](h, dg); r.Groups[0].ErrorCode != 0 {
+		t.Fatalf("DeleteGroups: %+v", r.Groups)
+	}
+	if lr := call[*kmsg.ListGroupsResponse](h, list); len(lr.Groups) != 0 {
+		t.Fatalf("a deleted share group is listed: %+v", lr.Groups)
+	}
+}
+
+// A share fetch that acquires part of a batch carries the whole batch.
+func TestShareFetchPartOfABatch(t *testing.T) {
+	h := newHarness(t, map[string]string{"share.auto.offset.reset": "earliest"})
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("a", "b", "c", "d", "e")))
+	shareHeartbeat(h, "m1", 0, "t")
+	req := shareFetchReq("m1", id, 0, 0)
+	req.MaxRecords = 2
+	resp := call[*kmsg.ShareFetchResponse](h, req)
+	if a := acquired(resp); len(a) != 1 || a[0].FirstOffset != 0 || a[0].LastOffset != 1 {
+		t.Fatalf("acquired %+v", a)
+	}
+	if p := resp.Topics[0].Partitions[0]; len(p.Records) != len(batchOf("a", "b", "c", "d", "e")) {
+		t.Fatalf("records: %d bytes, want the whole batch", len(p.Records))
+	}
+}
+
+// share.isolation.level=read_committed: a share group acquires nothing
+// past the last stable offset; once the transaction aborts, its records
+// and both control batches are archived, never delivered, and the
+// records after them are.
+func TestShareReadCommitted(t *testing.T) {
+	flags := map[string]string{"share.auto.offset.reset": "earliest", "share.isolation.level": "read_committed"}
+	for k, v := range rawPartitions {
+		flags[k] = v
+	}
+	h := newHarness(t, flags)
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	h.mustProduce(batchOf("plain"), 0)
+	h.mustProduce(idemBatch(5, 0, 0, true, "t1", "t2"), 1) // 1..2, open
+	h.mustProduce(batchOf("after"), 3)
+	shareHeartbeat(h, "m1", 0, "t")
+	if a := acquired(call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 0, 0))); len(a) != 1 || a[0].FirstOffset != 0 || a[0].LastOffset != 0 {
+		t.Fatalf("before the abort: %+v, want 0 only (the LSO is 1)", a)
+	}
+	if code := h.marker(5, 0, false, 0); code != 0 {
+		t.Fatalf("abort marker: %v", kerr.ErrorForCode(code))
+	}
+	// 0 accepted; 1..2 aborted and 4 the marker are archived; 3 acquired.
+	resp := call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 1, 0, 0, 0, 1))
+	if a := acquired(resp); len(a) != 1 || a[0].FirstOffset != 3 || a[0].LastOffset != 3 {
+		t.Fatalf("after the abort: %+v, want 3 only", a)
+	}
+	sp := h.b.Share().Partition(share.Key{Group: "sg", TopicID: id, Partition: 0})
+	if sp.Start != 3 || sp.End() != 5 || sp.Records()[1].State != share.Archived {
+		t.Fatalf("window start %d end %d %+v", sp.Start, sp.End(), sp.Records())
+	}
+}

@@ -1,0 +1,28 @@
+// Package share is Kafka's share groups (KIP-932, Kafka 4's queues) as a
+// pure state machine: membership with ShareGroupHeartbeat and the simple
+// assignor (group.go), share sessions (session.go), and share partitions
+// (partition.go): the window of in-flight records of one topic partition
+// for one share group, each record available, acquired by one member
+// until its lock expires, acknowledged or archived, with its delivery
+// count. Records are snapshotted to __share_group_state in the layout of
+// Kafka's ShareSnapshot record (snapshot.go).
+//
+// The broker owns an Engine and calls it with decoded kmsg requests and
+// its clock; it reads the log for the engine (Acquire's more function
+// returns the batches as Spans) and writes the snapshots of the share
+// partitions TakeDirty returns.
+//
+// # Invariants
+//
+//   - Pure: no I/O, no clock but the now passed in, no goroutines; maps are
+//     read in sorted order wherever the order shows.
+//   - A record is held by at most one member at a time: only an Available
+//     record is acquired, and only its holder may acknowledge it.
+//   - A record is delivered at most group.share.delivery.count.limit
+//     times: released (by the member or by its lock expiring) at the limit,
+//     it is archived.
+//   - Start (the SPSO) only moves forward, past records acknowledged or
+//     archived; the window [Start, End) never holds more than
+//     group.share.partition.max.record.locks records.
+//   - Acknowledgements of one partition apply all or none.
+package share

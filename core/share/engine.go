@@ -1,0 +1,239 @@
+package share
+
+import (
+	"bytes"
+	"cmp"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// Topics looks up the broker's topics (the group coordinator's interface).
+type Topics interface {
+	Topic(name string) (id [16]byte, partitions int32, ok bool)
+	TopicByID(id [16]byte) (name string, partitions int32, ok bool)
+}
+
+// Config is what an Engine needs from its broker.
+type Config struct {
+	Limits
+	// SessionTimeoutMs and HeartbeatIntervalMs are
+	// group.share.session.timeout.ms and group.share.heartbeat.interval.ms.
+	SessionTimeoutMs, HeartbeatIntervalMs int32
+	// MaxSessions is group.share.max.share.sessions.
+	MaxSessions int
+	Topics      Topics
+	Logf        func(format string, args ...any)
+}
+
+// Engine holds the share groups of a broker, the share partitions of the
+// partitions it leads, and the share sessions of its clients.
+type Engine struct {
+	cfg      Config
+	now      int64
+	groups   map[string]*Group
+	parts    map[Key]*Partition
+	sessions map[sessionKey]*session
+	dirty    map[Key]bool // share partitions changed since TakeDirty
+}
+
+// New returns an empty engine.
+func New(cfg Config, now int64) *Engine {
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	return &Engine{cfg: cfg, now: now, groups: map[string]*Group{}, parts: map[Key]*Partition{},
+		sessions: map[sessionKey]*session{}, dirty: map[Key]bool{}}
+}
+
+func (e *Engine) advance(now int64) { e.now = max(e.now, now) }
+
+// Limits are the engine's share-partition limits.
+func (e *Engine) Limits() Limits { return e.cfg.Limits }
+
+// Group returns a share group, or nil.
+func (e *Engine) Group(id string) *Group { return e.groups[id] }
+
+// Groups lists the share groups: those with members and those with share
+// partitions (an empty group whose state survived), in id order.
+func (e *Engine) Groups() []string {
+	ids := map[string]bool{}
+	for id := range e.groups {
+		ids[id] = true
+	}
+	for k := range e.parts {
+		ids[k.Group] = true
+	}
+	return slices.Sorted(maps.Keys(ids))
+}
+
+// Partitions lists the share partitions of a group in topic id and
+// partition order.
+func (e *Engine) Partitions(group string) []Key {
+	var ks []Key
+	for k := range e.parts {
+		if k.Group == group {
+			ks = append(ks, k)
+		}
+	}
+	sortKeys(ks)
+	return ks
+}
+
+// Partition returns a share partition, or nil.
+func (e *Engine) Partition(k Key) *Partition { return e.parts[k] }
+
+// Init returns a share partition, starting it at start (where
+// share.auto.offset.reset puts it) when the group never read it.
+func (e *Engine) Init(k Key, start int64) *Partition {
+	p := e.parts[k]
+	if p == nil {
+		p = NewPartition(start)
+		e.parts[k] = p
+		e.dirty[k] = true
+	}
+	return p
+}
+
+// Restore sets a share partition as __share_group_state had it; nil
+// forgets it.
+func (e *Engine) Restore(k Key, p *Partition) {
+	if p == nil {
+		delete(e.parts, k)
+		return
+	}
+	e.parts[k] = p
+}
+
+// Touch marks a share partition changed (its snapshot is to be written).
+func (e *Engine) Touch(k Key) { e.dirty[k] = true }
+
+// TakeDirty returns the share partitions changed since the last call, in
+// order; a deleted one is returned with no partition.
+func (e *Engine) TakeDirty() []Key {
+	ks := keysOf(e.dirty)
+	clear(e.dirty)
+	return ks
+}
+
+// Ack applies a member's acknowledgements to a share partition.
+func (e *Engine) Ack(k Key, member string, batches []AckBatch) int16 {
+	p := e.parts[k]
+	if p == nil {
+		return kerr.InvalidRecordState.Code
+	}
+	code := p.Ack(member, batches, e.cfg.Limits)
+	if code == 0 {
+		e.dirty[k] = true
+	}
+	return code
+}
+
+// Tick expires member sessions (their locks end) and record locks.
+func (e *Engine) Tick(now int64) {
+	e.advance(now)
+	for _, id := range slices.Sorted(maps.Keys(e.groups)) {
+		g := e.groups[id]
+		for _, m := range g.Members() {
+			if m.deadline <= e.now {
+				e.removeMember(g, m, "session timed out")
+			}
+		}
+	}
+	for _, k := range keysOf(e.parts) {
+		for _, r := range e.parts[k].Expire(e.now, e.cfg.Limits) {
+			e.dirty[k] = true
+			name, _, _ := e.cfg.Topics.TopicByID(k.TopicID)
+			e.cfg.Logf("share group %s: %s-%d offset %d: the lock of %s expired, %s (delivery %d)", k.Group, name, k.Partition, r.Offset, r.Owner, r.State, r.Count)
+		}
+	}
+}
+
+// NextDeadline is the earliest member session or record lock to expire.
+func (e *Engine) NextDeadline() (at int64, ok bool) {
+	take := func(t int64) {
+		if !ok || t < at {
+			at, ok = t, true
+		}
+	}
+	for _, g := range e.groups {
+		for _, m := range g.members {
+			take(m.deadline)
+		}
+	}
+	for _, p := range e.parts {
+		if t, tok := p.NextDeadline(); tok {
+			take(t)
+		}
+	}
+	return at, ok
+}
+
+// removeMember drops a member: the group epoch advances, its sessions
+// close and its locks end.
+func (e *Engine) removeMember(g *Group, m *Member, why string) {
+	delete(g.members, m.ID)
+	g.Epoch++
+	e.assign(g)
+	e.cfg.Logf("share group %s: member %s removed (%s), group epoch %d", g.ID, m.ID, why, g.Epoch)
+	e.closeSession(sessionKey{g.ID, m.ID})
+	for k, p := range e.parts {
+		if k.Group == g.ID && p.ReleaseMember(m.ID, e.cfg.Limits) {
+			e.dirty[k] = true
+		}
+	}
+	if len(g.members) == 0 && len(e.Partitions(g.ID)) == 0 {
+		delete(e.groups, g.ID)
+	}
+}
+
+// Forget deletes an empty share group and its share partitions
+// (DeleteGroups); it reports false for a group with members.
+func (e *Engine) Forget(group string) bool {
+	if g := e.groups[group]; g != nil && len(g.members) > 0 {
+		return false
+	}
+	delete(e.groups, group)
+	e.Delete(group, nil)
+	return true
+}
+
+// Delete forgets a group's share partitions (DeleteShareGroupOffsets, or
+// all with topic == nil) of an empty group; the keys deleted are dirty.
+func (e *Engine) Delete(group string, topic *[16]byte) {
+	for k := range e.parts {
+		if k.Group == group && (topic == nil || k.TopicID == *topic) {
+			delete(e.parts, k)
+			e.dirty[k] = true
+		}
+	}
+}
+
+func compareKeys(a, b Key) int {
+	if c := strings.Compare(a.Group, b.Group); c != 0 {
+		return c
+	}
+	if c := bytes.Compare(a.TopicID[:], b.TopicID[:]); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
+}
+
+// sortKeys sorts with sort.Slice: one shared sort routine rather than a
+// generic instantiation per key type, which the wasm bundle pays for.
+func sortKeys(ks []Key) {
+	sort.Slice(ks, func(i, j int) bool { return compareKeys(ks[i], ks[j]) < 0 })
+}
+
+// keysOf lists a map's keys in order.
+func keysOf[V any](m map[Key]V) []Key {
+	ks := make([]Key, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sortKeys(ks)
+	return ks
+}
