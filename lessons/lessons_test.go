@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +82,18 @@ func TestParseFormatRoundTrip(t *testing.T) {
 		if got := l.Format(outs); got != string(raw) {
 			t.Errorf("%s: Format(Parse(script)) differs from the script; run go test ./lessons -rewrite", m.Slug)
 		}
+	}
+}
+
+// TestReadmeCountsLessons: the README says how many lessons the playground
+// serves; it is the Catalog's length.
+func TestReadmeCountsLessons(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("serves %d lessons", len(Catalog))
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not say %q", want)
 	}
 }
