@@ -325,12 +325,13 @@ func (b *Broker) updateFollower(p *Partition, id int32, offset int64) {
 	b.maybeAdvanceHW(p)
 }
 
-// maybeExpandISR adds a caught-up live follower to the ISR: its LEO has
+// maybeExpandISR adds a caught-up usable follower (cluster.Image.Usable:
+// not one in controlled shutdown, KIP-841) to the ISR: its LEO has
 // reached the high watermark and the start of the leader's epoch.
 func (b *Broker) maybeExpandISR(p *Partition, id int32) {
 	l := p.lead
 	f := l.followers[id]
-	if slices.Contains(p.ISR, id) || l.alter != nil || p.Recovering || !b.cl.image.Live(id) {
+	if slices.Contains(p.ISR, id) || l.alter != nil || p.Recovering || !b.cl.image.Usable(id) {
 		return
 	}
 	if f.leo < p.HighWatermark || f.leo < l.epochStart {
