@@ -286,6 +286,9 @@ func (p *Partition) maximalISR() []int32 {
 // maybeAdvanceHW moves the leader's high watermark to the smallest LEO in
 // the maximal ISR, if that is higher, and completes what waited for it.
 func (b *Broker) maybeAdvanceHW(p *Partition) {
+	if p.offline {
+		return // its own log is not known to hold what it appended (storage_failure.go)
+	}
 	hw := p.log.EndOffset()
 	for _, r := range p.maximalISR() {
 		if r == b.cfg.NodeID {
