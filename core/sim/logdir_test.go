@@ -59,3 +59,44 @@ func TestLogDirFailureInCluster(t *testing.T) {
 		t.Errorf("%s did not rejoin the ISR: %v\n%s", lead.Name, p.ISR, s)
 	}
 }
+
+// TestControlledShutdownState: a broker stopped gracefully is first put
+// in controlled shutdown (KIP-631's BrokerRegistrationChangeRecord): still
+// registered and unfenced while its process runs, but no leader and in no
+// ISR, and not let back into the ISR; only once it leads nothing is it
+// fenced and let go.
+func TestControlledShutdownState(t *testing.T) {
+	w := New(1)
+	execAll(t, w, "cluster 3", "topic t partitions=1 rf=3 min.insync.replicas=2", "advance 2s")
+	old := w.nodes[0].Quorum.Image().Partition("t", 0).Leader
+	n := w.nodes[old]
+	other := w.nodes[(old+1)%3]
+	execAll(t, w, "stop "+n.Name)
+	seen := false
+	for range 20 {
+		execAll(t, w, "advance 50ms")
+		im := other.Quorum.Image()
+		br := im.Brokers[old]
+		if br == nil || !br.InControlledShutdown {
+			continue
+		}
+		if !n.Up {
+			break
+		}
+		if br.Fenced {
+			continue // fenced once it leads nothing: let go at the next tick
+		}
+		seen = true
+		if p := im.Partition("t", 0); p.Leader == old || p.InISR(old) || im.Usable(old) || !im.Live(old) {
+			t.Fatalf("b%d in controlled shutdown: partition %+v, usable %v, live %v", old, p, im.Usable(old), im.Live(old))
+		}
+	}
+	if !seen {
+		t.Fatalf("b%d was never seen up, unfenced and in controlled shutdown", old)
+	}
+	execAll(t, w, "advance 1s")
+	im := other.Quorum.Image()
+	if n.Up || !im.Brokers[old].Fenced {
+		t.Fatalf("b%d: up %v, registration %+v after its controlled shutdown", old, n.Up, im.Brokers[old])
+	}
+}
