@@ -86,6 +86,8 @@ var Catalog = []Meta{
 		zh("分区重分配", "KIP-455：新副本加入 ISR 后旧副本才离开；迁移中途宕机；取消迁移。")},
 	{"controlled-shutdown-and-racks", "Controlled shutdown and racks", "stop hands leaderships over first, crash does not; replicas across racks (KIP-36), reads from the closest one (KIP-392).",
 		zh("受控关闭与机架", "stop 先交出 leader，crash 不会；副本跨机架放置（KIP-36），从最近的副本读取（KIP-392）。")},
+	{"disk-failure-in-a-cluster", "A disk fails under a leader", "A failed fsync: no false acknowledgement, the controller is told (KIP-858), another in-sync replica leads, the broker halts and comes back as a follower.",
+		zh("leader 的磁盘故障", "一次失败的 fsync：不会谎报写入成功，控制器得到通知（KIP-858），另一个同步副本接任 leader，故障 broker 停机，重启后以 follower 身份回归。")},
 	{"coordinator-failover", "Coordinator failover", "A transaction survives the death of its coordinator's broker.",
 		zh("协调者故障转移", "事务协调者所在的 broker 宕机，事务依然完成。")},
 }

@@ -128,7 +128,6 @@ type ctlPending struct {
 
 // clusterDriver is the engine's part of a clustered node.
 type clusterDriver struct {
-	halted  bool // the quorum node failed for good (quorum.ErrHalted)
 	id      int32
 	node    *quorum.Node
 	ln      net.Listener
@@ -537,14 +536,13 @@ func (e *engine) submitCtl(from int32, reqID uint64, req kmsg.Request) {
 func (e *engine) process() {
 	d := e.cl
 	out, err := d.node.Process()
+	if errors.Is(err, quorum.ErrHalted) {
+		// The metadata log could not be written: a fatal fault (halt.go).
+		e.halt("metadata quorum: %v", err)
+		return
+	}
 	if err != nil {
-		// A halted node (quorum.ErrHalted: its metadata log could not
-		// be written) stays halted until the process restarts; say so
-		// once, not at every event.
-		if !d.halted {
-			e.logf("metadata quorum: %v (this node takes no part in the quorum until it is restarted)", err)
-		}
-		d.halted = errors.Is(err, quorum.ErrHalted)
+		e.logf("metadata quorum: %v", err) // a snapshot not written: the log still holds it all
 		return
 	}
 	for _, m := range out.Messages {

@@ -72,8 +72,9 @@ type engine struct {
 	cl    *clusterDriver // nil for a single broker
 	later []func()       // work queued by broker callbacks (cluster.go)
 
-	phase string  // what the engine is doing, for crashOnPanic
-	cur   inbound // the event it is handling
+	phase string         // what the engine is doing, for crashOnPanic
+	cur   inbound        // the event it is handling
+	exit  func(code int) // ends the process on a fatal fault (halt.go)
 }
 
 func newEngine(logf func(string, ...any)) *engine {
@@ -82,6 +83,7 @@ func newEngine(logf func(string, ...any)) *engine {
 		conns: map[uint64]*conn{},
 		logf:  logf,
 		trace: new(live.Hub),
+		exit:  exitProcess,
 	}
 }
 
@@ -144,6 +146,7 @@ func (e *engine) run(ctx context.Context) {
 			e.logf("commit: %v", err)
 		}
 		e.checkShutdown()
+		e.checkHalt()
 		e.traceState()
 		wait := tickEvery
 		if at, ok := e.b.NextDeadline(); ok {

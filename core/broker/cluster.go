@@ -68,6 +68,10 @@ type clusterGlue struct {
 	// (shutdown.go).
 	shutdown, shutdownNow bool
 	heardAt               int64
+	// dirFailed: the log dir failed at dirFailedAt; halt: the broker
+	// must stop (log_dir_failure.go).
+	dirFailed, halt bool
+	dirFailedAt     int64
 
 	nextID uint64
 	out    map[uint64]*outgoing
@@ -206,6 +210,7 @@ func (b *Broker) tickLifecycle() {
 	req.BrokerID, req.BrokerEpoch = b.cfg.NodeID, c.epoch
 	req.CurrentMetadataOffset = int64(c.image.Index)
 	req.WantShutdown = c.shutdown
+	req.OfflineLogDirs = c.offlineLogDirs()
 	epoch := c.epoch
 	// A heartbeat not answered by the time the next is due is given up,
 	// so one lost message does not silence the broker for

@@ -103,7 +103,9 @@ func (b *Broker) describeTopic(t *Topic) kmsg.MetadataResponseTopic {
 
 // clusterMetadata answers Metadata from the quorum's image: the live
 // brokers, and per partition its leader, leader epoch, replicas, ISR and
-// the replicas on brokers that are not live (offline). An unknown topic is
+// the replicas on brokers that are not live or whose log dir failed
+// (offline; a broker in controlled shutdown is listed and its replicas
+// are not offline, as Kafka's KRaftMetadataCache has it). An unknown topic is
 // created through the controller when allowed, and reported
 // LEADER_NOT_AVAILABLE until it exists, as Kafka does.
 func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest) kmsg.Response {
@@ -127,7 +129,7 @@ func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest) kmsg.Response {
 			mp.Replicas, mp.ISR = slices.Clone(ip.Replicas), slices.Clone(ip.ISR)
 			mp.OfflineReplicas = []int32{}
 			for _, r := range ip.Replicas {
-				if !im.Live(r) || r == b.cfg.NodeID && b.topics[name].partition(int32(i)).Offline() {
+				if !im.Live(r) || im.Brokers[r].LogDirOffline || r == b.cfg.NodeID && b.topics[name].partition(int32(i)).Offline() {
 					mp.OfflineReplicas = append(mp.OfflineReplicas, r)
 				}
 			}

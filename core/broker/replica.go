@@ -286,6 +286,9 @@ func (p *Partition) maximalISR() []int32 {
 // maybeAdvanceHW moves the leader's high watermark to the smallest LEO in
 // the maximal ISR, if that is higher, and completes what waited for it.
 func (b *Broker) maybeAdvanceHW(p *Partition) {
+	if p.offline {
+		return // its own log is not known to hold what it appended (storage_failure.go)
+	}
 	hw := p.log.EndOffset()
 	for _, r := range p.maximalISR() {
 		if r == b.cfg.NodeID {
@@ -325,12 +328,13 @@ func (b *Broker) updateFollower(p *Partition, id int32, offset int64) {
 	b.maybeAdvanceHW(p)
 }
 
-// maybeExpandISR adds a caught-up live follower to the ISR: its LEO has
+// maybeExpandISR adds a caught-up usable follower (cluster.Image.Usable:
+// not one in controlled shutdown, KIP-841) to the ISR: its LEO has
 // reached the high watermark and the start of the leader's epoch.
 func (b *Broker) maybeExpandISR(p *Partition, id int32) {
 	l := p.lead
 	f := l.followers[id]
-	if slices.Contains(p.ISR, id) || l.alter != nil || p.Recovering || !b.cl.image.Live(id) {
+	if slices.Contains(p.ISR, id) || l.alter != nil || p.Recovering || !b.cl.image.Usable(id) {
 		return
 	}
 	if f.leo < p.HighWatermark || f.leo < l.epochStart {

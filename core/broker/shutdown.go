@@ -2,12 +2,14 @@ package broker
 
 // Controlled shutdown (KIP-631, as Kafka's BrokerLifecycleManager does
 // it). A clustered broker asked to stop first heartbeats with
-// want_shut_down: the controller fences it and, in the same batch, moves
-// the leadership of its partitions to other in-sync replicas and takes it
-// out of every ISR, so producers meet one leader change instead of a
-// dead leader for a session timeout. The controller answers
-// should_shut_down once the broker leads nothing; the driver then stops
-// it. Meanwhile the broker keeps serving: it answers NOT_LEADER for what
+// want_shut_down: the controller puts it in controlled shutdown (still
+// registered and unfenced, listed in Metadata, but no longer a leader or
+// ISR candidate) and, in the same batch, moves the leadership of its
+// partitions to other in-sync replicas and takes it out of every ISR, so
+// producers meet one leader change instead of a dead leader for a session
+// timeout. At a later heartbeat, once it leads nothing, the controller
+// fences it and answers should_shut_down; the driver then stops it.
+// Meanwhile the broker keeps serving: it answers NOT_LEADER for what
 // moved away, and clients find the new leaders in Metadata.
 
 // BeginControlledShutdown asks the controller for a controlled shutdown,

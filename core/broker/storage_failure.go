@@ -27,14 +27,15 @@ import (
 //   - Metadata lists this broker among its offline replicas; a single
 //     broker also reports it without a leader (LEADER_NOT_AVAILABLE), as
 //     Kafka's metadata does for a partition whose only replica is on a
-//     failed log dir (in a cluster the controller is not told yet);
+//     failed log dir;
 //   - the coordinator of a failed __consumer_offsets or
 //     __transaction_state partition is unloaded: its groups or
 //     transactions answer NOT_COORDINATOR, FindCoordinator answers
 //     COORDINATOR_NOT_AVAILABLE, and the markers of a transaction whose
 //     Prepare record failed to sync are never written;
-//   - the other partitions go on: unlike Kafka, which halts a broker whose
-//     only log dir failed, Gregor keeps serving what is healthy.
+//   - a broker alone keeps serving its other partitions, unlike Kafka,
+//     which halts a broker whose only log dir failed; a broker in a
+//     cluster tells the controller and halts (log_dir_failure.go).
 
 // heldAnswer is an answer that waits for the next Commit's sync of the
 // partitions in syncs; the settle of each one whose sync failed is called
@@ -130,6 +131,7 @@ func (b *Broker) failPartition(p *Partition, err error) {
 		"(synced below offset %d, log end %d); unsynced answers fail, nothing more is appended", p, err, synced, p.log.EndOffset())
 	b.unloadCoordinator(p)
 	b.completeAcks()
+	b.logDirFailed()
 }
 
 // Offline reports whether p went offline after a storage failure; a nil

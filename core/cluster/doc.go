@@ -10,7 +10,7 @@
 // # Pieces
 //
 //   - Records (records.go) are KRaft's metadata records, simplified:
-//     ClusterIDRecord, RegisterBroker, FenceBroker, UnfenceBroker,
+//     ClusterIDRecord, RegisterBroker, FenceBroker, UnfenceBroker, BrokerChange,
 //     UnregisterBroker, TopicRecord, RemoveTopicRecord, PartitionRecord,
 //     PartitionChange, ConfigRecord, ProducerIDsBlock and
 //     ClientQuotaRecord (KIP-546), and the security records:
@@ -131,14 +131,16 @@
 //     is drawn from the targets; dropping a replica raises the leader
 //     epoch. So no acknowledged record is left on fewer replicas than
 //     before the move.
-//   - A broker in controlled shutdown (KIP-631) is told it may stop only
-//     once it is fenced and leads no partition.
+//   - A broker in controlled shutdown (KIP-631) stays registered and
+//     unfenced, and is told it may stop only once it is fenced and leads
+//     no partition; it is fenced only once it leads none.
 //   - A preferred-leader election changes only the leader, to the first
 //     replica, and only while that replica is live and in the ISR.
 //   - A leader from outside the previous ISR is chosen only by an unclean
 //     election, only when no ISR member is live and the topic allows it.
-//   - Only a live (registered, unfenced) broker is elected or added to an
-//     ISR; AlterPartition is accepted only from the current leader at the
+//   - Only a usable broker (registered, unfenced, not in controlled
+//     shutdown, its log dir online: Image.Usable) is elected, added to an
+//     ISR or given new replicas; AlterPartition is accepted only from the current leader at the
 //     current leader and partition epochs (KIP-497).
 //   - Entries, hard state and snapshots are durable before Process returns
 //     the messages that acknowledge them.

@@ -20,6 +20,13 @@ type Broker struct {
 	Port          int32  `json:"port,omitempty"`
 	Rack          string `json:"rack,omitempty"`
 	Fenced        bool   `json:"fenced"`
+	// InControlledShutdown: the broker asked for a controlled shutdown
+	// and stays registered and unfenced until it stops, leading nothing
+	// and in no ISR (Kafka's BrokerRegistration.inControlledShutdown).
+	InControlledShutdown bool `json:"in_controlled_shutdown,omitempty"`
+	// LogDirOffline: its log dir failed (KIP-858); it leads nothing, is
+	// in no ISR, and Metadata lists it among the offline replicas.
+	LogDirOffline bool `json:"log_dir_offline,omitempty"`
 	// Endpoints are all its listeners (endpoint.go); Host and Port are
 	// the first of them.
 	Endpoints []Endpoint `json:"endpoints,omitempty"`
@@ -176,10 +183,30 @@ func DecodeImage(data []byte) (*Image, error) {
 }
 
 // Live reports whether a broker is registered and unfenced: the brokers
-// that may lead or join an ISR.
+// Metadata lists.
 func (im *Image) Live(id int32) bool {
 	b := im.Brokers[id]
 	return b != nil && !b.Fenced
+}
+
+// Usable reports whether a broker may lead, join an ISR or get new
+// replicas: live, not in controlled shutdown, its log dir online (Kafka's
+// isAcceptableLeader and ClusterControlManager.usableBrokers).
+func (im *Image) Usable(id int32) bool {
+	b := im.Brokers[id]
+	return b != nil && !b.Fenced && !b.InControlledShutdown && !b.LogDirOffline
+}
+
+// UsableBrokers returns the usable brokers' ids in ascending order.
+func (im *Image) UsableBrokers() []int32 {
+	var ids []int32
+	for id := range im.Brokers {
+		if im.Usable(id) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // LiveBrokers returns the unfenced brokers' ids in ascending order.
@@ -326,6 +353,14 @@ func (im *Image) applyRecord(index uint64, r *Record) ([]PartitionDelta, error) 
 			return nil, fmt.Errorf("%w: broker %d epoch %d fenced=%v, record epoch %d fence=%v", ErrStale, id, b.Epoch, b.Fenced, epoch, fence)
 		}
 		b.Fenced = fence
+	case r.BrokerChange != nil:
+		x := r.BrokerChange
+		b := im.Brokers[x.ID]
+		if b == nil || b.Epoch != x.Epoch {
+			return nil, fmt.Errorf("%w: broker change of broker %d epoch %d", ErrStale, x.ID, x.Epoch)
+		}
+		b.InControlledShutdown = b.InControlledShutdown || x.InControlledShutdown
+		b.LogDirOffline = b.LogDirOffline || x.LogDirOffline
 	case r.UnregisterBroker != nil:
 		b := im.Brokers[r.UnregisterBroker.ID]
 		if b == nil || b.Epoch != r.UnregisterBroker.Epoch {

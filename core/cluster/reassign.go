@@ -65,7 +65,7 @@ func (im *Image) CheckReplicas(partition int32, reps []int32) (int16, string) {
 		if slices.Contains(reps[:i], b) {
 			return kerr.InvalidReplicaAssignment.Code, fmt.Sprintf("The manual partition assignment includes the broker %d more than once.", b)
 		}
-		anyLive = anyLive || im.Live(b)
+		anyLive = anyLive || im.Usable(b)
 	}
 	if !anyLive {
 		return kerr.InvalidReplicaAssignment.Code, fmt.Sprintf("All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", partition)
@@ -152,12 +152,12 @@ func (im *Image) Reassign(topic string, idx int32, target []int32, allowRFChange
 	}
 	adding, removing := without(target, orig), without(orig, target)
 	if len(adding) == 0 {
-		if ch := finish(topic, idx, p, target, isr, im.Live); ch != nil {
+		if ch := finish(topic, idx, p, target, isr, im.Usable); ch != nil {
 			return ch, 0, ""
 		}
 	}
 	next := &Partition{Replicas: append(slices.Clone(target), removing...), ISR: isr, Leader: p.Leader}
-	e := Elect(next, im.Live, false)
+	e := Elect(next, im.Usable, false)
 	ch := &PartitionChange{Topic: topic, Partition: idx, ExpectEpoch: p.PartitionEpoch, Leader: NoLeaderChange,
 		ISR: e.ISR, Reassign: &Reassignment{Replicas: next.Replicas, Adding: adding, Removing: removing}}
 	if e.Leader != p.Leader {

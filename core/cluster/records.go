@@ -70,6 +70,20 @@ type UnfenceBroker struct {
 	Epoch int64 `json:"epoch"`
 }
 
+// BrokerChange is Kafka's BrokerRegistrationChangeRecord for the broker
+// registration with the given epoch: InControlledShutdown puts it in
+// controlled shutdown (KIP-631, metadata.version 3.3's
+// InControlledShutdown), LogDirOffline records that its log dir failed
+// (KIP-858's offline directories; a Gregor broker has one). Each flag only
+// ever goes from false to true within a registration: a new registration
+// starts without them.
+type BrokerChange struct {
+	ID                   int32 `json:"id"`
+	Epoch                int64 `json:"epoch"`
+	InControlledShutdown bool  `json:"in_controlled_shutdown,omitempty"`
+	LogDirOffline        bool  `json:"log_dir_offline,omitempty"`
+}
+
 // UnregisterBroker removes a broker (KIP-631's UnregisterBroker).
 type UnregisterBroker struct {
 	ID    int32 `json:"id"`
@@ -194,6 +208,7 @@ type Record struct {
 	RegisterBroker   *RegisterBroker    `json:"register_broker,omitempty"`
 	FenceBroker      *FenceBroker       `json:"fence_broker,omitempty"`
 	UnfenceBroker    *UnfenceBroker     `json:"unfence_broker,omitempty"`
+	BrokerChange     *BrokerChange      `json:"broker_change,omitempty"`
 	UnregisterBroker *UnregisterBroker  `json:"unregister_broker,omitempty"`
 	Topic            *TopicRecord       `json:"topic,omitempty"`
 	RemoveTopic      *RemoveTopicRecord `json:"remove_topic,omitempty"`
@@ -217,7 +232,7 @@ type Record struct {
 func (r *Record) Count() int {
 	n := 0
 	for _, set := range []bool{r.ClusterID != nil, r.RegisterBroker != nil, r.FenceBroker != nil,
-		r.UnfenceBroker != nil, r.UnregisterBroker != nil, r.Topic != nil, r.RemoveTopic != nil,
+		r.UnfenceBroker != nil, r.BrokerChange != nil, r.UnregisterBroker != nil, r.Topic != nil, r.RemoveTopic != nil,
 		r.Partition != nil, r.PartitionChange != nil, r.Config != nil, r.ProducerIDs != nil, r.ClientQuota != nil,
 		r.ScramCredential != nil, r.RemoveScram != nil, r.ACL != nil, r.RemoveACL != nil, r.FeatureLevel != nil} {
 		if set {

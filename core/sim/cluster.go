@@ -285,6 +285,10 @@ func (w *World) printApplied(n *Node, applied []quorum.Applied) {
 			switch {
 			case r.FenceBroker != nil:
 				w.notef("quorum", "state", "b%d fenced", r.FenceBroker.ID)
+			case r.BrokerChange != nil && r.BrokerChange.InControlledShutdown:
+				w.notef("quorum", "state", "b%d in controlled shutdown: still registered and unfenced, it leads nothing and leaves the ISRs", r.BrokerChange.ID)
+			case r.BrokerChange != nil && r.BrokerChange.LogDirOffline:
+				w.notef("quorum", "state", "b%d log dir offline: it leads nothing and leaves the ISRs", r.BrokerChange.ID)
 			case r.UnfenceBroker != nil && w.clusterStarted():
 				w.notef("quorum", "state", "b%d unfenced", r.UnfenceBroker.ID)
 			case r.RegisterBroker != nil && w.clusterStarted():

@@ -25,7 +25,8 @@ func (w *World) brokerArg(c command) (*Node, error) {
 // the faults still armed, `disk B clear` disarms them. What the broker
 // does about a failed write or sync is in core/broker/storage_failure.go:
 // the partition goes offline there and nothing that waited for the failed
-// sync is acknowledged. `disk B full`, `tear` and `flip` are the disk's
+// sync is acknowledged; a broker of a cluster also reports its log dir
+// offline to the controller and halts (log_dir_failure.go). `disk B full`, `tear` and `flip` are the disk's
 // other misdeeds (mediacmds.go).
 func cmdDisk(w *World, c command) error {
 	n, err := w.brokerArg(c)

@@ -67,6 +67,9 @@ func describeMetadataRecord(r cluster.Record, index uint64) string {
 		return fmt.Sprintf("FenceBrokerRecord b%d epoch=%d", r.FenceBroker.ID, r.FenceBroker.Epoch)
 	case r.UnfenceBroker != nil:
 		return fmt.Sprintf("UnfenceBrokerRecord b%d epoch=%d", r.UnfenceBroker.ID, r.UnfenceBroker.Epoch)
+	case r.BrokerChange != nil:
+		x := r.BrokerChange
+		return fmt.Sprintf("BrokerRegistrationChangeRecord b%d epoch=%d in_controlled_shutdown=%v offline_log_dir=%v", x.ID, x.Epoch, x.InControlledShutdown, x.LogDirOffline)
 	case r.UnregisterBroker != nil:
 		return fmt.Sprintf("UnregisterBrokerRecord b%d epoch=%d", r.UnregisterBroker.ID, r.UnregisterBroker.Epoch)
 	case r.Topic != nil:

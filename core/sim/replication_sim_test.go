@@ -34,7 +34,9 @@ var replSeed = flag.Uint64("repl-seed", 0, "replay one seed of TestReplicationRa
 //     after a disk fault (`disk bN fail ...`) followed by a power loss of
 //     that broker: no acknowledged record lost unless its disk lost it.
 //     A broker whose disk failed never acknowledges what it did not
-//     sync, and its failed partition is recovered by a restart;
+//     sync: it reports its log dir offline to the controller, which
+//     moves its leadership and takes it out of the ISR, and it halts; a
+//     restart recovers it;
 //   - in even seeds the disk also fills up (ENOSPC), tears the unsynced
 //     writes at a power loss, or flips a byte of a synced file of t-0 at
 //     rest. Acknowledged records then survive on every ISR member whose
@@ -275,6 +277,9 @@ func replicationRun(t *testing.T, seed uint64) (st replStats) {
 	for _, e := range w.Events() {
 		if strings.Contains(e.Text, "(leader elected from the ISR)") || strings.Contains(e.Text, "unclean") {
 			elections++
+		}
+		if strings.Contains(e.Text, "log dir failed: the broker halts") {
+			offline++ // its log dir went offline: it told the controller and halted
 		}
 	}
 	st.acked, st.elections, st.offline = len(acked), elections, offline

@@ -411,6 +411,26 @@ func (b *Broker) Signal(sig os.Signal) error {
 	return b.proc.cmd.Process.Signal(sig)
 }
 
+// WaitExit waits up to timeout for the broker to exit on its own (a fatal
+// fault), marks that exit as expected and returns its exit code.
+func (b *Broker) WaitExit(timeout time.Duration) (int, error) {
+	b.mu.Lock()
+	p := b.proc
+	if p != nil {
+		p.signalled = true
+	}
+	b.mu.Unlock()
+	if p == nil || p.done == nil {
+		return 0, errors.New("no broker process")
+	}
+	select {
+	case <-p.done:
+		return p.state.ExitCode(), nil
+	case <-time.After(timeout):
+		return 0, fmt.Errorf("still running after %v", timeout)
+	}
+}
+
 // Restart starts the broker again on the same ports and data directory. The
 // previous run must have ended (Kill or Stop).
 func (b *Broker) Restart() {

@@ -237,7 +237,7 @@ func (c *controller) tick() {
 			keys = append(keys, brokerKey(id))
 		}
 	}
-	live := func(id int32) bool { return im.Live(id) && !fencing[id] }
+	live := func(id int32) bool { return im.Usable(id) && !fencing[id] }
 	r, k := c.reconcile(live)
 	recs, keys = append(recs, r...), append(keys, k...)
 	if len(recs) == 0 {

@@ -32,7 +32,7 @@ func (c *controller) createPartitions(id uint64, r *kmsg.CreatePartitionsRequest
 	var keys []string
 	type span struct{ topic, first, n int } // response topic -> its records
 	var spans []span
-	live := c.n.image.LiveBrokers()
+	live := c.n.image.UsableBrokers()
 	for _, t := range r.Topics {
 		if count[t.Topic] == -1 {
 			continue // a duplicate, answered once

@@ -71,6 +71,9 @@ type simBroker struct {
 	clusterID string
 	// refused counts registrations answered INCONSISTENT_CLUSTER_ID.
 	refused int
+	// wantShutdown and dirOffline go in its heartbeats; shouldShutdown is
+	// the last answer's.
+	wantShutdown, dirOffline, shouldShutdown bool
 }
 
 func newHarness(t testing.TB, seed uint64, voters int, base Config) *harness {
@@ -390,6 +393,10 @@ func (h *harness) brokersTick() {
 		}
 		req := kmsg.NewPtrBrokerHeartbeatRequest()
 		req.BrokerID, req.BrokerEpoch, req.CurrentMetadataOffset = id, b.epoch, int64(c.Image().Index)
+		req.WantShutdown = b.wantShutdown
+		if b.dirOffline {
+			req.OfflineLogDirs = [][16]byte{b.incarnation}
+		}
 		epoch := b.epoch
 		h.submit(req, func(r kmsg.Response) {
 			resp := r.(*kmsg.BrokerHeartbeatResponse)
@@ -398,7 +405,7 @@ func (h *harness) brokersTick() {
 			}
 			switch resp.ErrorCode {
 			case 0:
-				b.fenced = resp.IsFenced
+				b.fenced, b.shouldShutdown = resp.IsFenced, resp.ShouldShutdown
 			case kerr.StaleBrokerEpoch.Code, kerr.BrokerIDNotRegistered.Code:
 				b.epoch = 0 // register again
 			}

@@ -92,7 +92,7 @@ func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
 		// as if it had been fenced (Kafka's handleBrokerFenced on
 		// re-registration). It rejoins as a follower once unfenced.
 		im := c.n.image
-		r, k := c.reconcile(func(b int32) bool { return b != rec.ID && im.Live(b) })
+		r, k := c.reconcile(func(b int32) bool { return b != rec.ID && im.Usable(b) })
 		recs, keys = append(recs, r...), append(keys, k...)
 	}
 	c.propose(recs, &pending{id: id, req: r, done: func(errs []error) kmsg.Response {
@@ -106,9 +106,21 @@ func (c *controller) register(id uint64, r *kmsg.BrokerRegistrationRequest) {
 	}}, keys)
 }
 
-// heartbeat keeps a broker's session alive and moves it between fenced and
-// unfenced: unfenced once it has caught up with the metadata up to its own
-// registration and asks to be; fenced when it asks (controlled shutdown).
+// heartbeat keeps a broker's session alive and moves it through Kafka's
+// broker states (BrokerHeartbeatManager, ReplicationControlManager
+// .processBrokerHeartbeat):
+//
+//   - fenced -> unfenced once it has caught up with the metadata up to
+//     its own registration and asks to be;
+//   - a broker that asks for a controlled shutdown (KIP-631) goes in
+//     controlled shutdown: still registered and unfenced, but in the
+//     same batch its partitions get other leaders and it leaves every
+//     ISR (handleBrokerInControlledShutdown); once it leads nothing, the
+//     next heartbeat fences it and answers should_shut_down (SHUTDOWN_NOW);
+//   - a broker that reports an offline log dir (KIP-858) is marked so and,
+//     in the same batch, leaves every leadership and ISR: a Gregor broker
+//     has one log dir, holding all its replicas (handleDirectoriesOffline);
+//   - a broker that asks to be fenced is.
 func (c *controller) heartbeat(id uint64, r *kmsg.BrokerHeartbeatRequest) {
 	resp := newResponse[*kmsg.BrokerHeartbeatResponse](r)
 	b := c.n.image.Brokers[r.BrokerID]
@@ -128,25 +140,29 @@ func (c *controller) heartbeat(id uint64, r *kmsg.BrokerHeartbeatRequest) {
 	resp.ShouldShutdown = r.WantShutdown && c.mayShutDown(b.ID)
 	_, busy := c.inflight[brokerKey(b.ID)]
 	var rec cluster.Record
+	change := &cluster.BrokerChange{ID: b.ID, Epoch: b.Epoch}
 	switch {
-	case busy:
-	case (r.WantFence || r.WantShutdown) && !b.Fenced:
-		rec.FenceBroker = &cluster.FenceBroker{ID: b.ID, Epoch: b.Epoch}
-	case !r.WantFence && !r.WantShutdown && b.Fenced && caughtUp:
+	case busy || b.Fenced && (r.WantFence || r.WantShutdown):
+	case b.Fenced && caughtUp:
 		rec.UnfenceBroker = &cluster.UnfenceBroker{ID: b.ID, Epoch: b.Epoch}
+	case b.Fenced:
+	case len(r.OfflineLogDirs) > 0 && !b.LogDirOffline:
+		change.LogDirOffline, rec.BrokerChange = true, change
+	case r.WantShutdown && !b.InControlledShutdown:
+		change.InControlledShutdown, rec.BrokerChange = true, change
+	case r.WantFence || r.WantShutdown && c.leadsNothing(b.ID):
+		rec.FenceBroker = &cluster.FenceBroker{ID: b.ID, Epoch: b.Epoch}
 	}
 	if rec.Count() == 0 {
 		c.n.respond(id, resp)
 		return
 	}
 	recs, keys := []cluster.Record{rec}, []string{brokerKey(b.ID)}
-	if rec.FenceBroker != nil {
-		// Controlled shutdown (KIP-631): in the same batch, its
-		// partitions get other leaders and it leaves every ISR, as
-		// Kafka's handleBrokerInControlledShutdown does, instead of at
-		// the next tick.
+	if rec.UnfenceBroker == nil {
+		// In the same batch, its partitions get other leaders and it
+		// leaves every ISR, instead of at the next tick.
 		im := c.n.image
-		more, k := c.reconcile(func(x int32) bool { return x != b.ID && im.Live(x) })
+		more, k := c.reconcile(func(x int32) bool { return x != b.ID && im.Usable(x) })
 		recs, keys = append(recs, more...), append(keys, k...)
 	}
 	c.propose(recs, &pending{id: id, req: r, done: func([]error) kmsg.Response {
@@ -162,10 +178,15 @@ func (c *controller) heartbeat(id uint64, r *kmsg.BrokerHeartbeatRequest) {
 // moves it from CONTROLLED_SHUTDOWN to SHUTDOWN_NOW then). A partition
 // whose only in-sync replica it is has no leader by then.
 func (c *controller) mayShutDown(id int32) bool {
-	im := c.n.image
-	if b := im.Brokers[id]; b != nil && !b.Fenced {
+	if b := c.n.image.Brokers[id]; b != nil && !b.Fenced {
 		return false
 	}
+	return c.leadsNothing(id)
+}
+
+// leadsNothing reports whether broker id leads no partition.
+func (c *controller) leadsNothing(id int32) bool {
+	im := c.n.image
 	for _, name := range im.TopicNames() {
 		for _, p := range im.Topics[name].Partitions {
 			if p.Leader == id {

@@ -29,7 +29,7 @@ func (c *controller) createTopics(id uint64, r *kmsg.CreateTopicsRequest) {
 	var keys []string
 	type span struct{ topic, rec int } // response topic -> its cluster.TopicRecord
 	var spans []span
-	live := im.LiveBrokers()
+	live := im.UsableBrokers()
 	seen := map[string]bool{}
 	for _, t := range r.Topics {
 		rt := kmsg.NewCreateTopicsResponseTopic()
@@ -142,7 +142,7 @@ func (c *controller) checkReplicas(partition int32, reps []int32, rf int) (int16
 func (c *controller) newPartition(topic string, index int32, replicas []int32) cluster.Record {
 	var isr []int32
 	for _, b := range replicas {
-		if c.n.image.Live(b) {
+		if c.n.image.Usable(b) {
 			isr = append(isr, b)
 		}
 	}
@@ -269,7 +269,7 @@ func (c *controller) checkAlter(broker int32, topic string, rp *kmsg.AlterPartit
 		if !slices.Contains(p.Replicas, b) || slices.Contains(isr[:i], b) {
 			return nil, kerr.InvalidRequest.Code
 		}
-		if !p.InISR(b) && !im.Live(b) {
+		if !p.InISR(b) && !im.Usable(b) {
 			return nil, kerr.IneligibleReplica.Code
 		}
 	}
@@ -284,7 +284,7 @@ func (c *controller) checkAlter(broker int32, topic string, rp *kmsg.AlterPartit
 	}
 	if !slices.Equal(isr, p.ISR) {
 		ch.ISR = isr
-		if done := cluster.CompleteReassignment(topic, rp.Partition, p, isr, im.Live); done != nil {
+		if done := cluster.CompleteReassignment(topic, rp.Partition, p, isr, im.Usable); done != nil {
 			// The ISR now holds every target replica: the same change
 			// completes the reassignment (KIP-455).
 			done.Recovery = ch.Recovery
