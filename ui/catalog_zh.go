@@ -227,6 +227,8 @@ var zhCatalog = map[string]string{
 	"active controller":                                "活跃控制器",
 	"voter":                                            "投票者",
 	"group coordinator":                                "消费者组协调者",
+	"share group":                                      "共享组",
+	"group":                                            "消费者组",
 	"transaction coordinator":                          "事务协调者",
 	"consumer":                                         "消费者",
 	"admin":                                            "管理客户端",

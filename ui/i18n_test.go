@@ -164,6 +164,8 @@ func TestWordsInLines(t *testing.T) {
 		"producer":                      "生产者",
 		"producers-of-things":           "producers-of-things",
 		"★ leader t-0 e1":               "★ leader t-0 e1",
+		"share group workers":           "共享组 workers",
+		"group g1: Stable":              "消费者组 g1: Stable",
 	} {
 		if got := roleText(zh, in); got != want {
 			t.Errorf("roleText(%q) = %q, want %q", in, got, want)
