@@ -75,6 +75,32 @@ func TestExchangesMarkFaults(t *testing.T) {
 	}
 }
 
+// TestExchangesForwardedAnswer: a broker forwards an admin request to
+// the controller and hands the controller's answer, the same message, on
+// to the admin: that is the admin's answer, not a duplicate copy.
+func TestExchangesForwardedAnswer(t *testing.T) {
+	w, step := world(t, "cluster 5", "topic t partitions=1 rf=3", "reassign t-0 replicas=b1,b4,b0")
+	xs := Exchanges(w.Events(), step)
+	forwarded := false
+	for _, x := range xs {
+		for _, s := range []*Side{x.Req, x.Resp} {
+			if s != nil && s.Mark != "" {
+				t.Errorf("%s → %s %s is marked %q", s.From, s.To, s.Msg.Describe, s.Mark)
+			}
+		}
+		if x.Req != nil && x.Req.From == "admin" {
+			if x.Resp == nil || x.Resp.From != x.Req.To {
+				t.Errorf("the admin's request has no answer: %+v", x)
+			}
+		} else if x.Req != nil && x.Req.Msg.API == "AlterPartitionAssignments" {
+			forwarded = true
+		}
+	}
+	if !forwarded {
+		t.Fatalf("no forwarded request to the controller: %+v", xs)
+	}
+}
+
 func TestSnapshotAndChanges(t *testing.T) {
 	w, _ := world(t, setup...)
 	before := w.View()

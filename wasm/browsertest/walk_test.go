@@ -124,8 +124,8 @@ func walkLesson(t *testing.T, slug, lang string, every bool, table *strings.Buil
 // visible diagram draws two text labels over one another.
 func (p *page) checkLayout(width int, where string) {
 	p.t.Helper()
-	if over := p.eval(`String(document.documentElement.scrollWidth - document.documentElement.clientWidth)`); width <= 640 && over != "0" {
-		p.t.Errorf("%s at %dpx: the page scrolls sideways by %s px", where, width, over)
+	if over, wide := p.sideways(); width <= 640 && over != "" {
+		p.t.Errorf("%s at %dpx: the page scrolls sideways by %s px (%s)", where, width, over, wide)
 	}
 	overlaps := p.eval(`(() => {
 		const svg = [...document.querySelectorAll(".system svg.dg")].find(s => getComputedStyle(s).display != "none");
