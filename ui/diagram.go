@@ -252,35 +252,47 @@ func fate(mark string) (class, words, glyph string) {
 	return "", "", ""
 }
 
-// shortLabel is a message's API with its first fields, and the rest that
-// fits in a label: "Produce t-0 seq=1" + "records=1 acks=-1". Long
-// values (member ids) are cut; an error is always kept.
+// shortLabel is a message's API with its first two fields, and the
+// fields after them that fit in moreRunes: "Produce t-0 pid=1000" +
+// "epoch=0 seq=1". Long values (member ids) are cut; an error is always
+// kept. The budget, not a count, keeps a share acknowledgement's kind
+// ("p0 reject=2..2") after its member and session epoch.
 func shortLabel(m MsgView) (string, string) {
+	const moreRunes = 24
 	if m.API == raftAPI {
 		return "Raft", ""
 	}
-	toks := strings.Fields(strings.TrimSpace(strings.TrimPrefix(m.Describe, m.API)))
+	var toks []string // fields; "acquired=0..1(delivery 1)" is one
+	for _, t := range strings.Fields(strings.TrimSpace(strings.TrimPrefix(m.Describe, m.API))) {
+		if k := len(toks) - 1; k >= 0 && strings.Count(toks[k], "(") > strings.Count(toks[k], ")") {
+			toks[k] += " " + t
+			continue
+		}
+		toks = append(toks, t)
+	}
 	head := []string{m.API}
 	if len(toks) > 0 && toks[0] == "(replica)" {
 		head, toks = append(head, "(replica)"), toks[1:]
 	}
 	var more []string
-	errTok := ""
+	errTok, full := "", false
 	n := 0
 	for _, t := range toks {
 		if strings.HasPrefix(t, "error=") {
 			errTok = t
 			continue
 		}
-		if k, v, ok := strings.Cut(t, "="); ok && len(v) > 12 {
+		if k, v, ok := strings.Cut(t, "="); ok && len(v) > 12 && !strings.Contains(v, "(") {
 			t = k + "=" + cut(v, 10) // a member id: its start is enough
 		}
-		t = cut(t, 24)
+		t = cut(t, 28)
 		switch {
 		case n < 2:
 			head = append(head, t)
-		case n < 3:
+		case !full && (len(more) == 0 || len([]rune(strings.Join(append(more, t), " "))) <= moreRunes):
 			more = append(more, t)
+		default:
+			full = true // fields stay in order: none after one left out
 		}
 		n++
 	}

@@ -317,3 +317,21 @@ func TestDiagramFocusNamedByCommand(t *testing.T) {
 		t.Errorf("focus %q without a named partition, want the first, a-0", d.Focus)
 	}
 }
+
+// TestShortLabel: an arrow's label keeps its API and first two fields,
+// then the fields that fit, in order; an error is always kept.
+func TestShortLabel(t *testing.T) {
+	for describe, want := range map[string][2]string{
+		"ShareAcknowledge member=w1 session_epoch=3 p0 reject=2..2":                [2]string{"ShareAcknowledge member=w1 session_epoch=3", "p0 reject=2..2"},
+		"Produce t-0 pid=1000 epoch=0 seq=1 transactional records=1 acks=-1":       [2]string{"Produce t-0 pid=1000", "epoch=0 seq=1"},
+		"ShareFetch lock=15000ms p0 acquired=0..1(delivery 1)":                     [2]string{"ShareFetch lock=15000ms p0", "acquired=0..1(delivery 1)"},
+		"Produce t-0 base_offset=-1 error=NOT_LEADER_OR_FOLLOWER":                  [2]string{"Produce t-0 base_offset=-1 error=NOT_LEADER_OR_FOLLOWER", ""},
+		"Fetch t-0 offset=0 max_wait=500ms isolation=read_committed_and_then_some": [2]string{"Fetch t-0 offset=0", "max_wait=500ms"},
+	} {
+		api, _, _ := strings.Cut(describe, " ")
+		head, more := shortLabel(MsgView{API: api, Describe: describe})
+		if [2]string{head, more} != want {
+			t.Errorf("shortLabel(%q) = %q + %q, want %q + %q", describe, head, more, want[0], want[1])
+		}
+	}
+}
