@@ -307,4 +307,5 @@ var zhCatalog = map[string]string{
 	"… %d background messages folded (heartbeats, registrations, raft)": "… 已折叠 %d 条后台消息（心跳、注册、raft）",
 	"step %d  %s": "第 %d 步  %s",
 	"(%d routes)": "（共 %d 条路径）",
+	"transaction version 2: the epoch goes up at every commit and abort": "事务版本 2：每次提交和中止都会递增 epoch",
 }
