@@ -496,16 +496,22 @@ func cut(s string, n int) string {
 }
 
 // brokerRoles names each broker's part in the partition in focus:
-// leader (with its epoch) or follower, in or out of the ISR.
+// leader (with its epoch) or follower, in or out of the ISR, and, while
+// a reassignment moves it (KIP-455, as the leader knows it), adding or
+// removing; a broker that is down is still named adding or removing.
 func brokerRoles(st view.World, focus string) map[string][]string {
 	out := map[string][]string{}
 	if focus == "" {
 		return out
 	}
+	var adding, removing []int32
 	for _, b := range st.Brokers {
 		for _, p := range b.Partitions {
 			if p.Name != focus {
 				continue
+			}
+			if p.Leader == b.ID {
+				adding, removing = p.Adding, p.Removing
 			}
 			switch {
 			case p.Leader == b.ID:
@@ -515,6 +521,14 @@ func brokerRoles(st view.World, focus string) map[string][]string {
 			default:
 				out[b.Name] = []string{"follower " + p.Name + ", out of ISR"}
 			}
+		}
+	}
+	for _, b := range st.Brokers {
+		switch {
+		case slices.Contains(adding, b.ID):
+			out[b.Name] = append(out[b.Name], "adding "+focus)
+		case slices.Contains(removing, b.ID):
+			out[b.Name] = append(out[b.Name], "removing "+focus)
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -333,5 +334,27 @@ func TestShortLabel(t *testing.T) {
 		if [2]string{head, more} != want {
 			t.Errorf("shortLabel(%q) = %q + %q, want %q + %q", describe, head, more, want[0], want[1])
 		}
+	}
+}
+
+// TestRolesOfAMove: while a reassignment waits for a replica that is
+// down, the diagram names the adding and the removing broker.
+func TestRolesOfAMove(t *testing.T) {
+	w, _ := world(t, "cluster 5", "topic orders partitions=1 rf=3", "reassign orders-0 replicas=b1,b4,b0", "advance 1s",
+		"crash b3", "reassign orders-0 replicas=b3,b4,b0")
+	roles := brokerRoles(w.View(), "orders-0")
+	for b, want := range map[string]string{"b3": "adding orders-0", "b1": "removing orders-0", "b4": "", "b0": ""} {
+		got := ""
+		for _, r := range roles[b] {
+			if strings.HasPrefix(r, "adding") || strings.HasPrefix(r, "removing") {
+				got = r
+			}
+		}
+		if got != want {
+			t.Errorf("%s: %q, want %q (roles %q)", b, got, want, roles[b])
+		}
+	}
+	if d := NewDiagram(w.View(), nil, "show replicas orders-0"); !slices.ContainsFunc(d.Wide.Nodes, func(n Node) bool { return n.Name == "b3" && slices.Contains(n.Lines, "adding orders-0") }) {
+		t.Errorf("the diagram does not draw b3 as adding")
 	}
 }

@@ -84,7 +84,7 @@ func predictDiagram(d Diagram, predict bool) Diagram {
 // settings, a group's state) as it is. A longer word goes before a word
 // it starts with.
 var roleWords = []string{N("crashed"), N("stopped"), N("✂ cut off"), N("active controller"), N("voter"), N("group coordinator"), N("transaction coordinator"), N("rack"),
-	view.KindProducer, view.KindConsumer, view.KindAdmin, N("share group"), N("group")}
+	view.KindProducer, view.KindConsumer, view.KindAdmin, N("share group"), N("group"), N("adding"), N("removing")}
 
 // roleText is a diagram node's line in the component's language.
 func roleText(ctx context.Context, line string) string {
