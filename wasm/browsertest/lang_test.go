@@ -104,6 +104,17 @@ func TestLanguages(t *testing.T) {
 			p.do(chromedp.EmulateViewport(1280, 900))
 		}
 	}
+	// The sequence view's headings and the folded cards' summaries too.
+	p.load("/?lesson=coordinator-failover&step=14&lang=zh")
+	heads := p.eval(`[...document.querySelectorAll(".seq text.head")].map(e => e.textContent).join("\n")`)
+	if !strings.Contains(heads, "第 1 步") || !strings.Contains(heads, "已折叠") {
+		t.Errorf("the Chinese sequence view's headings read %q", heads)
+	}
+	for _, en := range []string{"step ", "background messages", "routes"} {
+		if strings.Contains(heads+p.text(".bg-traffic"), en) {
+			t.Errorf("the Chinese page's sequence view or folded cards say %q", en)
+		}
+	}
 	p.load("/?lang=zh")
 	if got := p.text("h1"); got != "课程" {
 		t.Errorf("the Chinese lesson list's heading is %q", got)

@@ -100,6 +100,9 @@ func walkLesson(t *testing.T, slug, lang string, every bool, table *strings.Buil
 			p.eval(`document.getElementById("next").click(), ""`)
 		}
 		p.waitText("#pos", ui.Trf(lang, "Step %d of %d", step, total))
+		if every { // the sequence view shown, for the screenshots
+			p.eval(`document.querySelectorAll("details.seq").forEach(d => d.open = true), ""`)
+		}
 		where := fmt.Sprintf("%s (%s) step %d", slug, lang, step)
 		var h [2]int
 		for i, width := range []int{1280, 390} {
