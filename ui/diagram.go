@@ -188,41 +188,46 @@ func endpoints(st view.World, s *Side) (string, string) {
 	return from, to
 }
 
-// arrows lists the step's messages in the order the exchanges hold
-// them (each request before its answer), folding background traffic.
+// arrows lists the step's messages in the order they happened (Order;
+// each request before its answer, and a broker's answer to a forwarded
+// request after the controller's), folding background traffic.
 func arrows(st view.World, xs []Exchange) []Arrow {
 	known := map[string]bool{}
 	for _, a := range st.Actors {
 		known[a.Name] = true
 	}
-	var out []Arrow
-	folded := map[string]int{}
+	var sides []*Side
 	for _, x := range xs {
 		for _, s := range []*Side{x.Req, x.Resp} {
-			if s == nil {
-				continue
+			if s != nil {
+				sides = append(sides, s)
 			}
-			from, to := endpoints(st, s)
-			if !known[from] || !known[to] {
-				continue
-			}
-			a := Arrow{From: from, To: to, Title: s.Msg.Describe, Response: s.Msg.Response, Folded: background(s.Msg), Count: 1}
-			a.Class, a.Mark, a.Glyph = fate(s.Mark)
-			a.Label, a.More = shortLabel(s.Msg)
-			// Repeats fold into one arrow with a count: the same
-			// message between the same two actors with the same fate
-			// (a follower's long polls), and background traffic.
-			key := from + ">" + to + ">" + a.Label + ">" + a.More + ">" + a.Mark
-			if a.Folded {
-				key = from + ">" + to + ">" + a.Label + ">" + a.Mark
-			}
-			if i, ok := folded[key]; ok {
-				out[i].Count++
-				continue
-			}
-			folded[key] = len(out)
-			out = append(out, a)
 		}
+	}
+	slices.SortStableFunc(sides, func(a, b *Side) int { return a.Order - b.Order })
+	var out []Arrow
+	folded := map[string]int{}
+	for _, s := range sides {
+		from, to := endpoints(st, s)
+		if !known[from] || !known[to] {
+			continue
+		}
+		a := Arrow{From: from, To: to, Title: s.Msg.Describe, Response: s.Msg.Response, Folded: background(s.Msg), Count: 1}
+		a.Class, a.Mark, a.Glyph = fate(s.Mark)
+		a.Label, a.More = shortLabel(s.Msg)
+		// Repeats fold into one arrow with a count: the same
+		// message between the same two actors with the same fate
+		// (a follower's long polls), and background traffic.
+		key := from + ">" + to + ">" + a.Label + ">" + a.More + ">" + a.Mark
+		if a.Folded {
+			key = from + ">" + to + ">" + a.Label + ">" + a.Mark
+		}
+		if i, ok := folded[key]; ok {
+			out[i].Count++
+			continue
+		}
+		folded[key] = len(out)
+		out = append(out, a)
 	}
 	for i := range out {
 		out[i].N = i + 1

@@ -15,6 +15,7 @@ import (
 type Side struct {
 	From, To string
 	Time     int64 // virtual ms since the world began
+	Order    int   // its event's place in the step (Exchanges); the diagram numbers arrows by it
 	Mark     string
 	Msg      MsgView
 	// Unprinted: the engine did not print this message (cluster.go's
@@ -84,11 +85,11 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 		}
 		return &rows[t.row].Req
 	}
-	for _, e := range events {
+	for i, e := range events {
 		if e.Step != step || e.Msg == nil {
 			continue
 		}
-		side := &Side{From: e.From, To: e.To, Time: e.Time - sim.StartTime, Msg: Message(e.Msg), Unprinted: e.Text == ""}
+		side := &Side{From: e.From, To: e.To, Time: e.Time - sim.StartTime, Order: i, Msg: Message(e.Msg), Unprinted: e.Text == ""}
 		switch e.Kind {
 		case "send":
 			// Only a held message (net hold) is printed with its id; a

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,6 +99,15 @@ func TestExchangesForwardedAnswer(t *testing.T) {
 	}
 	if !forwarded {
 		t.Fatalf("no forwarded request to the controller: %+v", xs)
+	}
+	// The diagram numbers the arrows as they happened: the admin's
+	// answer last, though its card pairs it with the admin's request.
+	var order []string
+	for _, a := range arrows(w.View(), xs) {
+		order = append(order, a.From+">"+a.To)
+	}
+	if asked, answered := slices.Index(order, "b2>b0"), slices.Index(order, "b0>admin"); order[0] != "admin>b0" || asked < 0 || answered < asked {
+		t.Errorf("arrows in order %v: want admin>b0 first, and b0>admin after the controller's b2>b0", order)
 	}
 }
 
