@@ -148,14 +148,14 @@ func txnsView(ts []view.Txn, ps []view.ClientProducer) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if t.TV2 {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<span class=\"chip tv2\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<span class=\"tv2\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var9 string
 					templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "transaction version 2: the epoch goes up at every commit and abort"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `state_txns.templ`, Line: 23, Col: 108}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `state_txns.templ`, Line: 23, Col: 103}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 					if templ_7745c5c3_Err != nil {

@@ -115,6 +115,16 @@ func TestLanguages(t *testing.T) {
 			t.Errorf("the Chinese page's sequence view or folded cards say %q", en)
 		}
 	}
+	// The playground's command reference: synopses as the engine reads
+	// them, descriptions in Chinese.
+	p.load("/?playground=1&lang=zh")
+	for i, h := range ui.Help {
+		sel := fmt.Sprintf(".reference dl.help dd:nth-of-type(%d)", i+1)
+		if got := p.text(sel); got != strings.Join(strings.Fields(ui.Tr("zh", h.Value)), " ") || got == h.Value {
+			t.Errorf("the Chinese reference describes %q as %q", h.Name, got)
+		}
+	}
+	p.shot("playground-zh")
 	p.load("/?lang=zh")
 	if got := p.text("h1"); got != "课程" {
 		t.Errorf("the Chinese lesson list's heading is %q", got)
