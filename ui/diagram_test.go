@@ -358,3 +358,14 @@ func TestRolesOfAMove(t *testing.T) {
 		t.Errorf("the diagram does not draw b3 as adding")
 	}
 }
+
+// TestStoppedNode: a broker let go by a controlled shutdown, and its
+// controller, are drawn stopped, a crashed one not.
+func TestStoppedNode(t *testing.T) {
+	_, _, _, svg := drawn(t, "cluster 3", "stop b1", "advance 1s", "crash b2")
+	for _, want := range []string{`class="node broker down stopped" data-actor="b1"`, `class="node controller down stopped" data-actor="b1/controller"`, `class="node broker down" data-actor="b2"`} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the diagram lacks %s", want)
+		}
+	}
+}
