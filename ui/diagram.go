@@ -188,41 +188,46 @@ func endpoints(st view.World, s *Side) (string, string) {
 	return from, to
 }
 
-// arrows lists the step's messages in the order the exchanges hold
-// them (each request before its answer), folding background traffic.
+// arrows lists the step's messages in the order they happened (Order;
+// each request before its answer, and a broker's answer to a forwarded
+// request after the controller's), folding background traffic.
 func arrows(st view.World, xs []Exchange) []Arrow {
 	known := map[string]bool{}
 	for _, a := range st.Actors {
 		known[a.Name] = true
 	}
-	var out []Arrow
-	folded := map[string]int{}
+	var sides []*Side
 	for _, x := range xs {
 		for _, s := range []*Side{x.Req, x.Resp} {
-			if s == nil {
-				continue
+			if s != nil {
+				sides = append(sides, s)
 			}
-			from, to := endpoints(st, s)
-			if !known[from] || !known[to] {
-				continue
-			}
-			a := Arrow{From: from, To: to, Title: s.Msg.Describe, Response: s.Msg.Response, Folded: background(s.Msg), Count: 1}
-			a.Class, a.Mark, a.Glyph = fate(s.Mark)
-			a.Label, a.More = shortLabel(s.Msg)
-			// Repeats fold into one arrow with a count: the same
-			// message between the same two actors with the same fate
-			// (a follower's long polls), and background traffic.
-			key := from + ">" + to + ">" + a.Label + ">" + a.More + ">" + a.Mark
-			if a.Folded {
-				key = from + ">" + to + ">" + a.Label + ">" + a.Mark
-			}
-			if i, ok := folded[key]; ok {
-				out[i].Count++
-				continue
-			}
-			folded[key] = len(out)
-			out = append(out, a)
 		}
+	}
+	slices.SortStableFunc(sides, func(a, b *Side) int { return a.Order - b.Order })
+	var out []Arrow
+	folded := map[string]int{}
+	for _, s := range sides {
+		from, to := endpoints(st, s)
+		if !known[from] || !known[to] {
+			continue
+		}
+		a := Arrow{From: from, To: to, Title: s.Msg.Describe, Response: s.Msg.Response, Folded: background(s.Msg), Count: 1}
+		a.Class, a.Mark, a.Glyph = fate(s.Mark)
+		a.Label, a.More = shortLabel(s.Msg)
+		// Repeats fold into one arrow with a count: the same
+		// message between the same two actors with the same fate
+		// (a follower's long polls), and background traffic.
+		key := from + ">" + to + ">" + a.Label + ">" + a.More + ">" + a.Mark
+		if a.Folded {
+			key = from + ">" + to + ">" + a.Label + ">" + a.Mark
+		}
+		if i, ok := folded[key]; ok {
+			out[i].Count++
+			continue
+		}
+		folded[key] = len(out)
+		out = append(out, a)
 	}
 	for i := range out {
 		out[i].N = i + 1
@@ -252,35 +257,47 @@ func fate(mark string) (class, words, glyph string) {
 	return "", "", ""
 }
 
-// shortLabel is a message's API with its first fields, and the rest that
-// fits in a label: "Produce t-0 seq=1" + "records=1 acks=-1". Long
-// values (member ids) are cut; an error is always kept.
+// shortLabel is a message's API with its first two fields, and the
+// fields after them that fit in moreRunes: "Produce t-0 pid=1000" +
+// "epoch=0 seq=1". Long values (member ids) are cut; an error is always
+// kept. The budget, not a count, keeps a share acknowledgement's kind
+// ("p0 reject=2..2") after its member and session epoch.
 func shortLabel(m MsgView) (string, string) {
+	const moreRunes = 24
 	if m.API == raftAPI {
 		return "Raft", ""
 	}
-	toks := strings.Fields(strings.TrimSpace(strings.TrimPrefix(m.Describe, m.API)))
+	var toks []string // fields; "acquired=0..1(delivery 1)" is one
+	for _, t := range strings.Fields(strings.TrimSpace(strings.TrimPrefix(m.Describe, m.API))) {
+		if k := len(toks) - 1; k >= 0 && strings.Count(toks[k], "(") > strings.Count(toks[k], ")") {
+			toks[k] += " " + t
+			continue
+		}
+		toks = append(toks, t)
+	}
 	head := []string{m.API}
 	if len(toks) > 0 && toks[0] == "(replica)" {
 		head, toks = append(head, "(replica)"), toks[1:]
 	}
 	var more []string
-	errTok := ""
+	errTok, full := "", false
 	n := 0
 	for _, t := range toks {
 		if strings.HasPrefix(t, "error=") {
 			errTok = t
 			continue
 		}
-		if k, v, ok := strings.Cut(t, "="); ok && len(v) > 12 {
+		if k, v, ok := strings.Cut(t, "="); ok && len(v) > 12 && !strings.Contains(v, "(") {
 			t = k + "=" + cut(v, 10) // a member id: its start is enough
 		}
-		t = cut(t, 24)
+		t = cut(t, 28)
 		switch {
 		case n < 2:
 			head = append(head, t)
-		case n < 3:
+		case !full && (len(more) == 0 || len([]rune(strings.Join(append(more, t), " "))) <= moreRunes):
 			more = append(more, t)
+		default:
+			full = true // fields stay in order: none after one left out
 		}
 		n++
 	}
@@ -484,16 +501,22 @@ func cut(s string, n int) string {
 }
 
 // brokerRoles names each broker's part in the partition in focus:
-// leader (with its epoch) or follower, in or out of the ISR.
+// leader (with its epoch) or follower, in or out of the ISR, and, while
+// a reassignment moves it (KIP-455, as the leader knows it), adding or
+// removing; a broker that is down is still named adding or removing.
 func brokerRoles(st view.World, focus string) map[string][]string {
 	out := map[string][]string{}
 	if focus == "" {
 		return out
 	}
+	var adding, removing []int32
 	for _, b := range st.Brokers {
 		for _, p := range b.Partitions {
 			if p.Name != focus {
 				continue
+			}
+			if p.Leader == b.ID {
+				adding, removing = p.Adding, p.Removing
 			}
 			switch {
 			case p.Leader == b.ID:
@@ -503,6 +526,14 @@ func brokerRoles(st view.World, focus string) map[string][]string {
 			default:
 				out[b.Name] = []string{"follower " + p.Name + ", out of ISR"}
 			}
+		}
+	}
+	for _, b := range st.Brokers {
+		switch {
+		case slices.Contains(adding, b.ID):
+			out[b.Name] = append(out[b.Name], "adding "+focus)
+		case slices.Contains(removing, b.ID):
+			out[b.Name] = append(out[b.Name], "removing "+focus)
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -315,5 +316,56 @@ func TestDiagramFocusNamedByCommand(t *testing.T) {
 	}
 	if d := NewDiagram(st, nil, "advance 1s"); d.Focus != "a-0" {
 		t.Errorf("focus %q without a named partition, want the first, a-0", d.Focus)
+	}
+}
+
+// TestShortLabel: an arrow's label keeps its API and first two fields,
+// then the fields that fit, in order; an error is always kept.
+func TestShortLabel(t *testing.T) {
+	for describe, want := range map[string][2]string{
+		"ShareAcknowledge member=w1 session_epoch=3 p0 reject=2..2":                [2]string{"ShareAcknowledge member=w1 session_epoch=3", "p0 reject=2..2"},
+		"Produce t-0 pid=1000 epoch=0 seq=1 transactional records=1 acks=-1":       [2]string{"Produce t-0 pid=1000", "epoch=0 seq=1"},
+		"ShareFetch lock=15000ms p0 acquired=0..1(delivery 1)":                     [2]string{"ShareFetch lock=15000ms p0", "acquired=0..1(delivery 1)"},
+		"Produce t-0 base_offset=-1 error=NOT_LEADER_OR_FOLLOWER":                  [2]string{"Produce t-0 base_offset=-1 error=NOT_LEADER_OR_FOLLOWER", ""},
+		"Fetch t-0 offset=0 max_wait=500ms isolation=read_committed_and_then_some": [2]string{"Fetch t-0 offset=0", "max_wait=500ms"},
+	} {
+		api, _, _ := strings.Cut(describe, " ")
+		head, more := shortLabel(MsgView{API: api, Describe: describe})
+		if [2]string{head, more} != want {
+			t.Errorf("shortLabel(%q) = %q + %q, want %q + %q", describe, head, more, want[0], want[1])
+		}
+	}
+}
+
+// TestRolesOfAMove: while a reassignment waits for a replica that is
+// down, the diagram names the adding and the removing broker.
+func TestRolesOfAMove(t *testing.T) {
+	w, _ := world(t, "cluster 5", "topic orders partitions=1 rf=3", "reassign orders-0 replicas=b1,b4,b0", "advance 1s",
+		"crash b3", "reassign orders-0 replicas=b3,b4,b0")
+	roles := brokerRoles(w.View(), "orders-0")
+	for b, want := range map[string]string{"b3": "adding orders-0", "b1": "removing orders-0", "b4": "", "b0": ""} {
+		got := ""
+		for _, r := range roles[b] {
+			if strings.HasPrefix(r, "adding") || strings.HasPrefix(r, "removing") {
+				got = r
+			}
+		}
+		if got != want {
+			t.Errorf("%s: %q, want %q (roles %q)", b, got, want, roles[b])
+		}
+	}
+	if d := NewDiagram(w.View(), nil, "show replicas orders-0"); !slices.ContainsFunc(d.Wide.Nodes, func(n Node) bool { return n.Name == "b3" && slices.Contains(n.Lines, "adding orders-0") }) {
+		t.Errorf("the diagram does not draw b3 as adding")
+	}
+}
+
+// TestStoppedNode: a broker let go by a controlled shutdown, and its
+// controller, are drawn stopped, a crashed one not.
+func TestStoppedNode(t *testing.T) {
+	_, _, _, svg := drawn(t, "cluster 3", "stop b1", "advance 1s", "crash b2")
+	for _, want := range []string{`class="node broker down stopped" data-actor="b1"`, `class="node controller down stopped" data-actor="b1/controller"`, `class="node broker down" data-actor="b2"`} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the diagram lacks %s", want)
+		}
 	}
 }

@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"fmt"
+	"context"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -29,7 +29,7 @@ type BgGroup struct {
 	Kind   string // "Fetch (replica)", "BrokerHeartbeat", "BrokerRegistration", "Raft"
 	Count  int    // exchanges
 	Routes []string
-	Fates  []string // "152 dropped": the marks, counted; delivered ones are not named
+	Fates  []Fate // the marks, counted; delivered ones are not named
 	Rows   []BgRow
 }
 
@@ -126,7 +126,7 @@ func Fold(xs []Exchange) (shown []Exchange, groups []BgGroup) {
 	for i := range groups {
 		g := &groups[i]
 		for _, m := range fateOrder[g.Kind] {
-			g.Fates = append(g.Fates, fmt.Sprintf("%d %s", fates[g.Kind][m], m))
+			g.Fates = append(g.Fates, Fate{Count: fates[g.Kind][m], Mark: m})
 		}
 	}
 	return shown, groups
@@ -144,11 +144,21 @@ func bgTime(r BgRow) string {
 	return Clock(first.Time) + "–" + Clock(r.Last)
 }
 
-// bgRoutes lists a group's routes, the first few.
-func bgRoutes(g BgGroup) string {
+// bgRoutes lists a group's routes, the first few, in the component's
+// language.
+func bgRoutes(ctx context.Context, g BgGroup) string {
 	const most = 4
 	if len(g.Routes) <= most {
 		return strings.Join(g.Routes, ", ")
 	}
-	return strings.Join(g.Routes[:most], ", ") + fmt.Sprintf(", … (%d routes)", len(g.Routes))
+	return strings.Join(g.Routes[:most], ", ") + ", … " + Tf(ctx, "(%d routes)", len(g.Routes))
 }
+
+// Fate is how many of a group's messages carry one mark: "152 dropped".
+type Fate struct {
+	Count int
+	Mark  string
+}
+
+// fateText is a fate in the component's language.
+func fateText(ctx context.Context, f Fate) string { return itoa(f.Count) + " " + markText(ctx, f.Mark) }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/a-h/templ"
 )
 
 // lookups finds the English texts the sources look up: the string
@@ -41,6 +43,9 @@ func usedTexts(t *testing.T) map[string][]string {
 	}
 	for _, w := range append(markWords, roleWords...) {
 		used[w] = append(used[w], "markWords, roleWords")
+	}
+	for _, h := range Help { // every command's description (TestCommandReference)
+		used[h.Value] = append(used[h.Value], "Help, from sim.Commands")
 	}
 	if len(used) < 100 {
 		t.Fatalf("found only %d texts looked up: the scan is broken", len(used))
@@ -94,6 +99,28 @@ func TestCatalogs(t *testing.T) {
 	}
 }
 
+// TestCommandReference renders the playground's command reference in
+// every language: each command's synopsis as the engine reads it, and its
+// description in the page's language (TestCatalogs holds every one to a
+// translation).
+func TestCommandReference(t *testing.T) {
+	for _, lang := range Languages {
+		var b strings.Builder
+		if err := InLang(lang, reference()).Render(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		html := b.String()
+		for _, h := range Help {
+			if !strings.Contains(html, templ.EscapeString(h.Name)) {
+				t.Errorf("%s: the reference lacks %q", lang, h.Name)
+			}
+			if d := Tr(lang, h.Value); !strings.Contains(html, templ.EscapeString(d)) || lang != "en" && d == h.Value {
+				t.Errorf("%s: the reference does not describe %q in its language (%q)", lang, h.Name, d)
+			}
+		}
+	}
+}
+
 func TestPickLang(t *testing.T) {
 	for prefs, want := range map[string]string{
 		"":                                    "en",
@@ -137,6 +164,8 @@ func TestWordsInLines(t *testing.T) {
 		"producer":                      "生产者",
 		"producers-of-things":           "producers-of-things",
 		"★ leader t-0 e1":               "★ leader t-0 e1",
+		"share group workers":           "共享组 workers",
+		"group g1: Stable":              "消费者组 g1: Stable",
 	} {
 		if got := roleText(zh, in); got != want {
 			t.Errorf("roleText(%q) = %q, want %q", in, got, want)

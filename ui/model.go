@@ -15,6 +15,7 @@ import (
 type Side struct {
 	From, To string
 	Time     int64 // virtual ms since the world began
+	Order    int   // its event's place in the step (Exchanges); the diagram numbers arrows by it
 	Mark     string
 	Msg      MsgView
 	// Unprinted: the engine did not print this message (cluster.go's
@@ -45,7 +46,10 @@ var heldID = regexp.MustCompile(`\(in flight (#\d+)\)`)
 var delayBy = regexp.MustCompile(`\(delayed (\d+ms)\)`)
 
 // Exchanges pairs the messages of one step (events whose Step is step)
-// into request/response rows, in the order they happened.
+// into request/response rows, in the order they happened. A message is
+// tracked per route: a broker that forwards the controller's answer to
+// its client (KIP-590's envelope, AlterPartitionReassignments) sends the
+// same message on a second route, a message of its own, not a copy.
 func Exchanges(events []sim.Event, step int) []Exchange {
 	const (
 		sent = iota + 1
@@ -58,8 +62,12 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 		resp  bool
 		state int
 	}
+	type route struct {
+		msg      any
+		from, to string
+	}
 	var rows []Exchange
-	byMsg := map[any]*track{}
+	byMsg := map[route]*track{}
 	stateOf := func(kind string) int {
 		switch kind {
 		case "send":
@@ -77,11 +85,11 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 		}
 		return &rows[t.row].Req
 	}
-	for _, e := range events {
+	for i, e := range events {
 		if e.Step != step || e.Msg == nil {
 			continue
 		}
-		side := &Side{From: e.From, To: e.To, Time: e.Time - sim.StartTime, Msg: Message(e.Msg), Unprinted: e.Text == ""}
+		side := &Side{From: e.From, To: e.To, Time: e.Time - sim.StartTime, Order: i, Msg: Message(e.Msg), Unprinted: e.Text == ""}
 		switch e.Kind {
 		case "send":
 			// Only a held message (net hold) is printed with its id; a
@@ -106,7 +114,7 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 		default:
 			continue
 		}
-		t := byMsg[e.Msg]
+		t := byMsg[route{e.Msg, e.From, e.To}]
 		if t != nil {
 			switch {
 			case t.state == sent, t.state == duplicating && e.Kind == "deliver":
@@ -131,7 +139,7 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 			continue
 		}
 		t = &track{state: stateOf(e.Kind)}
-		byMsg[e.Msg] = t
+		byMsg[route{e.Msg, e.From, e.To}] = t
 		resp, isResp := e.Msg.(kmsg.Response)
 		if !isResp {
 			rows = append(rows, Exchange{Req: side})

@@ -96,7 +96,9 @@ var Examples = []string{
 
 // Help is the command set, one line each, for the playground's command
 // reference: the simulator's own usage table (sim.Commands), so it lists
-// every command the engine knows and nothing else.
+// every command the engine knows and nothing else. Each description is
+// looked up in the catalogs where it is drawn (i18n_test.go holds every
+// one to a translation); the synopses stay as the engine reads them.
 var Help = helpFields()
 
 func helpFields() []Field {

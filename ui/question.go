@@ -79,10 +79,12 @@ func predictDiagram(d Diagram, predict bool) Diagram {
 
 // roleWords are the words a diagram node's lines start with: its state
 // (diagram.go), its roles as Kafka names them (view.Actor.Roles) and a
-// client's kind; roleText looks them up and leaves the rest of a line
-// (names, epochs, settings) as it is.
+// client's kind or a group member's group (core/sim/view_actors.go);
+// roleText looks them up and leaves the rest of a line (names, epochs,
+// settings, a group's state) as it is. A longer word goes before a word
+// it starts with.
 var roleWords = []string{N("crashed"), N("stopped"), N("✂ cut off"), N("active controller"), N("voter"), N("group coordinator"), N("transaction coordinator"), N("rack"),
-	view.KindProducer, view.KindConsumer, view.KindAdmin}
+	view.KindProducer, view.KindConsumer, view.KindAdmin, N("share group"), N("group"), N("adding"), N("removing")}
 
 // roleText is a diagram node's line in the component's language.
 func roleText(ctx context.Context, line string) string {

@@ -46,11 +46,14 @@ type Sequence struct {
 	ScrollTo, ScrollX int
 }
 
-// SeqRow is one row: a message, or the heading of a step.
+// SeqRow is one row: a message, or a heading (seqHeading): a step's
+// command, or the count of its folded background messages.
 type SeqRow struct {
 	Y       int
 	Step    int
-	Heading string // a step's heading row
+	Heading bool
+	Hidden  int    // a heading's count of folded messages; 0 on a step's own
+	Command string // a step's heading's command
 	Current bool
 	X1, X2  int // the arrow, sender to receiver
 	Msg     SeqMsg
@@ -81,7 +84,7 @@ func NewSequence(st view.World, msgs []SeqMsg, current int, folded bool) Sequenc
 	y, step, hidden := seqTop, 0, 0
 	flush := func() {
 		if hidden > 0 {
-			s.Rows = append(s.Rows, SeqRow{Y: y, Step: step, Current: step == current, Heading: fmt.Sprintf("… %d background messages folded (heartbeats, registrations, raft)", hidden)})
+			s.Rows = append(s.Rows, SeqRow{Y: y, Step: step, Current: step == current, Heading: true, Hidden: hidden})
 			y += seqRow
 			s.Hidden += hidden
 		}
@@ -91,7 +94,7 @@ func NewSequence(st view.World, msgs []SeqMsg, current int, folded bool) Sequenc
 		if m.Step != step {
 			flush()
 			step = m.Step
-			s.Rows = append(s.Rows, SeqRow{Y: y, Step: step, Current: step == current, Heading: fmt.Sprintf("step %d  %s", step, m.Command)})
+			s.Rows = append(s.Rows, SeqRow{Y: y, Step: step, Current: step == current, Heading: true, Command: m.Command})
 			y += seqRow
 		}
 		if folded && m.Folded {
@@ -111,12 +114,20 @@ func NewSequence(st view.World, msgs []SeqMsg, current int, folded bool) Sequenc
 		}
 	}
 	for _, r := range s.Rows {
-		if r.Current && r.Heading == "" {
+		if r.Current && !r.Heading {
 			s.ScrollX = max(min(r.X1, r.X2)-seqLeft, 0)
 			break
 		}
 	}
 	return s
+}
+
+// seqHeading is a heading row's text in the component's language.
+func seqHeading(ctx context.Context, r SeqRow) string {
+	if r.Hidden > 0 {
+		return Tf(ctx, "… %d background messages folded (heartbeats, registrations, raft)", r.Hidden)
+	}
+	return Tf(ctx, "step %d  %s", r.Step, r.Command)
 }
 
 // seqBody is the viewBox of the rows, under the lane headers.

@@ -21,7 +21,7 @@ func TestSequenceFoldsBackground(t *testing.T) {
 	}
 	rows := func(s Sequence) (shown, folded, current int) {
 		for _, r := range s.Rows {
-			if r.Heading != "" {
+			if r.Heading {
 				continue
 			}
 			shown += r.Msg.Count

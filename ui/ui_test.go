@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,6 +73,41 @@ func TestExchangesMarkFaults(t *testing.T) {
 	xs = Exchanges(w.Events(), step)
 	if len(xs) == 0 || xs[0].Req.Mark != MarkBrokerDown || xs[0].Resp != nil {
 		t.Fatalf("request to a crashed broker: %+v", xs)
+	}
+}
+
+// TestExchangesForwardedAnswer: a broker forwards an admin request to
+// the controller and hands the controller's answer, the same message, on
+// to the admin: that is the admin's answer, not a duplicate copy.
+func TestExchangesForwardedAnswer(t *testing.T) {
+	w, step := world(t, "cluster 5", "topic t partitions=1 rf=3", "reassign t-0 replicas=b1,b4,b0")
+	xs := Exchanges(w.Events(), step)
+	forwarded := false
+	for _, x := range xs {
+		for _, s := range []*Side{x.Req, x.Resp} {
+			if s != nil && s.Mark != "" {
+				t.Errorf("%s → %s %s is marked %q", s.From, s.To, s.Msg.Describe, s.Mark)
+			}
+		}
+		if x.Req != nil && x.Req.From == "admin" {
+			if x.Resp == nil || x.Resp.From != x.Req.To {
+				t.Errorf("the admin's request has no answer: %+v", x)
+			}
+		} else if x.Req != nil && x.Req.Msg.API == "AlterPartitionAssignments" {
+			forwarded = true
+		}
+	}
+	if !forwarded {
+		t.Fatalf("no forwarded request to the controller: %+v", xs)
+	}
+	// The diagram numbers the arrows as they happened: the admin's
+	// answer last, though its card pairs it with the admin's request.
+	var order []string
+	for _, a := range arrows(w.View(), xs) {
+		order = append(order, a.From+">"+a.To)
+	}
+	if asked, answered := slices.Index(order, "b2>b0"), slices.Index(order, "b0>admin"); order[0] != "admin>b0" || asked < 0 || answered < asked {
+		t.Errorf("arrows in order %v: want admin>b0 first, and b0>admin after the controller's b2>b0", order)
 	}
 }
 

@@ -17,7 +17,7 @@ func (w *World) controllerActors() []view.Actor {
 	active := w.controllerName()
 	var out []view.Actor
 	for _, n := range w.nodes {
-		a := view.Actor{Name: n.Name + "/controller", Kind: view.KindController, Host: n.Name, Up: n.Up, Cut: w.net.cut[n.Name]}
+		a := view.Actor{Name: n.Name + "/controller", Kind: view.KindController, Host: n.Name, Up: n.Up, Stopped: !n.Up && n.stopped, Cut: w.net.cut[n.Name]}
 		switch {
 		case !n.Up:
 		case n.Name == active:

@@ -101,19 +101,20 @@ func TestViewActorsRacks(t *testing.T) {
 }
 
 // TestViewStopped: a broker a controlled shutdown took down is stopped,
-// not crashed; once restarted and crashed, it is crashed.
+// not crashed, and so is its controller (combined mode); once restarted
+// and crashed, both are crashed.
 func TestViewStopped(t *testing.T) {
 	w := New(1)
 	execAll(t, w, "cluster 3", "stop b1", "advance 1s")
-	stopped := func() (bool, bool) {
+	stopped := func() (bool, bool, bool) {
 		st := w.View()
-		return st.Brokers[1].Stopped, actorByName(st, "b1").Stopped
+		return st.Brokers[1].Stopped, actorByName(st, "b1").Stopped, actorByName(st, "b1/controller").Stopped
 	}
-	if b, a := stopped(); !b || !a || w.nodes[1].Up {
-		t.Fatalf("after stop: up %v, broker stopped %v, actor stopped %v", w.nodes[1].Up, b, a)
+	if b, a, c := stopped(); !b || !a || !c || w.nodes[1].Up {
+		t.Fatalf("after stop: up %v, broker stopped %v, actor stopped %v, controller stopped %v", w.nodes[1].Up, b, a, c)
 	}
 	execAll(t, w, "restart b1", "advance 15s", "crash b1")
-	if b, a := stopped(); b || a {
-		t.Fatalf("after a crash: broker stopped %v, actor stopped %v", b, a)
+	if b, a, c := stopped(); b || a || c {
+		t.Fatalf("after a crash: broker stopped %v, actor stopped %v, controller stopped %v", b, a, c)
 	}
 }

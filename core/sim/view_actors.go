@@ -104,6 +104,9 @@ func producerDetail(p *producer) string {
 	switch {
 	case p.txn != nil:
 		parts = append(parts, "transactional.id "+p.txn.id)
+		if p.txn.tv2 {
+			parts = append(parts, "tv=2") // KIP-890 part 2: an epoch per transaction
+		}
 	case p.idempotent:
 		parts = append(parts, "idempotent")
 	}

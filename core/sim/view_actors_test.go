@@ -4,6 +4,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gregor-kafka/gregor/core/view"
@@ -69,5 +70,27 @@ func TestViewActorsCluster(t *testing.T) {
 		if a == nil || a.Up != want[0] || a.Cut != want[1] {
 			t.Errorf("%s: %+v, want up=%v cut=%v", name, a, want[0], want[1])
 		}
+	}
+}
+
+// TestViewTV2: a producer on transaction version 2 says so in its box,
+// and its transaction in the coordinator's view; one on version 1 not.
+func TestViewTV2(t *testing.T) {
+	w := New(1)
+	execAll(t, w, "broker", "topic out partitions=1", "producer a transactional.id=one", "producer b transactional.id=two tv=2",
+		"begin a", "produce a out partition=0 value=x", "begin b", "produce b out partition=0 value=y")
+	st := w.View()
+	for name, tv2 := range map[string]bool{"a": false, "b": true} {
+		if got := strings.Contains(actorByName(st, name).Detail, "tv=2"); got != tv2 {
+			t.Errorf("%s's box says tv=2: %v, want %v (%q)", name, got, tv2, actorByName(st, name).Detail)
+		}
+	}
+	for _, tx := range st.Txns {
+		if tx.TV2 != (tx.ID == "two") {
+			t.Errorf("transaction %s: TV2 %v", tx.ID, tx.TV2)
+		}
+	}
+	if len(st.Txns) != 2 {
+		t.Fatalf("%d transactions in the view, want 2", len(st.Txns))
 	}
 }

@@ -30,8 +30,8 @@ type Actor struct {
 	Kind string
 	Host string // a controller's broker
 	Up   bool   // false: a crashed broker, or a killed client
-	// Stopped marks a broker down through a controlled shutdown (stop),
-	// not a crash.
+	// Stopped marks a broker (or, in combined mode, its controller) down
+	// through a controlled shutdown (stop), not a crash.
 	Stopped bool
 	// Cut is true for a broker (or its controller) on the side a network
 	// partition cuts off from the other brokers.

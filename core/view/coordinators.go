@@ -101,7 +101,7 @@ func TxnOf(coordinator string, co *txn.Coordinator, id string) (Txn, bool) {
 		return Txn{}, false
 	}
 	t := Txn{ID: id, Coordinator: coordinator, Partition: co.PartitionFor(id), State: m.State.Name(),
-		ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, TimeoutMs: m.TimeoutMs}
+		ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, TimeoutMs: m.TimeoutMs, TV2: m.ClientTV >= 2}
 	for _, tp := range m.Partitions {
 		t.Partitions = append(t.Partitions, tp.String())
 	}

@@ -11,6 +11,7 @@ type Txn struct {
 	Epoch       int16
 	TimeoutMs   int32
 	Partitions  []string // in the transaction now
+	TV2         bool     // transaction version 2 (KIP-890 part 2): every commit and abort bumps Epoch
 	Changed     bool     // its state or epoch differ from the previous step
 }
 

@@ -53,11 +53,20 @@ func (p *page) checkDiagram(width int, want ui.Diagram, actors []string) {
 		p.t.Errorf("%dpx: %d arrows, want one per message of the step (%d)", width, got, len(want.Arrows))
 	}
 	if width <= 640 {
-		if over := p.eval(`String(document.documentElement.scrollWidth - window.innerWidth)`); over != "0" && over[0] != '-' {
-			wide := p.eval(`[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest("details:not([open])")).slice(0, 3).map(e => e.tagName + "." + (e.getAttribute("class") || "") + " to " + Math.round(e.getBoundingClientRect().right) + "px").join(", ")`)
+		if over, wide := p.sideways(); over != "" {
 			p.t.Errorf("%dpx: the page scrolls sideways by %spx (%s)", width, over, wide)
 		}
 	}
+}
+
+// sideways is how far the page scrolls sideways ("" if not at all), and
+// the first elements wider than the window.
+func (p *page) sideways() (over, wide string) {
+	p.t.Helper()
+	if over = p.eval(`String(document.documentElement.scrollWidth - window.innerWidth)`); over == "0" || over[0] == '-' {
+		return "", ""
+	}
+	return over, p.eval(`[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest("details:not([open])")).slice(0, 3).map(e => e.tagName + "." + (e.getAttribute("class") || "") + " to " + Math.round(e.getBoundingClientRect().right) + "px").join(", ")`)
 }
 
 // TestDiagramEveryLesson opens every lesson at its first and last step,

@@ -104,6 +104,27 @@ func TestLanguages(t *testing.T) {
 			p.do(chromedp.EmulateViewport(1280, 900))
 		}
 	}
+	// The sequence view's headings and the folded cards' summaries too.
+	p.load("/?lesson=coordinator-failover&step=14&lang=zh")
+	heads := p.eval(`[...document.querySelectorAll(".seq text.head")].map(e => e.textContent).join("\n")`)
+	if !strings.Contains(heads, "第 1 步") || !strings.Contains(heads, "已折叠") {
+		t.Errorf("the Chinese sequence view's headings read %q", heads)
+	}
+	for _, en := range []string{"step ", "background messages", "routes"} {
+		if strings.Contains(heads+p.text(".bg-traffic"), en) {
+			t.Errorf("the Chinese page's sequence view or folded cards say %q", en)
+		}
+	}
+	// The playground's command reference: synopses as the engine reads
+	// them, descriptions in Chinese.
+	p.load("/?playground=1&lang=zh")
+	for i, h := range ui.Help {
+		sel := fmt.Sprintf(".reference dl.help dd:nth-of-type(%d)", i+1)
+		if got := p.text(sel); got != strings.Join(strings.Fields(ui.Tr("zh", h.Value)), " ") || got == h.Value {
+			t.Errorf("the Chinese reference describes %q as %q", h.Name, got)
+		}
+	}
+	p.shot("playground-zh")
 	p.load("/?lang=zh")
 	if got := p.text("h1"); got != "课程" {
 		t.Errorf("the Chinese lesson list's heading is %q", got)

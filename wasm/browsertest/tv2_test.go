@@ -14,8 +14,9 @@ func TestTransactionVersion2Step(t *testing.T) {
 	p := open(t, fmt.Sprintf("/?lesson=zombie-fencing&step=%d", n))
 	p.checkStep()
 	body := p.text("body")
-	// The producer's card and the coordinator's state, both at epoch 1.
-	for _, want := range []string{"app2pid=1 epoch=1", "app2 pid 1, epoch 1"} {
+	// The producer's card and the coordinator's state, both at epoch 1,
+	// and both on transaction version 2.
+	for _, want := range []string{"tv=2 pid=1 epoch=1", "app2 pid 1, epoch 1", "transaction version 2"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("step %d lacks %q", n, want)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/lessons/play"
+	"github.com/gregor-kafka/gregor/ui"
 )
 
 // maxHeight bounds a step's page, in CSS px, at 1280px and 390px wide.
@@ -55,41 +57,92 @@ func TestPageHeightWorstSteps(t *testing.T) {
 // GREGOR_WALK=1 runs it. Every step's size is held in make test by
 // lessons/play's TestEveryStepRenders and the worst steps' height by
 // TestPageHeightWorstSteps.
+//
+// GREGOR_WALK=slug,slug walks only those lessons, in every language, and
+// saves a screenshot of every step at both widths, for reading a lesson
+// as a learner does; every step is also checked for sideways scrolling
+// at 390px and for diagram labels drawn over one another.
 func TestWalkEveryLesson(t *testing.T) {
-	if os.Getenv("GREGOR_WALK") == "" {
+	only := os.Getenv("GREGOR_WALK")
+	if only == "" {
 		t.Skip("GREGOR_WALK=1 walks every step of every lesson in the browser (minutes)")
+	}
+	langs, every := []string{"en"}, only != "1"
+	if every {
+		langs = ui.Languages
 	}
 	var table strings.Builder
 	for _, m := range lessons.Catalog {
-		total := len(play.Parse("lesson=" + m.Slug).Items)
-		p := open(t, "/?lesson="+m.Slug) // a browser per lesson: each has 90 s
-		p.reducedMotion(true)
-		shots := map[int]bool{1: true, (total + 1) / 2: true, total: true}
-		tallest, at := 0, 0
-		for step := 1; step <= total; step++ {
-			if step > 1 {
-				p.eval(`document.getElementById("next").click(), ""`)
-			}
-			p.waitText("#pos", fmt.Sprintf("Step %d of %d", step, total))
-			where := fmt.Sprintf("%s step %d", m.Slug, step)
-			var h [2]int
-			for i, width := range []int{1280, 390} {
-				h[i] = p.height(width, where)
-				if shots[step] {
-					p.shot(fmt.Sprintf("%s-%02d-%dpx", m.Slug, step, width))
-				}
-			}
-			p.do(chromedp.EmulateViewport(1280, 900))
-			fmt.Fprintf(&table, "%s\t%d\t%d\t%d\n", m.Slug, step, h[0], h[1])
-			if h[1] > tallest {
-				tallest, at = h[1], step
-			}
+		if every && !slices.Contains(strings.Split(only, ","), m.Slug) {
+			continue
 		}
-		t.Logf("MEASURE %s: tallest at 390px is step %d, %d px", m.Slug, at, tallest)
+		for _, lang := range langs {
+			walkLesson(t, m.Slug, lang, every, &table)
+		}
 	}
 	dir := os.Getenv("GREGOR_ARTIFACTS")
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "gregor-browser-tests")
 	}
 	os.WriteFile(filepath.Join(dir, "heights.txt"), []byte(table.String()), 0o644)
+}
+
+// walkLesson walks one lesson in one language (see TestWalkEveryLesson),
+// with a screenshot of every step if every, else of three.
+func walkLesson(t *testing.T, slug, lang string, every bool, table *strings.Builder) {
+	total := len(play.Parse("lesson=" + slug).Items)
+	p := open(t, "/?lesson="+slug+"&lang="+lang) // a browser per lesson: each has 90 s
+	p.reducedMotion(true)
+	shots := map[int]bool{1: true, (total + 1) / 2: true, total: true}
+	tallest, at := 0, 0
+	for step := 1; step <= total; step++ {
+		if step > 1 {
+			p.eval(`document.getElementById("next").click(), ""`)
+		}
+		p.waitText("#pos", ui.Trf(lang, "Step %d of %d", step, total))
+		if every { // the sequence view shown, for the screenshots
+			p.eval(`document.querySelectorAll("details.seq").forEach(d => d.open = true), ""`)
+		}
+		where := fmt.Sprintf("%s (%s) step %d", slug, lang, step)
+		var h [2]int
+		for i, width := range []int{1280, 390} {
+			h[i] = p.height(width, where)
+			if every {
+				p.checkLayout(width, where)
+			}
+			if every || shots[step] {
+				p.shot(fmt.Sprintf("%s-%s-%02d-%dpx", slug, lang, step, width))
+			}
+		}
+		p.do(chromedp.EmulateViewport(1280, 900))
+		fmt.Fprintf(table, "%s\t%s\t%d\t%d\t%d\n", slug, lang, step, h[0], h[1])
+		if h[1] > tallest {
+			tallest, at = h[1], step
+		}
+	}
+	t.Logf("MEASURE %s (%s): tallest at 390px is step %d, %d px", slug, lang, at, tallest)
+}
+
+// checkLayout fails a step whose page scrolls sideways at 390px or whose
+// visible diagram draws two text labels over one another.
+func (p *page) checkLayout(width int, where string) {
+	p.t.Helper()
+	if over, wide := p.sideways(); width <= 640 && over != "" {
+		p.t.Errorf("%s at %dpx: the page scrolls sideways by %s px (%s)", where, width, over, wide)
+	}
+	overlaps := p.eval(`(() => {
+		const svg = [...document.querySelectorAll(".system svg.dg")].find(s => getComputedStyle(s).display != "none");
+		if (!svg) return "";
+		const boxes = [...svg.querySelectorAll("text")].filter(e => e.textContent.trim()).map(e => [e, e.getBoundingClientRect()]);
+		const out = [];
+		for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+			const [a, r] = boxes[i], [b, s] = boxes[j];
+			const x = Math.min(r.right, s.right) - Math.max(r.left, s.left), y = Math.min(r.bottom, s.bottom) - Math.max(r.top, s.top);
+			if (x > 2 && y > 2) out.push(JSON.stringify(a.textContent.trim()) + " over " + JSON.stringify(b.textContent.trim()));
+		}
+		return out.slice(0, 4).join("; ");
+	})()`)
+	if overlaps != "" {
+		p.t.Errorf("%s at %dpx: diagram labels overlap: %s", where, width, overlaps)
+	}
 }
