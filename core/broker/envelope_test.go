@@ -46,25 +46,20 @@ func newEnvelopeNode(t *testing.T, id int32) *envelopeNode {
 }
 
 // lastSent is the one request the node sent since the last call.
-func (n *envelopeNode) lastSent() sentReq {
-	n.t.Helper()
-	if len(n.sent) != 1 {
-		n.t.Fatalf("%d requests sent, want 1", len(n.sent))
-	}
-	s := n.sent[0]
-	n.sent = nil
-	return s
-}
+func (n *envelopeNode) lastSent() sentReq { return takeOne(n.t, "requests sent", &n.sent) }
 
 // answer is the one answer the node delivered since the last call.
-func (n *envelopeNode) answer() Response {
-	n.t.Helper()
-	if len(n.out) != 1 {
-		n.t.Fatalf("%d answers, want 1", len(n.out))
+func (n *envelopeNode) answer() Response { return takeOne(n.t, "answers", &n.out) }
+
+// takeOne empties a list that must hold one item, and returns it.
+func takeOne[T any](t *testing.T, what string, list *[]T) T {
+	t.Helper()
+	if len(*list) != 1 {
+		t.Fatalf("%d %s, want 1", len(*list), what)
 	}
-	r := n.out[0]
-	n.out = nil
-	return r
+	one := (*list)[0]
+	*list = nil
+	return one
 }
 
 func createTopicsReq(v int16, partitions map[string]int32, names ...string) *kmsg.CreateTopicsRequest {

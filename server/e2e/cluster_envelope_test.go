@@ -24,12 +24,7 @@ import (
 // broker (Gregor before) broker 3 would have created it.
 func TestClusterEnvelope(t *testing.T) {
 	external := map[*Broker]string{}
-	bs := startCluster(t, 3, WithListenersFor(func(b *Broker) string {
-		if external[b] == "" {
-			external[b] = freeAddrs(t, 1)[0]
-		}
-		return "INTERNAL://" + b.Addr + ",EXTERNAL://" + external[b] + ",CONTROLLER://" + controllerAddr(b)
-	}), WithArgs("--listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+	bs := startCluster(t, 3, withExternal(t, external), WithArgs("--listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"--controller.listener.names", "CONTROLLER",
 		"--authorizer.class.name", "StandardAuthorizer", "--super.users", "User:ANONYMOUS"),
 		WithConfig("auto.create.topics.enable", "false"))
