@@ -15,8 +15,8 @@ import (
 // They are enforced only with an authorizer (authorize.go).
 func init() {
 	register(29, 0, 3, handleDescribeAcls)
-	registerForwarded(30, 0, 3, handleCreateAcls)
-	registerForwarded(31, 0, 3, handleDeleteAcls)
+	register(30, 0, 3, handleCreateAcls)
+	register(31, 0, 3, handleDeleteAcls)
 }
 
 func (b *Broker) acls() map[string]*cluster.ACL {

@@ -18,7 +18,7 @@ import (
 // same replacement (wire.AlterConfigsOps), so the two cannot disagree on
 // what is valid. In a cluster the controller receives the request
 // (KIP-590 forwarding, forwardsConfigs).
-func init() { registerForwarded(33, 0, 2, handleAlterConfigs) }
+func init() { register(33, 0, 2, handleAlterConfigs) }
 
 func handleAlterConfigs(b *Broker, r *Request) kmsg.Response {
 	if b.forwardsConfigs() {

@@ -33,7 +33,7 @@ import (
 // answer to carry a throttle and is not throttled.
 func init() {
 	register(48, 0, 1, handleDescribeClientQuotas)
-	registerForwarded(49, 0, 1, handleAlterClientQuotas)
+	register(49, 0, 1, handleAlterClientQuotas)
 }
 
 // anonymous is the user of a client that did not authenticate, as Kafka

@@ -8,7 +8,7 @@ import (
 // CreateTopics v0-7. -1 partitions or replication factor take the broker's
 // defaults (KIP-464); validate_only checks without creating; v5+ answers
 // with the resulting configs (KIP-525) and v7+ with the topic id.
-func init() { registerForwarded(19, 0, 7, handleCreateTopics) }
+func init() { register(19, 0, 7, handleCreateTopics) }
 
 func handleCreateTopics(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.CreateTopicsRequest)

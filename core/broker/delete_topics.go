@@ -12,7 +12,7 @@ import (
 // (INVALID_REQUEST before v3, which has no such error), as Kafka answers.
 // In a cluster the controller deletes them (KIP-590 forwarding) and every
 // broker removes its logs of them when it applies the removal (replica.go).
-func init() { registerForwarded(20, 0, 6, handleDeleteTopics) }
+func init() { register(20, 0, 6, handleDeleteTopics) }
 
 func handleDeleteTopics(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.DeleteTopicsRequest)

@@ -1,3 +1,5 @@
+//go:build !noquorum
+
 package broker
 
 import (
@@ -12,7 +14,7 @@ import (
 
 // Forwarding with the client (KIP-590 Envelope, API 58), as Kafka 4 does
 // it: in a cluster a broker does not serve the admin APIs that change the
-// metadata (registerForwarded: CreateTopics, DeleteTopics,
+// metadata (wire.Forwardable: CreateTopics, DeleteTopics,
 // CreatePartitions, the config, ACL, quota, SCRAM, feature, election and
 // reassignment requests) and does not authorize them either. It wraps the
 // client's request, header included, in an Envelope with the client's
@@ -50,19 +52,15 @@ type enveloped struct {
 	version       int16 // the Envelope's
 }
 
-// Forwarded reports whether a cluster's brokers forward an API to the
-// controller in an Envelope.
-func Forwarded(key int16) bool { return handlers[key].forwarded }
-
 // forwards reports whether r goes to the controller in an Envelope.
 func (b *Broker) forwards(r *Request) bool {
-	return b.cl != nil && r.envelope == nil && handlers[r.Msg.Key()].forwarded
+	return b.cl != nil && r.envelope == nil && wire.Forwardable(r.Msg.Key())
 }
 
 // seal wraps a client's request in an Envelope.
 func seal(r Request) *kmsg.EnvelopeRequest {
 	env := kmsg.NewPtrEnvelopeRequest()
-	env.RequestData = wire.AppendRequest(nil, r.Header, r.Msg)
+	env.RequestData = wire.AppendForwarded(nil, r.Header, r.Msg)
 	if typ, name, ok := strings.Cut(r.Principal, ":"); ok {
 		p := kmsg.DefaultPrincipalData{Type: typ, Name: name}
 		env.RequestPrincipal = p.AppendTo(nil)
@@ -86,7 +84,7 @@ func unseal(req kmsg.Request, env *kmsg.EnvelopeResponse) kmsg.Response {
 	}
 	resp := req.ResponseKind()
 	resp.SetVersion(req.GetVersion())
-	if _, err := wire.ParseResponse(env.ResponseData, resp); err != nil {
+	if _, err := wire.ParseForwardedResponse(env.ResponseData, resp); err != nil {
 		return wire.ErrorResponse(req, kerr.UnknownServerError.Code)
 	}
 	return resp
@@ -98,9 +96,9 @@ func unseal(req kmsg.Request, env *kmsg.EnvelopeResponse) kmsg.Response {
 func (b *Broker) HandleEnvelope(now int64, req Request) {
 	b.advance(now)
 	env := req.Msg.(*kmsg.EnvelopeRequest)
-	h, inner, err := wire.ParseRequest(env.RequestData)
+	h, inner, err := wire.ParseForwarded(env.RequestData)
 	principal, ok := principalOf(env.RequestPrincipal)
-	if err != nil || !ok || !handlers[h.Key].forwarded {
+	if err != nil || !ok {
 		b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: EnvelopeError(env, kerr.InvalidRequest.Code)})
 		return
 	}
@@ -138,6 +136,6 @@ func principalOf(data []byte) (string, bool) {
 func (e *enveloped) wrap(msg kmsg.Response) *kmsg.EnvelopeResponse {
 	resp := kmsg.NewPtrEnvelopeResponse()
 	resp.SetVersion(e.version)
-	resp.ResponseData = wire.AppendResponseData(nil, e.correlationID, msg)
+	resp.ResponseData = wire.AppendForwardedResponse(nil, e.correlationID, msg)
 	return resp
 }

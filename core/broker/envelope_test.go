@@ -1,4 +1,4 @@
-//go:build !js
+//go:build !js && !noquorum
 
 package broker
 
@@ -116,7 +116,7 @@ func TestForwardSealsTheClient(t *testing.T) {
 	topic.Topic, topic.ErrorCode = "a", kerr.ThrottlingQuotaExceeded.Code
 	answer.Topics = append(answer.Topics, topic)
 	resp := kmsg.NewPtrEnvelopeResponse()
-	resp.ResponseData = wire.AppendResponseData(nil, 41, answer)
+	resp.ResponseData = wire.AppendForwardedResponse(nil, 41, answer)
 	n.b.Receive(1001, s.id, resp)
 	got := n.answer()
 	cr, _ := got.Msg.(*kmsg.CreateTopicsResponse)
@@ -170,7 +170,7 @@ func TestEnvelopeAtController(t *testing.T) {
 		}
 		resp := kmsg.NewPtrCreateTopicsResponse()
 		resp.SetVersion(6)
-		got, err := wire.ParseResponse(env.ResponseData, resp)
+		got, err := wire.ParseForwardedResponse(env.ResponseData, resp)
 		if err != nil || got != corr {
 			t.Fatalf("inner answer: corr %d (want %d), %v", got, corr, err)
 		}
@@ -220,10 +220,11 @@ func TestEnvelopeAtController(t *testing.T) {
 // (ApiVersions does not list it).
 func TestEnvelopeRefused(t *testing.T) {
 	ctl := newEnvelopeNode(t, 1)
-	produce := kmsg.NewPtrProduceRequest()
+	create := wire.AppendForwarded(nil, wire.Header{CorrelationID: 1}, createTopicsReq(6, nil))
+	produce := append([]byte{0, 0}, create[2:]...) // key 0: Produce, which no broker forwards
 	bad := []*kmsg.EnvelopeRequest{
-		{RequestData: wire.AppendRequest(nil, wire.Header{CorrelationID: 1}, produce)},
-		{RequestData: wire.AppendRequest(nil, wire.Header{CorrelationID: 1}, createTopicsReq(6, nil)), RequestPrincipal: []byte{0, 0, 9}},
+		{RequestData: produce},
+		{RequestData: create, RequestPrincipal: []byte{0, 0, 9}},
 		{RequestData: []byte{0, 19}},
 	}
 	for i, env := range bad {
@@ -237,6 +238,23 @@ func TestEnvelopeRefused(t *testing.T) {
 	}
 	if Serves(58, 0) {
 		t.Error("a client port serves Envelope")
+	}
+}
+
+// TestForwardableServed: every API a broker forwards in an Envelope has
+// a handler, which the controller's node runs on the request inside.
+func TestForwardableServed(t *testing.T) {
+	n := 0
+	for key := range int16(100) {
+		if wire.Forwardable(key) {
+			n++
+			if _, ok := handlers[key]; !ok {
+				t.Errorf("%s is forwardable and has no handler", kmsg.NameForKey(key))
+			}
+		}
+	}
+	if n != 13 {
+		t.Errorf("%d forwardable APIs, want 13", n)
 	}
 }
 

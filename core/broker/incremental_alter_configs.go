@@ -13,7 +13,7 @@ import (
 // DELETE, and APPEND/SUBTRACT on list settings. Changes apply to the live
 // logs at once and are persisted with the metadata. In a cluster the
 // controller alters topics and cluster-wide defaults (forwardsConfigs).
-func init() { registerForwarded(44, 0, 1, handleIncrementalAlterConfigs) }
+func init() { register(44, 0, 1, handleIncrementalAlterConfigs) }
 
 func handleIncrementalAlterConfigs(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.IncrementalAlterConfigsRequest)

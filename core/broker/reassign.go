@@ -19,8 +19,8 @@ import (
 // changes nothing, any other broker is not registered
 // (INVALID_REPLICA_ASSIGNMENT), and no reassignment is ever in progress.
 func init() {
-	registerForwarded(45, 0, 1, handleAlterReassignments)
-	registerForwarded(46, 0, 0, handleListReassignments)
+	register(45, 0, 1, handleAlterReassignments)
+	register(46, 0, 0, handleListReassignments)
 }
 
 func handleAlterReassignments(b *Broker, r *Request) kmsg.Response {

@@ -17,7 +17,7 @@ import (
 // broker reads them from its image.
 func init() {
 	register(50, 0, 0, handleDescribeUserScram)
-	registerForwarded(51, 0, 0, handleAlterUserScram)
+	register(51, 0, 0, handleAlterUserScram)
 }
 
 func handleDescribeUserScram(b *Broker, r *Request) kmsg.Response {

@@ -428,17 +428,3 @@ func topicOrID(name *string, id [16]byte) string {
 	}
 	return "id=" + base64.RawURLEncoding.EncodeToString(id[:])
 }
-
-// describeEnvelope names the client's principal, when there is one, and
-// the request a broker forwarded in the Envelope (KIP-590).
-func describeEnvelope(m *kmsg.EnvelopeRequest) string {
-	var p kmsg.DefaultPrincipalData
-	who := ""
-	if m.RequestPrincipal != nil && p.ReadFrom(m.RequestPrincipal) == nil {
-		who = " " + p.Type + ":" + p.Name
-	}
-	if _, inner, err := wire.ParseRequest(m.RequestData); err == nil {
-		return "Envelope" + who + " [" + message(inner) + "]"
-	}
-	return "Envelope" + who
-}

@@ -435,7 +435,7 @@ func (w *World) visible(m *Message) bool {
 		// A forwarded request reads as the Envelope naming it, but for
 		// CreateTopics, whose records the quorum prints; the answer
 		// reads in the forwarding broker's answer to its client.
-		h, _, err := wire.ParseRequest(msg.RequestData)
+		h, _, err := wire.ParseForwarded(msg.RequestData)
 		return err == nil && h.Key != kmsg.CreateTopics.Int16()
 	case *kmsg.EnvelopeResponse:
 		return false
@@ -485,9 +485,9 @@ func (w *World) visible(m *Message) bool {
 	case kmsg.Request:
 		// At the controller's node, the request of an Envelope goes on
 		// to the quorum controller: the Envelope told it already.
-		return !(m.Ctl && m.From == m.To && broker.Forwarded(msg.Key()))
+		return !(m.Ctl && m.From == m.To && wire.Forwardable(msg.Key()))
 	case kmsg.Response:
-		return !(m.Ctl && m.From == m.To && broker.Forwarded(msg.Key()))
+		return !(m.Ctl && m.From == m.To && wire.Forwardable(msg.Key()))
 	}
 	return true
 }
