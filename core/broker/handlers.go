@@ -15,23 +15,13 @@ type handler struct {
 	// fn returns the response, or nil when the response comes later (a
 	// pending operation) or never (acks=0).
 	fn func(*Broker, *Request) kmsg.Response
-	// forwarded: in a cluster only the controller serves it; a broker
-	// sends a client's request on in an Envelope (envelope.go, KIP-590).
-	forwarded bool
 }
 
 // handlers is filled by each API's file; ApiVersions reports exactly these.
 var handlers = map[int16]handler{}
 
 func register(key int16, min, max int16, fn func(*Broker, *Request) kmsg.Response) {
-	handlers[key] = handler{min, max, fn, false}
-}
-
-// registerForwarded registers an API that, in a cluster, only the
-// controller serves: its handler runs at the active controller's node, on
-// the request a broker forwarded in an Envelope (envelope.go).
-func registerForwarded(key int16, min, max int16, fn func(*Broker, *Request) kmsg.Response) {
-	handlers[key] = handler{min, max, fn, true}
+	handlers[key] = handler{min, max, fn}
 }
 
 // SupportedVersions lists the served APIs, sorted by key.

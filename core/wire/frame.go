@@ -104,20 +104,14 @@ func uvarint(p []byte) (uint64, []byte, bool) {
 // AppendResponse appends a whole response frame, size prefix included, to dst.
 func AppendResponse(dst []byte, correlationID int32, resp kmsg.Response) []byte {
 	start := len(dst)
-	dst = AppendResponseData(append(dst, 0, 0, 0, 0), correlationID, resp)
-	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
-	return dst
-}
-
-// AppendResponseData appends a response with its header (v0, or v1 for a
-// flexible response but ApiVersions) and no size prefix: what an
-// EnvelopeResponse carries (KIP-590) and ParseResponse reads.
-func AppendResponseData(dst []byte, correlationID int32, resp kmsg.Response) []byte {
+	dst = append(dst, 0, 0, 0, 0)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(correlationID))
 	if resp.IsFlexible() && resp.Key() != (*kmsg.ApiVersionsResponse)(nil).Key() {
 		dst = append(dst, 0)
 	}
-	return resp.AppendTo(dst)
+	dst = resp.AppendTo(dst)
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	return dst
 }
 
 // AppendErrorOnly appends a frame for an API kmsg cannot encode: the
@@ -127,39 +121,4 @@ func AppendErrorOnly(dst []byte, correlationID int32, code int16) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, 6)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(correlationID))
 	return binary.BigEndian.AppendUint16(dst, uint16(code))
-}
-
-// AppendRequest appends a request with its header (v1, or v2 for a
-// flexible request), without a size prefix: what ParseRequest reads, and
-// what an Envelope carries (KIP-590).
-func AppendRequest(dst []byte, h Header, req kmsg.Request) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, uint16(req.Key()))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(req.GetVersion()))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(h.CorrelationID))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(len(h.ClientID)))
-	dst = append(dst, h.ClientID...)
-	if req.IsFlexible() {
-		dst = append(dst, 0)
-	}
-	return req.AppendTo(dst)
-}
-
-// ParseResponse decodes a response with its header and without a size
-// prefix (what an EnvelopeResponse carries) into resp, whose version is
-// set; it returns the correlation id.
-func ParseResponse(data []byte, resp kmsg.Response) (int32, error) {
-	if len(data) < 4 {
-		return 0, ErrShortHeader
-	}
-	corr, rest := int32(binary.BigEndian.Uint32(data)), data[4:]
-	if resp.IsFlexible() && resp.Key() != (*kmsg.ApiVersionsResponse)(nil).Key() {
-		var err error
-		if rest, err = skipTags(rest); err != nil {
-			return corr, err
-		}
-	}
-	if err := resp.ReadFrom(rest); err != nil {
-		return corr, fmt.Errorf("%w: %s v%d: %v", ErrBody, kmsg.NameForKey(resp.Key()), resp.GetVersion(), err)
-	}
-	return corr, nil
 }
