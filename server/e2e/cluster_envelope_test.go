@@ -21,7 +21,8 @@ import (
 // bucket for the cluster: 15 partitions through broker 2 put it in debt,
 // and her next topic, through broker 3, is refused
 // THROTTLING_QUOTA_EXCEEDED with a throttle time. With a bucket per
-// broker (Gregor before) broker 3 would have created it.
+// broker (Gregor before) broker 3 would have created it. A client
+// sending an Envelope itself is disconnected.
 func TestClusterEnvelope(t *testing.T) {
 	external := map[*Broker]string{}
 	bs := startCluster(t, 3, withExternal(t, external), WithArgs("--listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
@@ -101,6 +102,14 @@ func TestClusterEnvelope(t *testing.T) {
 	if c := codes(resp); c[prefix+"-4"] != kerr.ThrottlingQuotaExceeded || resp.ThrottleMillis <= 0 {
 		t.Errorf("through broker 3 right after: %v throttled %d ms, want THROTTLING_QUOTA_EXCEEDED and a throttle (one bucket for the cluster)", c, resp.ThrottleMillis)
 	}
+	// A client cannot send an Envelope: a client port does not serve it
+	// and closes the connection, as Kafka's broker listener does.
+	env := kmsg.NewPtrEnvelopeRequest()
+	env.RequestData = []byte{0, 19}
+	raw := dialRaw(t, bs[1].Addr)
+	raw.writeRequest(t, env.Key(), 0, 1, true, env.AppendTo(nil))
+	raw.expectClosed(t)
+
 	listed, err := adm.ListTopics(ctx)
 	if err != nil {
 		t.Fatal(err)
