@@ -44,6 +44,10 @@ import (
 //     the client UNKNOWN_SERVER_ERROR (Kafka's ForwardingManager).
 //   - A request that arrived in an Envelope is never wrapped again: its
 //     handler hands it to the controller as it is.
+//   - The sender of an Envelope is not checked per request: Kafka's
+//     controller wants CLUSTER_ACTION of it, which Gregor checks once, when
+//     a peer authenticates on a SASL controller listener (README). The
+//     request-time quota is charged by the forwarding broker only.
 
 // enveloped is what a request that arrived in an Envelope needs to be
 // answered in one.
