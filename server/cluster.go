@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	pb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
@@ -523,9 +524,22 @@ func (e *engine) brokerSend(to int32, reqID uint64, req kmsg.Request) {
 	l.send(kmsgFrame(frameReq, d.id, reqID, ctl, req.Key(), req.GetVersion(), req.AppendTo))
 }
 
-// submitCtl hands a controller request to the local quorum node.
+// submitCtl hands a controller request to the local quorum node. An
+// Envelope (a client's request another broker, or this one, forwarded:
+// core/broker/envelope.go) is unwrapped by the local broker while this
+// node hosts the active controller, and answered NOT_CONTROLLER when not.
 func (e *engine) submitCtl(from int32, reqID uint64, req kmsg.Request) {
 	d := e.cl
+	if env, ok := req.(*kmsg.EnvelopeRequest); ok {
+		if !d.node.Status().Controller {
+			e.answerPeer(from, reqID, broker.EnvelopeError(env, kerr.NotController.Code))
+			return
+		}
+		e.b.HandleEnvelope(time.Now().UnixMilli(), broker.Request{Conn: peerConnBase + uint64(from), Msg: env,
+			Header: wire.Header{Key: env.Key(), Version: env.GetVersion(), CorrelationID: int32(uint32(reqID)),
+				ClientID: fmt.Sprintf("broker-%d", from)}})
+		return
+	}
 	d.ctlNext++
 	d.pending[d.ctlNext] = ctlPending{from: from, reqID: reqID, ver: req.GetVersion()}
 	d.node.Submit(d.ctlNext, req)
@@ -643,9 +657,19 @@ func (e *engine) handleCluster(in inbound) {
 
 // deliverPeer sends the broker's answer to another broker's request.
 func (e *engine) deliverPeer(r broker.Response) {
+	e.answerPeer(int32(r.Conn-peerConnBase), uint64(uint32(r.CorrelationID)), r.Msg)
+}
+
+// answerPeer sends the answer to a peer's request id; an answer to this
+// node's own broker (an Envelope it sent its own controller) is received
+// after the current broker call returns.
+func (e *engine) answerPeer(peer int32, id uint64, msg kmsg.Response) {
 	d := e.cl
-	peer := int32(r.Conn - peerConnBase)
+	if peer == d.id {
+		e.later = append(e.later, func() { e.b.Receive(time.Now().UnixMilli(), id, msg) })
+		return
+	}
 	if l := d.links[peer]; l != nil {
-		l.send(kmsgFrame(frameResp, d.id, uint64(uint32(r.CorrelationID)), false, r.Msg.Key(), r.Msg.GetVersion(), r.Msg.AppendTo))
+		l.send(kmsgFrame(frameResp, d.id, id, false, msg.Key(), msg.GetVersion(), msg.AppendTo))
 	}
 }

@@ -74,6 +74,9 @@ type Request struct {
 	// addUntil is when a request held for its transaction's previous
 	// end gives up (verify_txn.go retryAdd); 0 before it was held.
 	addUntil int64
+	// envelope is set on a request another broker forwarded in an
+	// Envelope: its answer goes back in one (envelope.go).
+	envelope *enveloped
 }
 
 // Response answers a Request on the same connection.
@@ -177,10 +180,21 @@ func (b *Broker) ClusterID() string { return b.meta.ClusterID }
 // Handle processes one request. Its response is delivered now or later.
 func (b *Broker) Handle(now int64, req Request) {
 	b.advance(now)
+	b.serve(req)
+}
+
+// serve handles a client's request, sent here or forwarded in an
+// Envelope. What only the controller serves goes there unauthorized: the
+// controller authorizes it (envelope.go).
+func (b *Broker) serve(req Request) {
 	h, ok := handlers[req.Msg.Key()]
 	v := req.Msg.GetVersion()
 	if !ok || v < h.min || v > h.max {
 		b.reply(req, unsupported(req.Msg))
+		return
+	}
+	if b.forwards(&req) {
+		b.forward(&req)
 		return
 	}
 	if deny := b.authorize(&req); deny != nil {
@@ -189,7 +203,10 @@ func (b *Broker) Handle(now int64, req Request) {
 	}
 	start := b.clock()
 	resp := h.fn(b, &req)
-	ms := b.throttleRequest(&req, b.clock()-start) // client_quotas.go
+	var ms int32
+	if req.envelope == nil { // the forwarding broker charged the request's time
+		ms = b.throttleRequest(&req, b.clock()-start) // client_quotas.go
+	}
 	if resp != nil {
 		b.advertise(req.Listener, resp)
 		b.replyThrottled(req, resp, ms)
@@ -215,6 +232,9 @@ func (b *Broker) replyThrottled(req Request, msg kmsg.Response, ms int32) {
 	}
 	if f, ok := msg.(*kmsg.FetchResponse); ok {
 		b.throttleFetch(req, f, ms) // client_quotas.go
+	}
+	if req.envelope != nil {
+		msg = req.envelope.wrap(msg)
 	}
 	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg, Throttle: ms})
 }

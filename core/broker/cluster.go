@@ -348,10 +348,11 @@ func (b *Broker) leads(p *Partition) bool {
 	return b.cl == nil || p.Leader == b.cfg.NodeID && p.lead != nil
 }
 
-// forward sends a client's request to the controller and answers the
-// client with the controller's response (KIP-590): CreateTopics,
-// CreatePartitions and DeleteTopics in a cluster. A request the controller
-// does not answer in time gets REQUEST_TIMED_OUT for each of its topics.
+// forward sends a client's request to the controller, in an Envelope
+// (envelope.go), and answers the client with the controller's response
+// (KIP-590); at the controller's node, a request that came in an Envelope
+// goes to the quorum controller as it is. A request the controller does
+// not answer in time gets REQUEST_TIMED_OUT for each of its parts.
 func (b *Broker) forward(r *Request) {
 	b.forwardUntil(*r, b.now+b.cfg.Settings.Int64("replica.socket.timeout.ms"))
 }
@@ -363,7 +364,14 @@ func (b *Broker) forward(r *Request) {
 // the next raft tick, so a retry happens at most once a tick. Past
 // deadline the client gets REQUEST_TIMED_OUT.
 func (b *Broker) forwardUntil(req Request, deadline int64) {
-	o := b.sendWithin(ToController, req.Msg, deadline-b.now, func(resp kmsg.Response) {
+	var msg kmsg.Request = req.Msg
+	if req.envelope == nil {
+		msg = seal(req)
+	}
+	o := b.sendWithin(ToController, msg, deadline-b.now, func(resp kmsg.Response) {
+		if env, ok := resp.(*kmsg.EnvelopeResponse); ok {
+			resp = unseal(req.Msg, env)
+		}
 		if resp == nil {
 			resp = wire.ErrorResponse(req.Msg, kerr.RequestTimedOut.Code)
 		}

@@ -52,7 +52,11 @@
 //     carries no data and is not counted (client_quotas.go); a strict
 //     controller mutation quota refuses a topic only while the client's
 //     bucket is in debt, and a refused topic is neither created, grown,
-//     deleted nor forwarded (mutation_quota.go).
+//     deleted nor sent on to the quorum controller (mutation_quota.go).
+//   - In a cluster, what only the controller serves is forwarded unread
+//     and unauthorized in an Envelope with the client's principal; the
+//     active controller's node authorizes it and counts its mutations,
+//     and never forwards it again (envelope.go, KIP-590).
 //   - Kafka errors travel as ErrorCode fields (pkg/kerr codes), never as Go
 //     errors; Go errors returned by this package mean storage failed.
 package broker

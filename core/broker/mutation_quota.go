@@ -21,10 +21,13 @@ import (
 // carries the time until the bucket is out of debt as throttle_time_ms,
 // and the connection is muted for it (KIP-219).
 //
-// Kafka counts at the controller; Gregor counts at the broker the client
-// sent the request to, before it handles or forwards it (in a cluster the
-// forwarded request does not carry the client's identity), so a client
-// spreading its requests over several brokers gets that many buckets.
+// As Kafka does, the controller counts: a single broker counts what it
+// is sent; in a cluster a broker forwards these requests unread in an
+// Envelope with the client's principal (envelope.go), and the node of the
+// active controller counts them against the principal's and client id's
+// bucket before its quorum controller sees them, so a client spreading
+// its requests over several brokers has one bucket for the cluster (a
+// new active controller starts with full buckets, as Kafka's does).
 // It counts the partitions asked for: a topic that fails afterwards (one
 // that exists already, an invalid name) has spent its tokens; validate_only
 // requests spend none.

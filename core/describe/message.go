@@ -29,6 +29,8 @@ func Message(msg any) string {
 
 func message(msg any) string {
 	switch m := msg.(type) {
+	case *kmsg.EnvelopeRequest:
+		return describeEnvelope(m)
 	case *kmsg.ProduceRequest:
 		return describeProduce(m)
 	case *kmsg.ProduceResponse:

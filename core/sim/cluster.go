@@ -11,12 +11,14 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/describe"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	pb "go.etcd.io/raft/v3/raftpb"
 
 	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/cluster/quorum"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // The quorum's types, under the names the rest of the package uses; a build
@@ -379,6 +381,10 @@ func (w *World) deliverInternal(m *Message) bool {
 		if !m.quiet {
 			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + describe.Message(m.Req)})
 		}
+		if env, ok := m.Req.(*kmsg.EnvelopeRequest); ok {
+			w.unwrap(n, m, env)
+			return true
+		}
 		w.cl.ctlNext++
 		w.cl.ctlPending[w.cl.ctlNext] = ctlRequest{from: m.From, reqID: m.ReqID}
 		n.Quorum.Submit(w.cl.ctlNext, m.Req)
@@ -401,6 +407,22 @@ func (w *World) deliverInternal(m *Message) bool {
 	return false
 }
 
+// unwrap hands an Envelope (a client's request a broker forwarded,
+// core/broker/envelope.go) to the broker of the node hosting the active
+// controller, which answers it; another node answers NOT_CONTROLLER, as
+// the native driver does.
+func (w *World) unwrap(n *Node, m *Message, env *kmsg.EnvelopeRequest) {
+	if !n.Quorum.Status().Controller {
+		w.fromBroker(n, broker.Response{Conn: m.Conn, CorrelationID: int32(uint32(m.ReqID)), Msg: broker.EnvelopeError(env, kerr.NotController.Code)})
+		return
+	}
+	before := observe(n)
+	n.Broker.HandleEnvelope(w.now, broker.Request{Conn: m.Conn, Msg: env,
+		Header: wire.Header{Key: env.Key(), Version: env.GetVersion(), CorrelationID: int32(uint32(m.ReqID)), ClientID: m.From}})
+	w.commit(n)
+	w.report(n, before)
+}
+
 // visible decides whether a message between brokers is printed: never
 // raft, heartbeats or registrations; AlterPartition always;
 // OffsetForLeaderEpoch unless it asks again what the follower asked
@@ -413,6 +435,14 @@ func (w *World) visible(m *Message) bool {
 		return false
 	case *kmsg.CreateTopicsRequest, *kmsg.CreateTopicsResponse:
 		return !m.Ctl
+	case *kmsg.EnvelopeRequest:
+		// A forwarded request reads as the Envelope naming it, but for
+		// CreateTopics, whose records the quorum prints; the answer
+		// reads in the forwarding broker's answer to its client.
+		h, _, err := wire.ParseForwarded(msg.RequestData)
+		return err == nil && h.Key != kmsg.CreateTopics.Int16()
+	case *kmsg.EnvelopeResponse:
+		return false
 	case *kmsg.FetchRequest:
 		if m.ReqID == 0 {
 			return true
@@ -456,6 +486,12 @@ func (w *World) visible(m *Message) bool {
 			}
 		}
 		return changed
+	case kmsg.Request:
+		// At the controller's node, the request of an Envelope goes on
+		// to the quorum controller: the Envelope told it already.
+		return !(m.Ctl && m.From == m.To && wire.Forwardable(msg.Key()))
+	case kmsg.Response:
+		return !(m.Ctl && m.From == m.To && wire.Forwardable(msg.Key()))
 	}
 	return true
 }

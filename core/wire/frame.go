@@ -34,6 +34,12 @@ type Header struct {
 
 // ParseRequest decodes one request frame (without its 4-byte size prefix).
 func ParseRequest(frame []byte) (Header, kmsg.Request, error) {
+	return parseRequest(frame, kmsg.RequestForKey, func(r kmsg.Request, b []byte) error { return r.ReadFrom(b) })
+}
+
+// parseRequest decodes a request frame into what newReq makes for its
+// key (nil: an unsupported key) with read.
+func parseRequest(frame []byte, newReq func(int16) kmsg.Request, read func(kmsg.Request, []byte) error) (Header, kmsg.Request, error) {
 	var h Header
 	if len(frame) < 10 {
 		return h, nil, ErrShortHeader
@@ -50,7 +56,7 @@ func ParseRequest(frame []byte) (Header, kmsg.Request, error) {
 		h.ClientID = string(rest[:idLen])
 		rest = rest[idLen:]
 	}
-	req := kmsg.RequestForKey(h.Key)
+	req := newReq(h.Key)
 	if req == nil || h.Version < 0 || h.Version > req.MaxVersion() {
 		return h, nil, &VersionError{h.Key, h.Version}
 	}
@@ -61,7 +67,7 @@ func ParseRequest(frame []byte) (Header, kmsg.Request, error) {
 			return h, nil, err
 		}
 	}
-	if err := req.ReadFrom(rest); err != nil {
+	if err := read(req, rest); err != nil {
 		return h, nil, fmt.Errorf("%w: %s v%d: %v", ErrBody, kmsg.NameForKey(h.Key), h.Version, err)
 	}
 	return h, req, nil

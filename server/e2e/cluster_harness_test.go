@@ -75,6 +75,18 @@ func startClusterEach(t *testing.T, n int, each func(i int) []BrokerOpt, opts ..
 	return bs
 }
 
+// withExternal gives each broker of a cluster three listeners: INTERNAL on
+// its Addr, EXTERNAL on an address of its own (recorded in external) and
+// CONTROLLER on its controller address.
+func withExternal(t *testing.T, external map[*Broker]string) BrokerOpt {
+	return WithListenersFor(func(b *Broker) string {
+		if external[b] == "" {
+			external[b] = freeAddrs(t, 1)[0]
+		}
+		return "INTERNAL://" + b.Addr + ",EXTERNAL://" + external[b] + ",CONTROLLER://" + controllerAddr(b)
+	})
+}
+
 func seeds(bs []*Broker) []string {
 	var out []string
 	for _, b := range bs {

@@ -33,12 +33,7 @@ func TestClusterSecure(t *testing.T) {
 	ca := newTestCA(t, "Gregor test CA")
 	_, serverPEM := ca.issue("localhost", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	external := map[*Broker]string{}
-	bs := startCluster(t, 3, WithListenersFor(func(b *Broker) string {
-		if external[b] == "" {
-			external[b] = freeAddrs(t, 1)[0]
-		}
-		return "INTERNAL://" + b.Addr + ",EXTERNAL://" + external[b] + ",CONTROLLER://" + controllerAddr(b)
-	}), WithArgs("--listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SASL_SSL,CONTROLLER:SSL",
+	bs := startCluster(t, 3, withExternal(t, external), WithArgs("--listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SASL_SSL,CONTROLLER:SSL",
 		"--controller.listener.names", "CONTROLLER",
 		"--ssl.keystore.location", writeFile(t, dir, "server.pem", serverPEM),
 		"--ssl.truststore.location", writeFile(t, dir, "ca.pem", ca.pem),

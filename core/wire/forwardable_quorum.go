@@ -1,0 +1,22 @@
+//go:build !noquorum
+
+package wire
+
+import "github.com/twmb/franz-go/pkg/kmsg"
+
+// forwardable: what a broker of a cluster forwards to the controller.
+var forwardable = map[int16]codec{
+	kmsg.CreateTopics.Int16():               codecOf[kmsg.CreateTopicsRequest, kmsg.CreateTopicsResponse](),
+	kmsg.DeleteTopics.Int16():               codecOf[kmsg.DeleteTopicsRequest, kmsg.DeleteTopicsResponse](),
+	kmsg.CreatePartitions.Int16():           codecOf[kmsg.CreatePartitionsRequest, kmsg.CreatePartitionsResponse](),
+	kmsg.AlterConfigs.Int16():               codecOf[kmsg.AlterConfigsRequest, kmsg.AlterConfigsResponse](),
+	kmsg.IncrementalAlterConfigs.Int16():    codecOf[kmsg.IncrementalAlterConfigsRequest, kmsg.IncrementalAlterConfigsResponse](),
+	kmsg.CreateACLs.Int16():                 codecOf[kmsg.CreateACLsRequest, kmsg.CreateACLsResponse](),
+	kmsg.DeleteACLs.Int16():                 codecOf[kmsg.DeleteACLsRequest, kmsg.DeleteACLsResponse](),
+	kmsg.AlterClientQuotas.Int16():          codecOf[kmsg.AlterClientQuotasRequest, kmsg.AlterClientQuotasResponse](),
+	kmsg.AlterUserSCRAMCredentials.Int16():  codecOf[kmsg.AlterUserSCRAMCredentialsRequest, kmsg.AlterUserSCRAMCredentialsResponse](),
+	kmsg.ElectLeaders.Int16():               codecOf[kmsg.ElectLeadersRequest, kmsg.ElectLeadersResponse](),
+	kmsg.AlterPartitionAssignments.Int16():  codecOf[kmsg.AlterPartitionAssignmentsRequest, kmsg.AlterPartitionAssignmentsResponse](),
+	kmsg.ListPartitionReassignments.Int16(): codecOf[kmsg.ListPartitionReassignmentsRequest, kmsg.ListPartitionReassignmentsResponse](),
+	kmsg.UpdateFeatures.Int16():             codecOf[kmsg.UpdateFeaturesRequest, kmsg.UpdateFeaturesResponse](),
+}
