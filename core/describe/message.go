@@ -31,6 +31,10 @@ func message(msg any) string {
 	switch m := msg.(type) {
 	case *kmsg.EnvelopeRequest:
 		return describeEnvelope(m)
+	case *kmsg.EnvelopeResponse:
+		// The forwarded answer inside is read by the forwarding broker
+		// and passed on to its client, where it is described.
+		return "Envelope answer" + errField(m.ErrorCode)
 	case *kmsg.ProduceRequest:
 		return describeProduce(m)
 	case *kmsg.ProduceResponse:

@@ -56,6 +56,9 @@ type simCluster struct {
 	// fetches that change something
 	fetchOffset map[string]int64
 	fetchHW     map[string]int64
+	// quietEnvelopes are the Envelopes not printed, by sender, receiver
+	// and request id: their answers are not printed either.
+	quietEnvelopes map[string]bool
 	// Unclean counts unclean elections applied, for invariant checks.
 	Unclean  int
 	ready    bool
@@ -94,7 +97,7 @@ func cmdCluster(w *World, c command) error {
 		}
 	}
 	w.cl = &simCluster{size: n, nextTick: w.now + RaftTickMs, ctlPending: map[uint64]ctlRequest{}, lead: map[string]uint64{},
-		fetchOffset: map[string]int64{}, fetchHW: map[string]int64{}}
+		fetchOffset: map[string]int64{}, fetchHW: map[string]int64{}, quietEnvelopes: map[string]bool{}}
 	for i := range n {
 		settings := map[string]string{}
 		for _, k := range c.keys {
@@ -436,13 +439,20 @@ func (w *World) visible(m *Message) bool {
 	case *kmsg.CreateTopicsRequest, *kmsg.CreateTopicsResponse:
 		return !m.Ctl
 	case *kmsg.EnvelopeRequest:
-		// A forwarded request reads as the Envelope naming it, but for
-		// CreateTopics, whose records the quorum prints; the answer
-		// reads in the forwarding broker's answer to its client.
+		// A forwarded request reads as the Envelope naming it, and its
+		// answer is drawn going back, but for CreateTopics, whose records
+		// the quorum prints.
 		h, _, err := wire.ParseForwarded(msg.RequestData)
-		return err == nil && h.Key != kmsg.CreateTopics.Int16()
+		shown := err == nil && h.Key != kmsg.CreateTopics.Int16()
+		if !shown {
+			w.cl.quietEnvelopes[fmt.Sprintf("%s>%s#%d", m.From, m.To, m.ReqID)] = true
+		}
+		return shown
 	case *kmsg.EnvelopeResponse:
-		return false
+		key := fmt.Sprintf("%s>%s#%d", m.To, m.From, m.ReqID)
+		quiet := w.cl.quietEnvelopes[key]
+		delete(w.cl.quietEnvelopes, key)
+		return !quiet
 	case *kmsg.FetchRequest:
 		if m.ReqID == 0 {
 			return true
