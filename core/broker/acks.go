@@ -127,6 +127,13 @@ type coordinatorWrites struct {
 // append errors). The state the coordinator applied stays:
 // a deposed leader unloads it, and a retried request finds it.
 func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs int64) {
+	b.afterWrites(&req.Conn, resp, timeoutMs, func() { b.reply(req, resp) })
+}
+
+// afterWrites is answerAfterWrites for an answer given in-process: finish
+// runs once what this step appended is durable, resp's error codes set
+// as answerAfterWrites sets them.
+func (b *Broker) afterWrites(conn *uint64, resp kmsg.Response, timeoutMs int64, finish func()) {
 	settle := func(code int16) {
 		switch code {
 		case 0:
@@ -144,8 +151,9 @@ func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs in
 		aw.settle = settle
 		syncs[i] = aw
 	}
+	then := func() { b.afterSyncs(syncs, finish) }
 	if len(w.waits) == 0 {
-		b.answer(req, resp, syncs)()
+		then()
 		return
 	}
 	waits := make([]ackWait, len(w.waits))
@@ -153,5 +161,5 @@ func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs in
 		aw.settle = settle
 		waits[i] = aw
 	}
-	b.awaitISR(&req.Conn, waits, timeoutMs, b.answer(req, resp, syncs))
+	b.awaitISR(conn, waits, timeoutMs, then)
 }

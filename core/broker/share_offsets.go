@@ -1,6 +1,10 @@
 package broker
 
 import (
+	"bytes"
+	"cmp"
+	"slices"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -19,17 +23,113 @@ import (
 func handleShareOffsets(b *Broker, r *Request) kmsg.Response {
 	switch req := r.Msg.(type) {
 	case *kmsg.DescribeShareGroupOffsetsRequest:
-		return b.describeShareOffsets(req)
+		return b.describeShareOffsets(r, req)
 	case *kmsg.AlterShareGroupOffsetsRequest:
-		return b.alterShareOffsets(req)
+		return b.alterShareOffsets(r, req)
 	case *kmsg.DeleteShareGroupOffsetsRequest:
-		return b.deleteShareOffsets(req)
+		return b.deleteShareOffsets(r, req)
 	}
 	return wire.ErrorResponse(r.Msg, kerr.InvalidRequest.Code)
 }
 
-func (b *Broker) describeShareOffsets(req *kmsg.DescribeShareGroupOffsetsRequest) kmsg.Response {
+// shareGroups lists the share groups: those of the engine and those
+// whose state this broker's share coordinator keeps, in id order.
+func (b *Broker) shareGroups() []string {
+	ids := b.share.Groups()
+	for k, p := range b.shareState {
+		if p.Start >= 0 && !slices.Contains(ids, k.Group) {
+			ids = append(ids, k.Group)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// shareKeys lists a group's share partitions (of one topic, if set) known
+// here: led here, or kept by this broker's share coordinator. In a
+// cluster those kept elsewhere are not listed.
+func (b *Broker) shareKeys(group string, topic *[16]byte) []share.Key {
+	var ks []share.Key
+	add := func(k share.Key) {
+		if k.Group == group && (topic == nil || k.TopicID == *topic) && !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	for _, k := range b.share.Partitions(group) {
+		add(k)
+	}
+	for k, p := range b.shareState {
+		if p.Start >= 0 {
+			add(k)
+		}
+	}
+	slices.SortFunc(ks, func(a, c share.Key) int {
+		return cmp.Or(bytes.Compare(a.TopicID[:], c.TopicID[:]), cmp.Compare(a.Partition, c.Partition))
+	})
+	return ks
+}
+
+// shareGather sends one share coordinator request per key (mk makes it)
+// and calls done with the answers, in key order (nil for one that did
+// not come), once all are in.
+func (b *Broker) shareGather(keys []share.Key, mk func(share.Key) kmsg.Request, done func([]kmsg.Response)) {
+	out := make([]kmsg.Response, len(keys))
+	open := len(keys) + 1
+	finish := func() {
+		if open--; open == 0 {
+			done(out)
+		}
+	}
+	for i, k := range keys {
+		b.shareCoordinate(k, mk(k), func(r kmsg.Response) { out[i] = r; finish() })
+	}
+	finish()
+}
+
+func shareSummaryRequest(k share.Key) kmsg.Request {
+	req := kmsg.NewPtrReadShareGroupStateSummaryRequest()
+	req.GroupID = k.Group
+	p := kmsg.NewReadShareGroupStateSummaryRequestTopicPartition()
+	p.Partition, p.LeaderEpoch = k.Partition, -1
+	req.Topics = []kmsg.ReadShareGroupStateSummaryRequestTopic{{TopicID: k.TopicID, Partitions: []kmsg.ReadShareGroupStateSummaryRequestTopicPartition{p}}}
+	return req
+}
+
+func shareDeleteRequest(k share.Key) kmsg.Request {
+	req := kmsg.NewPtrDeleteShareGroupStateRequest()
+	req.GroupID = k.Group
+	p := kmsg.NewDeleteShareGroupStateRequestTopicPartition()
+	p.Partition = k.Partition
+	req.Topics = []kmsg.DeleteShareGroupStateRequestTopic{{TopicID: k.TopicID, Partitions: []kmsg.DeleteShareGroupStateRequestTopicPartition{p}}}
+	return req
+}
+
+// shareCode is the error code of a one-partition answer of the share
+// coordinator (REQUEST_TIMED_OUT when there was none).
+func shareCode(r kmsg.Response) int16 {
+	switch m := r.(type) {
+	case *kmsg.ReadShareGroupStateSummaryResponse:
+		if len(m.Topics) == 1 && len(m.Topics[0].Partitions) == 1 {
+			return m.Topics[0].Partitions[0].ErrorCode
+		}
+	case *kmsg.DeleteShareGroupStateResponse:
+		if len(m.Topics) == 1 && len(m.Topics[0].Partitions) == 1 {
+			return m.Topics[0].Partitions[0].ErrorCode
+		}
+	case *kmsg.InitializeShareGroupStateResponse:
+		if len(m.Topics) == 1 && len(m.Topics[0].Partitions) == 1 {
+			return m.Topics[0].Partitions[0].ErrorCode
+		}
+	}
+	return kerr.RequestTimedOut.Code
+}
+
+// describeShareOffsets answers from the share coordinators' summaries
+// (ReadShareGroupStateSummary), once all are in.
+func (b *Broker) describeShareOffsets(r *Request, req *kmsg.DescribeShareGroupOffsetsRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.DescribeShareGroupOffsetsResponse)
+	var keys []share.Key
+	var slots []*kmsg.DescribeShareGroupOffsetsResponseGroupTopicPartition
 	for _, rg := range req.Groups {
 		g := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
 		g.GroupID = rg.GroupID
@@ -45,7 +145,7 @@ func (b *Broker) describeShareOffsets(req *kmsg.DescribeShareGroupOffsetsRequest
 		var wants []want
 		if rg.Topics == nil { // v1: every topic the group has state for
 			seen := map[string]int{}
-			for _, k := range b.share.Partitions(rg.GroupID) {
+			for _, k := range b.shareKeys(rg.GroupID, nil) {
 				name, _, ok := groupTopics{b}.TopicByID(k.TopicID)
 				if !ok {
 					continue
@@ -72,17 +172,6 @@ func (b *Broker) describeShareOffsets(req *kmsg.DescribeShareGroupOffsetsRequest
 				rp.Partition, rp.StartOffset, rp.LeaderEpoch, rp.Lag = idx, -1, -1, -1
 				if !ok {
 					rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
-				} else if sp := b.share.Partition(share.Key{Group: rg.GroupID, TopicID: id, Partition: idx}); sp != nil {
-					rp.StartOffset = sp.Start
-					if p := b.lookup("", id).partition(idx); p != nil {
-						rp.LeaderEpoch = p.LeaderEpoch
-						rp.Lag = p.HighWatermark - sp.Start
-						for _, rec := range sp.Records() {
-							if rec.State == share.Acknowledged || rec.State == share.Archived {
-								rp.Lag--
-							}
-						}
-					}
 				}
 				t.Partitions = append(t.Partitions, rp)
 			}
@@ -90,7 +179,46 @@ func (b *Broker) describeShareOffsets(req *kmsg.DescribeShareGroupOffsetsRequest
 		}
 		resp.Groups = append(resp.Groups, g)
 	}
-	return resp
+	for gi := range resp.Groups {
+		for ti := range resp.Groups[gi].Topics {
+			t := &resp.Groups[gi].Topics[ti]
+			for pi := range t.Partitions {
+				if t.Partitions[pi].ErrorCode == 0 {
+					keys = append(keys, share.Key{Group: resp.Groups[gi].GroupID, TopicID: t.TopicID, Partition: t.Partitions[pi].Partition})
+					slots = append(slots, &t.Partitions[pi])
+				}
+			}
+		}
+	}
+	req2 := *r
+	b.shareGather(keys, shareSummaryRequest, func(out []kmsg.Response) {
+		for i, o := range out {
+			rp := slots[i]
+			if rp.ErrorCode = shareCode(o); rp.ErrorCode != 0 {
+				continue
+			}
+			s := o.(*kmsg.ReadShareGroupStateSummaryResponse).Topics[0].Partitions[0]
+			if s.StartOffset < 0 {
+				continue // never read, or deleted
+			}
+			rp.StartOffset, rp.LeaderEpoch = s.StartOffset, s.LeaderEpoch
+			rp.Lag = -1
+			if hw, ok := b.shareHighWatermark(keys[i]); ok {
+				rp.Lag = max(hw-s.StartOffset-int64(s.DeliveryCompleteCount), 0)
+			}
+		}
+		b.reply(req2, resp)
+	})
+	return nil
+}
+
+// shareHighWatermark is the high watermark of a share partition's topic
+// partition, if this broker knows it.
+func (b *Broker) shareHighWatermark(k share.Key) (int64, bool) {
+	if p := b.lookup("", k.TopicID).partition(k.Partition); p != nil {
+		return p.HighWatermark, true
+	}
+	return 0, false
 }
 
 // shareGroupIdle is the error for altering a share group's offsets: it
@@ -107,12 +235,18 @@ func (b *Broker) shareGroupIdle(id string) *kerr.Error {
 	return nil
 }
 
-func (b *Broker) alterShareOffsets(req *kmsg.AlterShareGroupOffsetsRequest) kmsg.Response {
+// alterShareOffsets resets share partitions through their coordinators
+// (InitializeShareGroupState with the next state epoch, which fences the
+// leaders' cached state).
+func (b *Broker) alterShareOffsets(r *Request, req *kmsg.AlterShareGroupOffsetsRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.AlterShareGroupOffsetsResponse)
 	if err := b.shareGroupIdle(req.GroupID); err != nil {
 		resp.ErrorCode = err.Code
 		return resp
 	}
+	var keys []share.Key
+	var slots []*int16
+	starts := map[share.Key]int64{}
 	for _, rt := range req.Topics {
 		t := kmsg.NewAlterShareGroupOffsetsResponseTopic()
 		t.Topic = rt.Topic
@@ -121,40 +255,82 @@ func (b *Broker) alterShareOffsets(req *kmsg.AlterShareGroupOffsetsRequest) kmsg
 		for _, rp := range rt.Partitions {
 			p := kmsg.NewAlterShareGroupOffsetsResponseTopicPartition()
 			p.Partition = rp.Partition
-			switch {
-			case !ok || rp.Partition < 0 || rp.Partition >= n:
+			if !ok || rp.Partition < 0 || rp.Partition >= n {
 				p.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			default:
+			} else {
 				k := share.Key{Group: req.GroupID, TopicID: id, Partition: rp.Partition}
-				b.share.Init(k, rp.StartOffset).Reset(rp.StartOffset)
-				b.share.Touch(k)
+				keys, starts[k] = append(keys, k), rp.StartOffset
+				b.share.Restore(k, nil)
 			}
 			t.Partitions = append(t.Partitions, p)
 		}
 		resp.Topics = append(resp.Topics, t)
 	}
-	b.writeShareState()
-	return resp
+	for i := range resp.Topics {
+		for j := range resp.Topics[i].Partitions {
+			if p := &resp.Topics[i].Partitions[j]; p.ErrorCode == 0 {
+				slots = append(slots, &p.ErrorCode)
+			}
+		}
+	}
+	req2 := *r
+	b.shareGather(keys, func(k share.Key) kmsg.Request {
+		q := kmsg.NewPtrInitializeShareGroupStateRequest()
+		q.GroupID = k.Group
+		p := kmsg.NewInitializeShareGroupStateRequestTopicPartition()
+		p.Partition, p.StartOffset = k.Partition, starts[k]
+		q.Topics = []kmsg.InitializeShareGroupStateRequestTopic{{TopicID: k.TopicID, Partitions: []kmsg.InitializeShareGroupStateRequestTopicPartition{p}}}
+		return q
+	}, func(out []kmsg.Response) {
+		for i, o := range out {
+			*slots[i] = shareCode(o)
+		}
+		b.reply(req2, resp)
+	})
+	return nil
 }
 
-func (b *Broker) deleteShareOffsets(req *kmsg.DeleteShareGroupOffsetsRequest) kmsg.Response {
+// deleteShareOffsets forgets a group's topics through the coordinators
+// of their partitions (DeleteShareGroupState).
+func (b *Broker) deleteShareOffsets(r *Request, req *kmsg.DeleteShareGroupOffsetsRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.DeleteShareGroupOffsetsResponse)
 	if err := b.shareGroupIdle(req.GroupID); err != nil {
 		resp.ErrorCode = err.Code
 		return resp
 	}
+	var keys []share.Key
+	var slots []*int16
 	for _, rt := range req.Topics {
 		t := kmsg.NewDeleteShareGroupOffsetsResponseTopic()
 		t.Topic = rt.Topic
-		id, _, ok := groupTopics{b}.Topic(rt.Topic)
+		id, n, ok := groupTopics{b}.Topic(rt.Topic)
 		t.TopicID = id
-		if ok {
-			b.share.Delete(req.GroupID, &id)
-		} else {
+		if !ok {
 			t.ErrorCode = kerr.UnknownTopicOrPartition.Code
 		}
 		resp.Topics = append(resp.Topics, t)
+		for idx := int32(0); ok && idx < n; idx++ {
+			k := share.Key{Group: req.GroupID, TopicID: id, Partition: idx}
+			keys = append(keys, k)
+			b.share.Restore(k, nil)
+		}
 	}
-	b.writeShareState()
-	return resp
+	for i := range resp.Topics {
+		slots = append(slots, &resp.Topics[i].ErrorCode)
+	}
+	req2 := *r
+	b.shareGather(keys, shareDeleteRequest, func(out []kmsg.Response) {
+		for i, o := range out {
+			if c := shareCode(o); c != 0 {
+				name, _, _ := groupTopics{b}.TopicByID(keys[i].TopicID)
+				for j := range resp.Topics {
+					if resp.Topics[j].Topic == name && *slots[j] == 0 {
+						*slots[j] = c
+					}
+				}
+			}
+		}
+		b.reply(req2, resp)
+	})
+	return nil
 }

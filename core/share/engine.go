@@ -108,6 +108,18 @@ func (e *Engine) Restore(k Key, p *Partition) {
 	e.parts[k] = p
 }
 
+// Unload forgets the share partitions of a topic partition whose
+// leadership left: the share coordinator keeps their state, and the next
+// leader reads it.
+func (e *Engine) Unload(topic [16]byte, partition int32) {
+	for k := range e.parts {
+		if k.TopicID == topic && k.Partition == partition {
+			delete(e.parts, k)
+			delete(e.dirty, k)
+		}
+	}
+}
+
 // Touch marks a share partition changed (its snapshot is to be written).
 func (e *Engine) Touch(k Key) { e.dirty[k] = true }
 
