@@ -1,0 +1,182 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/share"
+)
+
+// TestClusterShareGroupLeadersKilled: a franz-go share consumer accepts
+// every record of a partition with three replicas while the partition's
+// leader, and then the leader of the __share_group_state partition its
+// state hashes to, are SIGKILLed (and restarted): every produced record
+// is delivered and accepted, and no record whose acceptance the broker
+// confirmed is delivered again (KIP-932's share coordinator: the state
+// is written through it before an acknowledgement is answered, and the
+// next leader reads it).
+func TestClusterShareGroupLeadersKilled(t *testing.T) {
+	bs := startCluster(t, 3, WithConfig("share.auto.offset.reset", "earliest"), WithConfig("auto.create.topics.enable", "false"))
+	topic, groupID := topicName(t, "q"), topicName(t, "sg")
+	adm := kadm.NewClient(clusterClient(t, bs, kgo.RetryTimeout(20*time.Second)))
+	createFullyReplicated(t, adm, 1, topic)
+	prod := clusterClient(t, bs, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RetryTimeout(60*time.Second))
+	produce := func(from, n int) {
+		t.Helper()
+		var rs []*kgo.Record
+		for i := from; i < from+n; i++ {
+			rs = append(rs, &kgo.Record{Topic: topic, Partition: 0, Value: fmt.Appendf(nil, "v%d", i)})
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err := prod.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+			t.Fatalf("produce: %v", err)
+		}
+	}
+	produce(0, 300)
+
+	// events: every delivery and every confirmed acceptance, in order.
+	type event struct {
+		offset    int64
+		confirmed bool
+	}
+	var mu sync.Mutex
+	var events []event
+	var ackErr error
+	cl := clusterClient(t, bs, kgo.ShareGroup(groupID), kgo.ConsumeTopics(topic), kgo.ShareMaxRecords(5),
+		kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, r := range rs {
+				if r.Err != nil {
+					ackErr = r.Err
+				}
+			}
+		}))
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			fs := cl.PollRecords(ctx, 5)
+			cancel()
+			var offs []int64
+			fs.EachRecord(func(r *kgo.Record) {
+				offs = append(offs, r.Offset)
+				r.Ack(kgo.AckAccept)
+			})
+			if len(offs) == 0 {
+				continue
+			}
+			mu.Lock()
+			for _, o := range offs {
+				events = append(events, event{offset: o})
+			}
+			ackErr = nil
+			mu.Unlock()
+			fctx, fcancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := cl.FlushAcks(fctx)
+			fcancel()
+			mu.Lock()
+			if err == nil && ackErr == nil {
+				for _, o := range offs {
+					events = append(events, event{offset: o, confirmed: true})
+				}
+			}
+			mu.Unlock()
+		}
+	}()
+	defer func() { close(stop); <-done }()
+
+	confirmed := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		seen := map[int64]bool{}
+		for _, e := range events {
+			if e.confirmed {
+				seen[e.offset] = true
+			}
+		}
+		return len(seen)
+	}
+	waitConfirmed := func(n int) {
+		t.Helper()
+		eventually(t, 90*time.Second, fmt.Sprintf("%d acceptances confirmed", n), func() error {
+			if c := confirmed(); c < n {
+				return fmt.Errorf("%d confirmed", c)
+			}
+			return nil
+		})
+	}
+	leaderOf := func(topic string, p int32) *Broker {
+		t.Helper()
+		var leader int32
+		eventually(t, 30*time.Second, fmt.Sprintf("a leader of %s-%d", topic, p), func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			md, err := adm.Metadata(ctx, topic)
+			if err != nil {
+				return err
+			}
+			pd, ok := md.Topics[topic].Partitions[p]
+			if !ok || pd.Leader < 0 {
+				return fmt.Errorf("no leader yet")
+			}
+			leader = pd.Leader
+			return nil
+		})
+		return bs[leader-1]
+	}
+
+	waitConfirmed(40)
+	spl := leaderOf(topic, 0)
+	t.Logf("killing broker %d, the leader of %s-0", spl.NodeID, topic)
+	spl.KillAndRestart()
+	waitFullISR(t, adm, topic, share.StateTopic)
+	waitConfirmed(120)
+
+	md, err := adm.Metadata(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := share.Key{Group: groupID, TopicID: [16]byte(md.Topics[topic].ID), Partition: 0}
+	statePart := group.PartitionFor(k.CoordinatorKey(), 50)
+	coord := leaderOf(share.StateTopic, statePart)
+	t.Logf("killing broker %d, the leader of %s-%d (the share coordinator)", coord.NodeID, share.StateTopic, statePart)
+	coord.KillAndRestart()
+	produce(300, 100)
+	waitConfirmed(400)
+
+	mu.Lock()
+	defer mu.Unlock()
+	done1 := map[int64]int{} // offset -> index of its confirmed acceptance
+	for i, e := range events {
+		switch {
+		case e.confirmed:
+			if _, ok := done1[e.offset]; !ok {
+				done1[e.offset] = i
+			}
+		case !e.confirmed:
+			if at, ok := done1[e.offset]; ok {
+				t.Errorf("offset %d delivered again (event %d) after its acceptance was confirmed (event %d)", e.offset, i, at)
+			}
+		}
+	}
+	for o := int64(0); o < 400; o++ {
+		if _, ok := done1[o]; !ok {
+			t.Errorf("offset %d never accepted", o)
+		}
+	}
+}
