@@ -259,3 +259,41 @@ func TestShareReadCommitted(t *testing.T) {
 		t.Fatalf("window start %d end %d %+v", sp.Start, sp.End(), sp.Records())
 	}
 }
+
+// FindCoordinator key type 2 (KIP-932) names the leader of the
+// __share_group_state partition a share partition's key hashes to, and
+// the share coordinator answers a write there and refuses one carrying
+// an older leader epoch.
+func TestShareCoordinator(t *testing.T) {
+	h := newHarness(t, nil)
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	fc := kmsg.NewPtrFindCoordinatorRequest()
+	fc.SetVersion(4)
+	fc.CoordinatorType, fc.CoordinatorKeys = 2, []string{share.Key{Group: "sg", TopicID: id}.CoordinatorKey()}
+	if c := call[*kmsg.FindCoordinatorResponse](h, fc).Coordinators[0]; c.ErrorCode != 0 || c.NodeID != h.b.cfg.NodeID {
+		t.Fatalf("share coordinator: %+v", c)
+	}
+	write := func(leaderEpoch int32, start int64) int16 {
+		w := kmsg.NewPtrWriteShareGroupStateRequest()
+		w.GroupID = "sg"
+		p := kmsg.NewWriteShareGroupStateRequestTopicPartition()
+		p.LeaderEpoch, p.StartOffset = leaderEpoch, start
+		p.StateBatches = []kmsg.WriteShareGroupStateRequestTopicPartitionStateBatch{{FirstOffset: start, LastOffset: start + 1, DeliveryState: 2, DeliveryCount: 1}}
+		w.Topics = []kmsg.WriteShareGroupStateRequestTopic{{TopicID: id, Partitions: []kmsg.WriteShareGroupStateRequestTopicPartition{p}}}
+		return call[*kmsg.WriteShareGroupStateResponse](h, w).Topics[0].Partitions[0].ErrorCode
+	}
+	if code := write(5, 10); code != 0 {
+		t.Fatalf("write: %d", code)
+	}
+	if code := write(4, 20); code != kerr.FencedLeaderEpoch.Code {
+		t.Fatalf("a write of an older leader epoch: %d, want FENCED_LEADER_EPOCH", code)
+	}
+	sum := kmsg.NewPtrReadShareGroupStateSummaryRequest()
+	sum.SetVersion(1)
+	sum.GroupID = "sg"
+	sum.Topics = []kmsg.ReadShareGroupStateSummaryRequestTopic{{TopicID: id, Partitions: []kmsg.ReadShareGroupStateSummaryRequestTopicPartition{{Partition: 0}}}}
+	if s := call[*kmsg.ReadShareGroupStateSummaryResponse](h, sum).Topics[0].Partitions[0]; s.StartOffset != 10 || s.LeaderEpoch != 5 || s.DeliveryCompleteCount != 2 {
+		t.Fatalf("summary: %+v", s)
+	}
+}
