@@ -127,13 +127,13 @@ type coordinatorWrites struct {
 // append errors). The state the coordinator applied stays:
 // a deposed leader unloads it, and a retried request finds it.
 func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs int64) {
-	b.afterWrites(&req.Conn, resp, timeoutMs, func() { b.reply(req, resp) })
+	b.afterWrites(&req.Conn, timeoutMs, func(code int16) { wire.OverwriteErrorCodes(resp, code) }, func() { b.reply(req, resp) })
 }
 
-// afterWrites is answerAfterWrites for an answer given in-process: finish
-// runs once what this step appended is durable, resp's error codes set
-// as answerAfterWrites sets them.
-func (b *Broker) afterWrites(conn *uint64, resp kmsg.Response, timeoutMs int64, finish func()) {
+// afterWrites runs finish once what this step appended is durable, as
+// answerAfterWrites answers, after fail got the error code for a write
+// that could not be replicated or synced.
+func (b *Broker) afterWrites(conn *uint64, timeoutMs int64, fail func(code int16), finish func()) {
 	settle := func(code int16) {
 		switch code {
 		case 0:
@@ -143,7 +143,7 @@ func (b *Broker) afterWrites(conn *uint64, resp kmsg.Response, timeoutMs int64, 
 		default:
 			code = kerr.CoordinatorNotAvailable.Code
 		}
-		wire.OverwriteErrorCodes(resp, code)
+		fail(code)
 	}
 	w := b.wrote
 	syncs := make([]ackWait, len(w.syncs))

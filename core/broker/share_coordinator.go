@@ -2,7 +2,6 @@ package broker
 
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
 	"github.com/gregor-kafka/gregor/core/share"
@@ -13,8 +12,11 @@ import (
 // partition's persisted state, and serves it to the share partitions'
 // leaders with InitializeShareGroupState v0 (83), ReadShareGroupState v0
 // (84), WriteShareGroupState v0-1 (85), DeleteShareGroupState v0 (86) and
-// ReadShareGroupStateSummary v0-1 (87), inter-broker APIs (CLUSTER_ACTION).
-// Kafka's ShareCoordinatorShard, with one ShareSnapshot record per write
+// ReadShareGroupStateSummary v0-1 (87), inter-broker APIs (CLUSTER_ACTION,
+// share_remote.go, left out of the single-broker browser build). Each is
+// a shareOp here, served by coordinateShare, in-process on a single
+// broker and where a leader is its own coordinator. Kafka's
+// ShareCoordinatorShard, with one ShareSnapshot record per write
 // (no ShareUpdate deltas): the log is compacted, so the last snapshot of a
 // key is its state. A write is answered once the ISR has it.
 //
@@ -33,14 +35,7 @@ import (
 //     does not track state epochs.
 //   - Deleted state is kept as uninitialized (start offset -1) with the
 //     next state epoch, not as a tombstone, so the fence survives.
-func init() {
-	register(83, 0, 0, handleShareState)
-	register(84, 0, 0, handleShareState)
-	register(85, 0, 1, handleShareState)
-	register(86, 0, 0, handleShareState)
-	register(87, 0, 1, handleShareState)
-}
-
+//
 // loadShareState replays partition p of __share_group_state into the
 // coordinator's state.
 func (b *Broker) loadShareState(p int32) error {
@@ -86,154 +81,93 @@ func (b *Broker) shareStatePartitionOf(k share.Key) int32 {
 	return shareStatePartition(k, int32(n))
 }
 
-func handleShareState(b *Broker, r *Request) kmsg.Response {
-	req := *r
-	saved := b.wrote
-	b.wrote = coordinatorWrites{}
-	resp := b.serveShareState(r.Msg)
-	b.answerAfterWrites(req, resp, b.cfg.Settings.Int64("offsets.commit.timeout.ms"))
-	b.wrote = saved
-	return nil
+// The share coordinator's APIs (their keys): what a shareOp asks.
+const (
+	shareInit    int16 = 83 // reset: start offset, the next state epoch
+	shareRead    int16 = 84 // the state, fencing older leader epochs
+	shareWrite   int16 = 85 // the state a share-partition leader changed
+	shareDelete  int16 = 86 // forget: uninitialized, the next state epoch
+	shareSummary int16 = 87 // start offset, epochs, records done
+)
+
+// shareOp is one share partition of a share coordinator request.
+type shareOp struct {
+	api int16
+	k   share.Key
+	// state: for shareWrite the new state (with the writer's state and
+	// leader epochs), for shareInit its start offset and state epoch.
+	state *share.Partition
+	// leaderEpoch: for shareRead, the reader's.
+	leaderEpoch int32
 }
 
-// shareStateOp is one share partition of a share coordinator request:
-// what it asks, and the error code of its answer.
-type shareStateOp func(k share.Key, cur *share.Partition) (code int16)
+// shareAnswer is the coordinator's answer to a shareOp; state is for
+// shareRead and shareSummary (start offset -1: uninitialized), complete
+// the records of its window acknowledged or archived (shareSummary).
+type shareAnswer struct {
+	code     int16
+	state    *share.Partition
+	complete int32
+}
 
-// serveShareState serves one request of APIs 83-87 on this broker's
-// coordinator state; the appends it makes are in b.wrote.
-func (b *Broker) serveShareState(msg kmsg.Request) kmsg.Response {
-	resp := msg.ResponseKind()
-	each := func(group string, topic [16]byte, part int32, op shareStateOp) int16 {
-		k := share.Key{Group: group, TopicID: topic, Partition: part}
-		sp := b.shareStatePartitionOf(k)
-		if sp < 0 || !b.coordinates(share.StateTopic, sp) {
-			return kerr.NotCoordinator.Code
-		}
-		return op(k, b.shareState[k])
+// coordinateShare serves a shareOp on this broker's coordinator state;
+// the appends it makes are in b.wrote.
+func (b *Broker) coordinateShare(op shareOp) shareAnswer {
+	sp := b.shareStatePartitionOf(op.k)
+	if sp < 0 || !b.coordinates(share.StateTopic, sp) {
+		return shareAnswer{code: kerr.NotCoordinator.Code}
 	}
-	switch q := msg.(type) {
-	case *kmsg.ReadShareGroupStateRequest:
-		rs := resp.(*kmsg.ReadShareGroupStateResponse)
-		for _, t := range q.Topics {
-			rt := kmsg.ReadShareGroupStateResponseTopic{TopicID: t.TopicID}
-			for _, p := range t.Partitions {
-				rp := kmsg.NewReadShareGroupStateResponseTopicPartition()
-				rp.Partition, rp.StartOffset = p.Partition, -1
-				rp.ErrorCode = each(q.GroupID, t.TopicID, p.Partition, func(k share.Key, cur *share.Partition) int16 {
-					if cur == nil {
-						cur = share.NewPartition(-1)
-					}
-					if p.LeaderEpoch < cur.LeaderEpoch {
-						return kerr.FencedLeaderEpoch.Code
-					}
-					rp.StateEpoch, rp.StartOffset = cur.StateEpoch, cur.Start
-					for _, sb := range cur.Batches() {
-						rp.StateBatches = append(rp.StateBatches, kmsg.ReadShareGroupStateResponseTopicPartitionStateBatch{
-							FirstOffset: sb.First, LastOffset: sb.Last, DeliveryState: int8(sb.State), DeliveryCount: sb.Count})
-					}
-					if p.LeaderEpoch > cur.LeaderEpoch { // the new leader fences its predecessor
-						cur.LeaderEpoch = p.LeaderEpoch
-						return b.putShareState(k, cur)
-					}
-					return 0
-				})
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			rs.Topics = append(rs.Topics, rt)
-		}
-	case *kmsg.WriteShareGroupStateRequest:
-		rs := resp.(*kmsg.WriteShareGroupStateResponse)
-		for _, t := range q.Topics {
-			rt := kmsg.WriteShareGroupStateResponseTopic{TopicID: t.TopicID}
-			for _, p := range t.Partitions {
-				rp := kmsg.NewWriteShareGroupStateResponseTopicPartition()
-				rp.Partition = p.Partition
-				rp.ErrorCode = each(q.GroupID, t.TopicID, p.Partition, func(k share.Key, cur *share.Partition) int16 {
-					switch {
-					case cur != nil && p.LeaderEpoch < cur.LeaderEpoch:
-						return kerr.FencedLeaderEpoch.Code
-					case cur != nil && p.StateEpoch != cur.StateEpoch || cur == nil && p.StateEpoch != 0:
-						return kerr.FencedStateEpoch.Code
-					}
-					bs := make([]share.StateBatch, len(p.StateBatches))
-					for i, sb := range p.StateBatches {
-						bs[i] = share.StateBatch{First: sb.FirstOffset, Last: sb.LastOffset, State: share.State(sb.DeliveryState), Count: sb.DeliveryCount}
-					}
-					next, err := share.FromBatches(p.StartOffset, bs)
-					if err != nil {
-						return kerr.InvalidRequest.Code
-					}
-					next.StateEpoch, next.LeaderEpoch = p.StateEpoch, p.LeaderEpoch
-					return b.putShareState(k, next)
-				})
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			rs.Topics = append(rs.Topics, rt)
-		}
-	case *kmsg.InitializeShareGroupStateRequest:
-		rs := resp.(*kmsg.InitializeShareGroupStateResponse)
-		for _, t := range q.Topics {
-			rt := kmsg.InitializeShareGroupStateResponseTopic{TopicID: t.TopicID}
-			for _, p := range t.Partitions {
-				rp := kmsg.NewInitializeShareGroupStateResponseTopicPartition()
-				rp.Partition = p.Partition
-				rp.ErrorCode = each(q.GroupID, t.TopicID, p.Partition, func(k share.Key, cur *share.Partition) int16 {
-					next := share.NewPartition(p.StartOffset)
-					next.StateEpoch = p.StateEpoch
-					if cur != nil { // the group coordinator keeps no state epochs: the next one
-						next.StateEpoch, next.LeaderEpoch = max(p.StateEpoch, cur.StateEpoch+1), cur.LeaderEpoch
-					}
-					return b.putShareState(k, next)
-				})
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			rs.Topics = append(rs.Topics, rt)
-		}
-	case *kmsg.DeleteShareGroupStateRequest:
-		rs := resp.(*kmsg.DeleteShareGroupStateResponse)
-		for _, t := range q.Topics {
-			rt := kmsg.DeleteShareGroupStateResponseTopic{TopicID: t.TopicID}
-			for _, p := range t.Partitions {
-				rp := kmsg.NewDeleteShareGroupStateResponseTopicPartition()
-				rp.Partition = p.Partition
-				rp.ErrorCode = each(q.GroupID, t.TopicID, p.Partition, func(k share.Key, cur *share.Partition) int16 {
-					if cur == nil || cur.Start < 0 {
-						return 0
-					}
-					next := share.NewPartition(-1)
-					next.StateEpoch, next.LeaderEpoch = cur.StateEpoch+1, cur.LeaderEpoch
-					return b.putShareState(k, next)
-				})
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			rs.Topics = append(rs.Topics, rt)
-		}
-	case *kmsg.ReadShareGroupStateSummaryRequest:
-		rs := resp.(*kmsg.ReadShareGroupStateSummaryResponse)
-		for _, t := range q.Topics {
-			rt := kmsg.ReadShareGroupStateSummaryResponseTopic{TopicID: t.TopicID}
-			for _, p := range t.Partitions {
-				rp := kmsg.NewReadShareGroupStateSummaryResponseTopicPartition()
-				rp.Partition, rp.StartOffset, rp.LeaderEpoch = p.Partition, -1, -1
-				rp.ErrorCode = each(q.GroupID, t.TopicID, p.Partition, func(k share.Key, cur *share.Partition) int16 {
-					if cur != nil {
-						rp.StateEpoch, rp.LeaderEpoch, rp.StartOffset = cur.StateEpoch, cur.LeaderEpoch, cur.Start
-						rp.DeliveryCompleteCount = 0
-						for _, r := range cur.Records() {
-							if r.State == share.Acknowledged || r.State == share.Archived {
-								rp.DeliveryCompleteCount++
-							}
-						}
-					}
-					return 0
-				})
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			rs.Topics = append(rs.Topics, rt)
-		}
+	cur := b.shareState[op.k]
+	if cur == nil {
+		cur = share.NewPartition(-1)
 	}
-	return resp
+	var next *share.Partition
+	switch op.api {
+	case shareRead:
+		if op.leaderEpoch < cur.LeaderEpoch {
+			return shareAnswer{code: kerr.FencedLeaderEpoch.Code}
+		}
+		if op.leaderEpoch > cur.LeaderEpoch { // the new leader fences its predecessor
+			next = cloneShare(cur)
+			next.LeaderEpoch = op.leaderEpoch
+		}
+	case shareWrite:
+		switch {
+		case op.state.LeaderEpoch < cur.LeaderEpoch:
+			return shareAnswer{code: kerr.FencedLeaderEpoch.Code}
+		case op.state.StateEpoch != cur.StateEpoch:
+			return shareAnswer{code: kerr.FencedStateEpoch.Code}
+		}
+		next = op.state
+	case shareInit: // the group coordinator keeps no state epochs: at least the next one
+		next = share.NewPartition(op.state.Start)
+		next.StateEpoch, next.LeaderEpoch = max(op.state.StateEpoch, cur.StateEpoch+1), cur.LeaderEpoch
+	case shareDelete:
+		if cur.Start >= 0 {
+			next = share.NewPartition(-1)
+			next.StateEpoch, next.LeaderEpoch = cur.StateEpoch+1, cur.LeaderEpoch
+		}
+	case shareSummary:
+		a := shareAnswer{state: cur}
+		for _, r := range cur.Records() {
+			if r.State == share.Acknowledged || r.State == share.Archived {
+				a.complete++
+			}
+		}
+		return a
+	}
+	a := shareAnswer{state: cloneShare(cur)}
+	if next != nil {
+		a.code = b.putShareState(op.k, next)
+	}
+	return a
+}
+
+// cloneShare copies persisted state (locks are not part of it).
+func cloneShare(p *share.Partition) *share.Partition {
+	c, _ := share.FromBatches(p.Start, p.Batches())
+	c.StateEpoch, c.LeaderEpoch = p.StateEpoch, p.LeaderEpoch
+	return c
 }
 
 // putShareState keeps a key's new state and appends its snapshot; the

@@ -170,7 +170,7 @@ func (b *Broker) shareListed(req kmsg.Request, resp kmsg.Response) {
 					continue
 				}
 				// The answer does not wait for the coordinators.
-				b.shareGather(keys, shareDeleteRequest, func([]kmsg.Response) {})
+				b.shareGather(shareDelete, keys, nil, func([]shareAnswer) {})
 			}
 		}
 	case *kmsg.DescribeGroupsResponse:

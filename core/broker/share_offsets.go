@@ -69,11 +69,11 @@ func (b *Broker) shareKeys(group string, topic *[16]byte) []share.Key {
 	return ks
 }
 
-// shareGather sends one share coordinator request per key (mk makes it)
-// and calls done with the answers, in key order (nil for one that did
-// not come), once all are in.
-func (b *Broker) shareGather(keys []share.Key, mk func(share.Key) kmsg.Request, done func([]kmsg.Response)) {
-	out := make([]kmsg.Response, len(keys))
+// shareGather hands one shareOp of api per key to the keys'
+// coordinators (init gives a shareInit its state) and calls done with the
+// answers, in key order, once all are in.
+func (b *Broker) shareGather(api int16, keys []share.Key, init func(share.Key) *share.Partition, done func([]shareAnswer)) {
+	out := make([]shareAnswer, len(keys))
 	open := len(keys) + 1
 	finish := func() {
 		if open--; open == 0 {
@@ -81,47 +81,13 @@ func (b *Broker) shareGather(keys []share.Key, mk func(share.Key) kmsg.Request, 
 		}
 	}
 	for i, k := range keys {
-		b.shareCoordinate(k, mk(k), func(r kmsg.Response) { out[i] = r; finish() })
+		op := shareOp{api: api, k: k}
+		if init != nil {
+			op.state = init(k)
+		}
+		b.shareCoordinate(op, func(a shareAnswer) { out[i] = a; finish() })
 	}
 	finish()
-}
-
-func shareSummaryRequest(k share.Key) kmsg.Request {
-	req := kmsg.NewPtrReadShareGroupStateSummaryRequest()
-	req.GroupID = k.Group
-	p := kmsg.NewReadShareGroupStateSummaryRequestTopicPartition()
-	p.Partition, p.LeaderEpoch = k.Partition, -1
-	req.Topics = []kmsg.ReadShareGroupStateSummaryRequestTopic{{TopicID: k.TopicID, Partitions: []kmsg.ReadShareGroupStateSummaryRequestTopicPartition{p}}}
-	return req
-}
-
-func shareDeleteRequest(k share.Key) kmsg.Request {
-	req := kmsg.NewPtrDeleteShareGroupStateRequest()
-	req.GroupID = k.Group
-	p := kmsg.NewDeleteShareGroupStateRequestTopicPartition()
-	p.Partition = k.Partition
-	req.Topics = []kmsg.DeleteShareGroupStateRequestTopic{{TopicID: k.TopicID, Partitions: []kmsg.DeleteShareGroupStateRequestTopicPartition{p}}}
-	return req
-}
-
-// shareCode is the error code of a one-partition answer of the share
-// coordinator (REQUEST_TIMED_OUT when there was none).
-func shareCode(r kmsg.Response) int16 {
-	switch m := r.(type) {
-	case *kmsg.ReadShareGroupStateSummaryResponse:
-		if len(m.Topics) == 1 && len(m.Topics[0].Partitions) == 1 {
-			return m.Topics[0].Partitions[0].ErrorCode
-		}
-	case *kmsg.DeleteShareGroupStateResponse:
-		if len(m.Topics) == 1 && len(m.Topics[0].Partitions) == 1 {
-			return m.Topics[0].Partitions[0].ErrorCode
-		}
-	case *kmsg.InitializeShareGroupStateResponse:
-		if len(m.Topics) == 1 && len(m.Topics[0].Partitions) == 1 {
-			return m.Topics[0].Partitions[0].ErrorCode
-		}
-	}
-	return kerr.RequestTimedOut.Code
 }
 
 // describeShareOffsets answers from the share coordinators' summaries
@@ -191,20 +157,15 @@ func (b *Broker) describeShareOffsets(r *Request, req *kmsg.DescribeShareGroupOf
 		}
 	}
 	req2 := *r
-	b.shareGather(keys, shareSummaryRequest, func(out []kmsg.Response) {
-		for i, o := range out {
+	b.shareGather(shareSummary, keys, nil, func(out []shareAnswer) {
+		for i, a := range out {
 			rp := slots[i]
-			if rp.ErrorCode = shareCode(o); rp.ErrorCode != 0 {
-				continue
-			}
-			s := o.(*kmsg.ReadShareGroupStateSummaryResponse).Topics[0].Partitions[0]
-			if s.StartOffset < 0 {
+			if rp.ErrorCode = a.code; a.code != 0 || a.state.Start < 0 {
 				continue // never read, or deleted
 			}
-			rp.StartOffset, rp.LeaderEpoch = s.StartOffset, s.LeaderEpoch
-			rp.Lag = -1
+			rp.StartOffset, rp.LeaderEpoch = a.state.Start, a.state.LeaderEpoch
 			if hw, ok := b.shareHighWatermark(keys[i]); ok {
-				rp.Lag = max(hw-s.StartOffset-int64(s.DeliveryCompleteCount), 0)
+				rp.Lag = max(hw-a.state.Start-int64(a.complete), 0)
 			}
 		}
 		b.reply(req2, resp)
@@ -274,16 +235,9 @@ func (b *Broker) alterShareOffsets(r *Request, req *kmsg.AlterShareGroupOffsetsR
 		}
 	}
 	req2 := *r
-	b.shareGather(keys, func(k share.Key) kmsg.Request {
-		q := kmsg.NewPtrInitializeShareGroupStateRequest()
-		q.GroupID = k.Group
-		p := kmsg.NewInitializeShareGroupStateRequestTopicPartition()
-		p.Partition, p.StartOffset = k.Partition, starts[k]
-		q.Topics = []kmsg.InitializeShareGroupStateRequestTopic{{TopicID: k.TopicID, Partitions: []kmsg.InitializeShareGroupStateRequestTopicPartition{p}}}
-		return q
-	}, func(out []kmsg.Response) {
-		for i, o := range out {
-			*slots[i] = shareCode(o)
+	b.shareGather(shareInit, keys, func(k share.Key) *share.Partition { return share.NewPartition(starts[k]) }, func(out []shareAnswer) {
+		for i, a := range out {
+			*slots[i] = a.code
 		}
 		b.reply(req2, resp)
 	})
@@ -319,9 +273,9 @@ func (b *Broker) deleteShareOffsets(r *Request, req *kmsg.DeleteShareGroupOffset
 		slots = append(slots, &resp.Topics[i].ErrorCode)
 	}
 	req2 := *r
-	b.shareGather(keys, shareDeleteRequest, func(out []kmsg.Response) {
-		for i, o := range out {
-			if c := shareCode(o); c != 0 {
+	b.shareGather(shareDelete, keys, nil, func(out []shareAnswer) {
+		for i, a := range out {
+			if c := a.code; c != 0 {
 				name, _, _ := groupTopics{b}.TopicByID(keys[i].TopicID)
 				for j := range resp.Topics {
 					if resp.Topics[j].Topic == name && *slots[j] == 0 {

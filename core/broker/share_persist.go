@@ -2,7 +2,6 @@ package broker
 
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/describe"
 	"github.com/gregor-kafka/gregor/core/share"
@@ -27,30 +26,29 @@ import (
 //   - On a single broker, or when this broker is also the coordinator,
 //     the same requests are served in-process.
 
-// shareCoordinate hands one share coordinator request for key k to its
-// coordinator; done gets the answer, or nil when there is none to ask or
-// it did not answer in time.
-func (b *Broker) shareCoordinate(k share.Key, req kmsg.Request, done func(kmsg.Response)) {
-	sp := b.shareStatePartitionOf(k)
+// shareCoordinate hands a shareOp to its share partition's coordinator
+// and done its answer (COORDINATOR_NOT_AVAILABLE when there is none).
+func (b *Broker) shareCoordinate(op shareOp, done func(shareAnswer)) {
+	sp := b.shareStatePartitionOf(op.k)
 	if sp < 0 {
 		if _, err := b.internalTopic(share.StateTopic); err != nil {
-			done(nil)
+			done(shareAnswer{code: kerr.CoordinatorNotAvailable.Code})
 			return
 		}
-		sp = b.shareStatePartitionOf(k)
+		sp = b.shareStatePartitionOf(op.k)
 	}
 	id, _, _, ok := b.internalLeader(share.StateTopic, sp)
 	switch {
 	case !ok:
-		done(nil)
+		done(shareAnswer{code: kerr.CoordinatorNotAvailable.Code})
 	case b.cl == nil || id == b.cfg.NodeID:
 		saved := b.wrote
 		b.wrote = coordinatorWrites{}
-		resp := b.serveShareState(req)
-		b.afterWrites(nil, resp, b.cfg.Settings.Int64("offsets.commit.timeout.ms"), func() { done(resp) })
+		a := b.coordinateShare(op)
+		b.afterWrites(nil, b.cfg.Settings.Int64("offsets.commit.timeout.ms"), func(code int16) { a.code = code }, func() { done(a) })
 		b.wrote = saved
 	default:
-		b.send(id, req, done)
+		b.shareRemote(id, op, done)
 	}
 }
 
@@ -64,47 +62,26 @@ func (b *Broker) shareLoad(k share.Key, p *Partition) bool {
 		return false
 	}
 	b.shareReads[k] = true
-	req := kmsg.NewPtrReadShareGroupStateRequest()
-	req.GroupID = k.Group
-	rp := kmsg.NewReadShareGroupStateRequestTopicPartition()
-	rp.Partition, rp.LeaderEpoch = k.Partition, p.LeaderEpoch
-	req.Topics = []kmsg.ReadShareGroupStateRequestTopic{{TopicID: k.TopicID, Partitions: []kmsg.ReadShareGroupStateRequestTopicPartition{rp}}}
 	inline := true
-	b.shareCoordinate(k, req, func(r kmsg.Response) {
+	b.shareCoordinate(shareOp{api: shareRead, k: k, leaderEpoch: p.LeaderEpoch}, func(a shareAnswer) {
 		delete(b.shareReads, k)
-		resp, _ := r.(*kmsg.ReadShareGroupStateResponse)
-		code := kerr.RequestTimedOut.Code
-		if resp != nil && len(resp.Topics) == 1 && len(resp.Topics[0].Partitions) == 1 {
-			code = resp.Topics[0].Partitions[0].ErrorCode
-		}
 		part, pcode := b.sharePartition(share.TP{TopicID: k.TopicID, Partition: k.Partition})
 		switch {
-		case code != 0:
-			b.cfg.Logf("share group %s: reading the state of %s-%d: %s", k.Group, p.Topic.Name, k.Partition, describe.ErrorName(code))
+		case a.code != 0:
+			b.cfg.Logf("share group %s: reading the state of %s-%d: %s", k.Group, p.Topic.Name, k.Partition, describe.ErrorName(a.code))
 			return
 		case pcode != 0 || b.share.Partition(k) != nil:
 			return // no longer led here, or loaded meanwhile
 		}
-		st := resp.Topics[0].Partitions[0]
-		bs := make([]share.StateBatch, len(st.StateBatches))
-		for i, sb := range st.StateBatches {
-			bs[i] = share.StateBatch{First: sb.FirstOffset, Last: sb.LastOffset, State: share.State(sb.DeliveryState), Count: sb.DeliveryCount}
+		sp := a.state
+		if sp.Start < 0 { // uninitialized: initialized here, and written so
+			epoch := sp.StateEpoch
+			sp = share.NewPartition(b.shareResetOffset(part))
+			sp.StateEpoch = epoch
+			b.share.Touch(k)
 		}
-		start := st.StartOffset
-		if start < 0 {
-			start = b.shareResetOffset(part)
-			bs = nil
-		}
-		sp, err := share.FromBatches(start, bs)
-		if err != nil {
-			b.cfg.Logf("share group %s: the state of %s-%d: %v", k.Group, p.Topic.Name, k.Partition, err)
-			return
-		}
-		sp.StateEpoch, sp.LeaderEpoch = st.StateEpoch, part.LeaderEpoch
+		sp.LeaderEpoch = part.LeaderEpoch
 		b.share.Restore(k, sp)
-		if st.StartOffset < 0 {
-			b.share.Touch(k) // initialized here: written with its start
-		}
 		if !inline {
 			b.wakeShareFetches()
 		}
@@ -140,27 +117,14 @@ func (b *Broker) persistShare(done func(failed map[share.Key]int16)) bool {
 		if p == nil {
 			continue
 		}
-		req := kmsg.NewPtrWriteShareGroupStateRequest()
-		req.GroupID = k.Group
-		wp := kmsg.NewWriteShareGroupStateRequestTopicPartition()
-		wp.Partition, wp.StateEpoch, wp.LeaderEpoch, wp.StartOffset = k.Partition, p.StateEpoch, p.LeaderEpoch, p.Start
-		for _, sb := range p.Batches() {
-			wp.StateBatches = append(wp.StateBatches, kmsg.WriteShareGroupStateRequestTopicPartitionStateBatch{
-				FirstOffset: sb.First, LastOffset: sb.Last, DeliveryState: int8(sb.State), DeliveryCount: sb.Count})
-		}
-		req.Topics = []kmsg.WriteShareGroupStateRequestTopic{{TopicID: k.TopicID, Partitions: []kmsg.WriteShareGroupStateRequestTopicPartition{wp}}}
 		open++
-		b.shareCoordinate(k, req, func(r kmsg.Response) {
-			code := kerr.RequestTimedOut.Code
-			if resp, _ := r.(*kmsg.WriteShareGroupStateResponse); resp != nil && len(resp.Topics) == 1 && len(resp.Topics[0].Partitions) == 1 {
-				code = resp.Topics[0].Partitions[0].ErrorCode
-			}
-			if code != 0 {
-				failed[k] = code
+		b.shareCoordinate(shareOp{api: shareWrite, k: k, state: cloneShare(p)}, func(a shareAnswer) {
+			if a.code != 0 {
+				failed[k] = a.code
 				if b.share.Partition(k) == p {
 					b.share.Restore(k, nil)
 				}
-				b.cfg.Logf("share group %s: writing the state of partition %d: %s; it is read again", k.Group, k.Partition, describe.ErrorName(code))
+				b.cfg.Logf("share group %s: writing the state of partition %d: %s; it is read again", k.Group, k.Partition, describe.ErrorName(a.code))
 			}
 			finish()
 		})
