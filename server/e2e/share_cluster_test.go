@@ -15,9 +15,10 @@ import (
 )
 
 // TestClusterShareGroupLeadersKilled: a franz-go share consumer accepts
-// every record of a partition with three replicas while the partition's
-// leader, and then the leader of the __share_group_state partition its
-// state hashes to, are SIGKILLed (and restarted): every produced record
+// every record of a partition with three replicas while the leader of
+// the __share_group_state partition its state hashes to (the share
+// coordinator), and then the partition's leader, are SIGKILLed (and
+// restarted): every produced record
 // is delivered and accepted, and no record whose acceptance the broker
 // confirmed is delivered again (KIP-932's share coordinator: the state
 // is written through it before an acknowledgement is answered, and the
@@ -141,21 +142,20 @@ func TestClusterShareGroupLeadersKilled(t *testing.T) {
 	}
 
 	waitConfirmed(40)
-	spl := leaderOf(topic, 0)
-	t.Logf("killing broker %d, the leader of %s-0", spl.NodeID, topic)
-	spl.KillAndRestart()
-	waitFullISR(t, adm, topic, share.StateTopic)
-	waitConfirmed(120)
-
 	md, err := adm.Metadata(context.Background(), topic)
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := share.Key{Group: groupID, TopicID: [16]byte(md.Topics[topic].ID), Partition: 0}
 	statePart := group.PartitionFor(k.CoordinatorKey(), 50)
-	coord := leaderOf(share.StateTopic, statePart)
-	t.Logf("killing broker %d, the leader of %s-%d (the share coordinator)", coord.NodeID, share.StateTopic, statePart)
+	coord, spl := leaderOf(share.StateTopic, statePart), leaderOf(topic, 0)
+	t.Logf("killing broker %d, the leader of %s-%d (the share coordinator; %s-0 is led by broker %d)", coord.NodeID, share.StateTopic, statePart, topic, spl.NodeID)
 	coord.KillAndRestart()
+	waitFullISR(t, adm, topic, share.StateTopic)
+	waitConfirmed(120)
+	spl, coord = leaderOf(topic, 0), leaderOf(share.StateTopic, statePart)
+	t.Logf("killing broker %d, the leader of %s-0 (the share coordinator is broker %d)", spl.NodeID, topic, coord.NodeID)
+	spl.KillAndRestart()
 	produce(300, 100)
 	waitConfirmed(400)
 
