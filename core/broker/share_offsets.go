@@ -46,8 +46,10 @@ func (b *Broker) shareGroups() []string {
 }
 
 // shareKeys lists a group's share partitions (of one topic, if set) known
-// here: led here, or kept by this broker's share coordinator. In a
-// cluster those kept elsewhere are not listed.
+// here: led here, kept by this broker's share coordinator, or of a topic
+// its members subscribe to. In a cluster those of an empty group kept
+// elsewhere are not listed (Kafka's group coordinator records the share
+// partitions it initialized; Gregor's does not yet).
 func (b *Broker) shareKeys(group string, topic *[16]byte) []share.Key {
 	var ks []share.Key
 	add := func(k share.Key) {
@@ -57,6 +59,16 @@ func (b *Broker) shareKeys(group string, topic *[16]byte) []share.Key {
 	}
 	for _, k := range b.share.Partitions(group) {
 		add(k)
+	}
+	if g := b.share.Group(group); g != nil { // the members' topics
+		for _, m := range g.Members() {
+			for _, t := range m.Topics {
+				id, n, _ := groupTopics{b}.Topic(t)
+				for i := range n {
+					add(share.Key{Group: group, TopicID: id, Partition: i})
+				}
+			}
+		}
 	}
 	for k, p := range b.shareState {
 		if p.Start >= 0 {
