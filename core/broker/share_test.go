@@ -297,3 +297,39 @@ func TestShareCoordinator(t *testing.T) {
 		t.Fatalf("summary: %+v", s)
 	}
 }
+
+// A share partition's leader that forgot the state (its leadership moved
+// away and back) reads it from the share coordinator when it next serves
+// the partition: an accepted record is not delivered again, an acquired
+// one is available again with its delivery count, and the acquiring
+// member's acknowledgement of it is refused.
+func TestShareLeaderReadsState(t *testing.T) {
+	h := newHarness(t, map[string]string{"share.auto.offset.reset": "earliest"})
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("a", "b", "c")))
+	shareHeartbeat(h, "m1", 0, "t")
+	if a := acquired(call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 0, 0))); len(a) != 1 || a[0].LastOffset != 2 {
+		t.Fatalf("first fetch: %+v", a)
+	}
+	ack := kmsg.NewPtrShareAcknowledgeRequest()
+	ack.SetVersion(1)
+	ack.GroupID, ack.MemberID, ack.ShareSessionEpoch = kmsg.StringPtr("sg"), kmsg.StringPtr("m1"), 1
+	ack.Topics = []kmsg.ShareAcknowledgeRequestTopic{{TopicID: id, Partitions: []kmsg.ShareAcknowledgeRequestTopicPartition{{
+		Partition: 0, AcknowledgementBatches: []kmsg.ShareAcknowledgeRequestTopicPartitionAcknowledgementBatch{{FirstOffset: 0, LastOffset: 0, AcknowledgeTypes: []int8{1}}}}}}}
+	if r := call[*kmsg.ShareAcknowledgeResponse](h, ack); r.ErrorCode != 0 || r.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("accept 0: %+v", r)
+	}
+
+	h.b.share.Unload(id, 0)
+	ack.ShareSessionEpoch = 2
+	ack.Topics[0].Partitions[0].AcknowledgementBatches[0].FirstOffset, ack.Topics[0].Partitions[0].AcknowledgementBatches[0].LastOffset = 1, 1
+	if r := call[*kmsg.ShareAcknowledgeResponse](h, ack); r.Topics[0].Partitions[0].ErrorCode != kerr.InvalidRecordState.Code {
+		t.Fatalf("accepting a record acquired before the move: %+v, want INVALID_RECORD_STATE", r.Topics[0].Partitions[0])
+	}
+	shareHeartbeat(h, "m2", 0, "t")
+	a := acquired(call[*kmsg.ShareFetchResponse](h, shareFetchReq("m2", id, 0, 0)))
+	if len(a) != 1 || a[0].FirstOffset != 1 || a[0].LastOffset != 2 || a[0].DeliveryCount != 2 {
+		t.Fatalf("after the move: %+v, want 1..2 delivered a second time", a)
+	}
+}

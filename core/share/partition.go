@@ -252,6 +252,3 @@ func (p *Partition) advance() {
 	p.Start += int64(i)
 	p.recs = append(p.recs[:0], p.recs[i:]...)
 }
-
-// Reset moves the window to start an empty one (AlterShareGroupOffsets).
-func (p *Partition) Reset(start int64) { p.Start, p.recs = start, nil }
