@@ -164,7 +164,7 @@ func (b *Broker) shareListed(req kmsg.Request, resp kmsg.Response) {
 		for i := range m.Groups {
 			if g := &m.Groups[i]; slices.Contains(b.shareGroups(), g.Group) {
 				g.ErrorCode = 0
-				keys := b.shareKeys(g.Group, nil)
+				keys := b.shareKeys(g.Group)
 				if !b.share.Forget(g.Group) {
 					g.ErrorCode = kerr.NonEmptyGroup.Code
 					continue

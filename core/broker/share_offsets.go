@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"bytes"
-	"cmp"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -45,39 +43,36 @@ func (b *Broker) shareGroups() []string {
 	return ids
 }
 
-// shareKeys lists a group's share partitions (of one topic, if set) known
-// here: led here, kept by this broker's share coordinator, or of a topic
-// its members subscribe to. In a cluster those of an empty group kept
-// elsewhere are not listed (Kafka's group coordinator records the share
-// partitions it initialized; Gregor's does not yet).
-func (b *Broker) shareKeys(group string, topic *[16]byte) []share.Key {
-	var ks []share.Key
-	add := func(k share.Key) {
-		if k.Group == group && (topic == nil || k.TopicID == *topic) && !slices.Contains(ks, k) {
-			ks = append(ks, k)
-		}
-	}
+// shareKeys lists a group's share partitions known here: led here, kept
+// by this broker's share coordinator, or of a topic its members subscribe
+// to. In a cluster those of an empty group kept elsewhere are not listed
+// (Kafka's group coordinator records the share partitions it
+// initialized; Gregor's does not yet).
+func (b *Broker) shareKeys(group string) []share.Key {
+	set := map[share.Key]bool{}
 	for _, k := range b.share.Partitions(group) {
-		add(k)
+		set[k] = true
+	}
+	for k, p := range b.shareState {
+		if k.Group == group && p.Start >= 0 {
+			set[k] = true
+		}
 	}
 	if g := b.share.Group(group); g != nil { // the members' topics
 		for _, m := range g.Members() {
 			for _, t := range m.Topics {
 				id, n, _ := groupTopics{b}.Topic(t)
 				for i := range n {
-					add(share.Key{Group: group, TopicID: id, Partition: i})
+					set[share.Key{Group: group, TopicID: id, Partition: i}] = true
 				}
 			}
 		}
 	}
-	for k, p := range b.shareState {
-		if p.Start >= 0 {
-			add(k)
-		}
+	ks := make([]share.Key, 0, len(set))
+	for k := range set {
+		ks = append(ks, k)
 	}
-	slices.SortFunc(ks, func(a, c share.Key) int {
-		return cmp.Or(bytes.Compare(a.TopicID[:], c.TopicID[:]), cmp.Compare(a.Partition, c.Partition))
-	})
+	share.SortKeys(ks)
 	return ks
 }
 
@@ -123,7 +118,7 @@ func (b *Broker) describeShareOffsets(r *Request, req *kmsg.DescribeShareGroupOf
 		var wants []want
 		if rg.Topics == nil { // v1: every topic the group has state for
 			seen := map[string]int{}
-			for _, k := range b.shareKeys(rg.GroupID, nil) {
+			for _, k := range b.shareKeys(rg.GroupID) {
 				name, _, ok := groupTopics{b}.TopicByID(k.TopicID)
 				if !ok {
 					continue

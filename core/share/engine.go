@@ -79,7 +79,7 @@ func (e *Engine) Partitions(group string) []Key {
 			ks = append(ks, k)
 		}
 	}
-	sortKeys(ks)
+	SortKeys(ks)
 	return ks
 }
 
@@ -217,9 +217,10 @@ func compareKeys(a, b Key) int {
 	return cmp.Compare(a.Partition, b.Partition)
 }
 
-// sortKeys sorts with sort.Slice: one shared sort routine rather than a
-// generic instantiation per key type, which the wasm bundle pays for.
-func sortKeys(ks []Key) {
+// SortKeys sorts share partition keys with sort.Slice: one shared sort
+// routine rather than a generic instantiation per key type, which the
+// wasm bundle pays for.
+func SortKeys(ks []Key) {
 	sort.Slice(ks, func(i, j int) bool { return compareKeys(ks[i], ks[j]) < 0 })
 }
 
@@ -229,6 +230,6 @@ func keysOf[V any](m map[Key]V) []Key {
 	for k := range m {
 		ks = append(ks, k)
 	}
-	sortKeys(ks)
+	SortKeys(ks)
 	return ks
 }
