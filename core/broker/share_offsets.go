@@ -43,11 +43,11 @@ func (b *Broker) shareGroups() []string {
 	return ids
 }
 
-// shareKeys lists a group's share partitions known here: led here, kept
-// by this broker's share coordinator, or of a topic its members subscribe
-// to. In a cluster those of an empty group kept elsewhere are not listed
-// (Kafka's group coordinator records the share partitions it
-// initialized; Gregor's does not yet).
+// shareKeys lists a group's share partitions known here: assigned in
+// the group, led here, or kept by this broker's share coordinator. The
+// group coordinator's record of the assigned ones is in memory: after it
+// moves, an empty group's share partitions kept elsewhere are not listed
+// (Kafka persists it in __consumer_offsets).
 func (b *Broker) shareKeys(group string) []share.Key {
 	set := map[share.Key]bool{}
 	for _, k := range b.share.Partitions(group) {
@@ -58,14 +58,9 @@ func (b *Broker) shareKeys(group string) []share.Key {
 			set[k] = true
 		}
 	}
-	if g := b.share.Group(group); g != nil { // the members' topics
-		for _, m := range g.Members() {
-			for _, t := range m.Topics {
-				id, n, _ := groupTopics{b}.Topic(t)
-				for i := range n {
-					set[share.Key{Group: group, TopicID: id, Partition: i}] = true
-				}
-			}
+	if g := b.share.Group(group); g != nil {
+		for tp := range g.Assigned {
+			set[share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}] = true
 		}
 	}
 	ks := make([]share.Key, 0, len(set))
@@ -274,6 +269,9 @@ func (b *Broker) deleteShareOffsets(r *Request, req *kmsg.DeleteShareGroupOffset
 			k := share.Key{Group: req.GroupID, TopicID: id, Partition: idx}
 			keys = append(keys, k)
 			b.share.Restore(k, nil)
+			if g := b.share.Group(req.GroupID); g != nil {
+				delete(g.Assigned, share.TP{TopicID: id, Partition: idx})
+			}
 		}
 	}
 	for i := range resp.Topics {

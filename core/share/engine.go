@@ -185,7 +185,7 @@ func (e *Engine) removeMember(g *Group, m *Member, why string) {
 			e.dirty[k] = true
 		}
 	}
-	if len(g.members) == 0 && len(e.Partitions(g.ID)) == 0 {
+	if len(g.members) == 0 && len(g.Assigned) == 0 && len(e.Partitions(g.ID)) == 0 {
 		delete(e.groups, g.ID)
 	}
 }

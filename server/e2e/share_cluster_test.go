@@ -99,7 +99,8 @@ func TestClusterShareGroupLeadersKilled(t *testing.T) {
 			mu.Unlock()
 		}
 	}()
-	defer func() { close(stop); <-done }()
+	stopConsumer := sync.OnceFunc(func() { close(stop); <-done; cl.Close() })
+	defer stopConsumer()
 
 	confirmed := func() int {
 		mu.Lock()
@@ -174,6 +175,13 @@ func TestClusterShareGroupLeadersKilled(t *testing.T) {
 		return nil
 	})
 
+	// The group coordinator keeps share groups in memory: let leadership
+	// settle (restarted brokers take back their preferred partitions) and
+	// the member rejoin at the final coordinator before it leaves.
+	waitFullISR(t, adm, topic, share.StateTopic, "__consumer_offsets")
+	waitShareMembers(t, adm, groupID, 1)
+	checkShareAdmin(t, adm, groupID, topic, stopConsumer)
+
 	mu.Lock()
 	defer mu.Unlock()
 	done1 := map[int64]int{} // offset -> index of its confirmed acceptance
@@ -205,5 +213,49 @@ func TestClusterShareGroupLeadersKilled(t *testing.T) {
 			t.Errorf("offset %d never delivered", o)
 		}
 		t.Logf("offset %d: acceptance not confirmed (deliveries at events %v)", o, seen)
+	}
+}
+
+// checkShareAdmin: once the consumer has left, the share-group offset
+// admin APIs work through the share coordinators: AlterShareGroupOffsets
+// moves the start offset (InitializeShareGroupState), DescribeShareGroupOffsets
+// shows it (ReadShareGroupStateSummary), DeleteShareGroupOffsets forgets
+// the topic (DeleteShareGroupState), and DeleteGroups deletes the group.
+func checkShareAdmin(t *testing.T, adm *kadm.Client, groupID, topic string, stopConsumer func()) {
+	t.Helper()
+	stopConsumer()
+	ctx := context.Background()
+	var at kadm.Offsets
+	at.Add(kadm.Offset{Topic: topic, Partition: 0, At: 350})
+	eventually(t, 30*time.Second, "AlterShareGroupOffsets once the group is empty", func() error {
+		rs, err := adm.AlterShareGroupOffsets(ctx, groupID, at)
+		if err != nil {
+			return err
+		}
+		return rs.Error()
+	})
+	offs, err := adm.DescribeShareGroupOffsets(ctx, groupID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := offs[groupID].Offsets.Lookup(topic, 0); !ok || o.StartOffset != 350 {
+		t.Fatalf("after AlterShareGroupOffsets: %+v, want start offset 350", o)
+	}
+	rs, err := adm.DeleteShareGroupOffsets(ctx, groupID, topic)
+	if err == nil {
+		err = rs.Error()
+	}
+	if err != nil {
+		t.Fatalf("DeleteShareGroupOffsets: %v", err)
+	}
+	offs, err = adm.DescribeShareGroupOffsets(ctx, groupID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := offs[groupID].Offsets.Lookup(topic, 0); ok && o.StartOffset >= 0 {
+		t.Fatalf("after DeleteShareGroupOffsets: %+v, want none", o)
+	}
+	if r, err := adm.DeleteGroup(ctx, groupID); err != nil || r.Err != nil {
+		t.Fatalf("DeleteGroups: %v %v", err, r.Err)
 	}
 }
