@@ -289,12 +289,29 @@ func TestShareCoordinator(t *testing.T) {
 	if code := write(4, 20); code != kerr.FencedLeaderEpoch.Code {
 		t.Fatalf("a write of an older leader epoch: %d, want FENCED_LEADER_EPOCH", code)
 	}
-	sum := kmsg.NewPtrReadShareGroupStateSummaryRequest()
-	sum.SetVersion(1)
-	sum.GroupID = "sg"
-	sum.Topics = []kmsg.ReadShareGroupStateSummaryRequestTopic{{TopicID: id, Partitions: []kmsg.ReadShareGroupStateSummaryRequestTopicPartition{{Partition: 0}}}}
-	if s := call[*kmsg.ReadShareGroupStateSummaryResponse](h, sum).Topics[0].Partitions[0]; s.StartOffset != 10 || s.LeaderEpoch != 5 || s.DeliveryCompleteCount != 2 {
+	summary := func() kmsg.ReadShareGroupStateSummaryResponseTopicPartition {
+		sum := kmsg.NewPtrReadShareGroupStateSummaryRequest()
+		sum.SetVersion(1)
+		sum.GroupID = "sg"
+		sum.Topics = []kmsg.ReadShareGroupStateSummaryRequestTopic{{TopicID: id, Partitions: []kmsg.ReadShareGroupStateSummaryRequestTopicPartition{{Partition: 0}}}}
+		return call[*kmsg.ReadShareGroupStateSummaryResponse](h, sum).Topics[0].Partitions[0]
+	}
+	if s := summary(); s.StartOffset != 10 || s.StateEpoch != 0 || s.LeaderEpoch != 5 || s.DeliveryCompleteCount != 2 {
 		t.Fatalf("summary: %+v", s)
+	}
+	// An admin's reset (InitializeShareGroupState) takes the next state
+	// epoch: a leader still writing with the old one is fenced.
+	ini := kmsg.NewPtrInitializeShareGroupStateRequest()
+	ini.GroupID = "sg"
+	ini.Topics = []kmsg.InitializeShareGroupStateRequestTopic{{TopicID: id, Partitions: []kmsg.InitializeShareGroupStateRequestTopicPartition{{StartOffset: 30}}}}
+	if code := call[*kmsg.InitializeShareGroupStateResponse](h, ini).Topics[0].Partitions[0].ErrorCode; code != 0 {
+		t.Fatalf("initialize: %d", code)
+	}
+	if code := write(5, 31); code != kerr.FencedStateEpoch.Code {
+		t.Fatalf("a write of the state epoch before the reset: %d, want FENCED_STATE_EPOCH", code)
+	}
+	if s := summary(); s.StartOffset != 30 || s.StateEpoch != 1 || s.LeaderEpoch != 5 || s.DeliveryCompleteCount != 0 {
+		t.Fatalf("summary after the reset: %+v", s)
 	}
 }
 
