@@ -127,6 +127,13 @@ type coordinatorWrites struct {
 // append errors). The state the coordinator applied stays:
 // a deposed leader unloads it, and a retried request finds it.
 func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs int64) {
+	b.afterWrites(&req.Conn, timeoutMs, func(code int16) { wire.OverwriteErrorCodes(resp, code) }, func() { b.reply(req, resp) })
+}
+
+// afterWrites runs finish once what this step appended is durable, as
+// answerAfterWrites answers, after fail got the error code for a write
+// that could not be replicated or synced.
+func (b *Broker) afterWrites(conn *uint64, timeoutMs int64, fail func(code int16), finish func()) {
 	settle := func(code int16) {
 		switch code {
 		case 0:
@@ -136,7 +143,7 @@ func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs in
 		default:
 			code = kerr.CoordinatorNotAvailable.Code
 		}
-		wire.OverwriteErrorCodes(resp, code)
+		fail(code)
 	}
 	w := b.wrote
 	syncs := make([]ackWait, len(w.syncs))
@@ -144,8 +151,9 @@ func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs in
 		aw.settle = settle
 		syncs[i] = aw
 	}
+	then := func() { b.afterSyncs(syncs, finish) }
 	if len(w.waits) == 0 {
-		b.answer(req, resp, syncs)()
+		then()
 		return
 	}
 	waits := make([]ackWait, len(w.waits))
@@ -153,5 +161,5 @@ func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs in
 		aw.settle = settle
 		waits[i] = aw
 	}
-	b.awaitISR(&req.Conn, waits, timeoutMs, b.answer(req, resp, syncs))
+	b.awaitISR(conn, waits, timeoutMs, then)
 }

@@ -160,6 +160,8 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		typ, e := kmsg.ACLResourceTypeGroup, kerr.GroupAuthorizationFailed
 		if q.CoordinatorType == 1 {
 			typ, e = kmsg.ACLResourceTypeTransactionalId, kerr.TransactionalIDAuthorizationFailed
+		} else if q.CoordinatorType == 2 { // share coordinator keys: brokers only
+			return clusterOp(kmsg.ACLOperationClusterAction)
 		}
 		if q.Version >= 4 { // KIP-699: each key answered alone
 			return partial(r, &q.CoordinatorKeys, b.ofResource(r, typ, kmsg.ACLOperationDescribe, e), addCoordinator)

@@ -120,11 +120,13 @@ type Broker struct {
 	groups *group.Coordinator // the group coordinator (group_coordinator.go)
 	share  *share.Engine      // share groups (share_groups.go, share_fetch.go)
 
-	shareFetches []*pendingShareFetch    // share fetches waiting for records
-	wakingShare  bool                    // wakeShareFetches is running
-	txn          *txn.Coordinator        // the transaction coordinator (txn_coordinator.go)
-	wrote        coordinatorWrites       // what the step in progress appended for them (acks.go)
-	meters       map[string]*clientUsage // clients' use of their quotas (client_quotas.go)
+	shareFetches []*pendingShareFetch           // share fetches waiting for records
+	shareState   map[share.Key]*share.Partition // the share coordinator's state (share_coordinator.go)
+	shareReads   map[share.Key]bool             // share partitions whose state is being read (share_persist.go)
+	wakingShare  bool                           // wakeShareFetches is running
+	txn          *txn.Coordinator               // the transaction coordinator (txn_coordinator.go)
+	wrote        coordinatorWrites              // what the step in progress appended for them (acks.go)
+	meters       map[string]*clientUsage        // clients' use of their quotas (client_quotas.go)
 }
 
 // New opens a broker on st, recovering every partition it finds there.
@@ -255,7 +257,7 @@ func (b *Broker) Tick(now int64) {
 	}
 	b.tickGroups(now)
 	b.share.Tick(now)
-	if b.writeShareState() {
+	if b.persistShare(nil) {
 		b.wakeShareFetches()
 	}
 	b.tickTxn(now)

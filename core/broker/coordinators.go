@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/cluster"
+	"github.com/gregor-kafka/gregor/core/share"
 )
 
 // The coordinators across brokers. A group or transactional id belongs to
@@ -51,6 +52,13 @@ func (b *Broker) loadCoordinator(p *Partition) {
 				n++
 			}
 		}
+	case share.StateTopic:
+		err = b.loadShareState(p.Index)
+		for k := range b.shareState {
+			if b.shareStatePartitionOf(k) == p.Index {
+				n++
+			}
+		}
 	default:
 		return
 	}
@@ -71,7 +79,13 @@ func (b *Broker) unloadCoordinator(p *Partition) {
 		gone = b.groups.Unload(p.Index)
 	case TransactionStateTopic:
 		gone = b.txn.Unload(p.Index)
-	default:
+	case share.StateTopic:
+		if n := b.unloadShareState(p.Index); n > 0 {
+			b.cfg.Logf("%s: share coordinator unloaded %d share partitions", p, n)
+		}
+		return
+	default: // a share-partition leader forgets what its coordinator keeps
+		b.share.Unload(p.Topic.ID, p.Index)
 		return
 	}
 	if len(gone) > 0 {

@@ -271,7 +271,7 @@ func (b *Broker) DropConnection(conn uint64) {
 	b.acks = slices.DeleteFunc(b.acks, func(a *pendingAcks) bool { return a.conn != nil && *a.conn == conn })
 	b.shareFetches = slices.DeleteFunc(b.shareFetches, func(f *pendingShareFetch) bool { return f.req.Conn == conn })
 	b.share.DropConnection(conn)
-	if b.writeShareState() {
+	if b.persistShare(nil) {
 		b.wakeShareFetches()
 	}
 }

@@ -5,9 +5,14 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/share"
 )
 
-// FindCoordinator v0-6. v1 adds the key type (0 group, 1 transaction),
+// FindCoordinator v0-6. v1 adds the key type (0 group, 1 transaction,
+// 2 share coordinator: the leader of the __share_group_state partition
+// the key hashes to, asked by brokers with CLUSTER_ACTION),
 // v4 looks up a batch of keys (KIP-699). A group's coordinator is the
 // leader of partition Utils.abs(groupId.hashCode()) %
 // offsets.topic.num.partitions of __consumer_offsets, which is created on
@@ -52,6 +57,12 @@ func (b *Broker) findCoordinator(key string, typ int8) kmsg.FindCoordinatorRespo
 		topic, p = OffsetsTopic, b.groups.PartitionFor(key)
 	case 1:
 		topic, p = TransactionStateTopic, b.txn.PartitionFor(key)
+	case 2: // KIP-932: a share coordinator key, "group:topicId:partition"
+		n, err := b.internalTopic(share.StateTopic)
+		if err != nil {
+			return fail(kerr.CoordinatorNotAvailable)
+		}
+		topic, p = share.StateTopic, group.PartitionFor(key, n)
 	default:
 		return fail(kerr.InvalidRequest)
 	}

@@ -69,19 +69,51 @@ func handleShareFetch(b *Broker, r *Request) kmsg.Response {
 	}
 	b.share.Next(group, member, req.ShareSessionEpoch)
 	if req.ShareSessionEpoch == share.FinalEpoch {
-		b.writeShareState()
+		b.replyShareFetch(*r, group, b.shareFetchResponse(req, nil, acks))
 		b.wakeShareFetches()
-		return b.shareFetchResponse(req, nil, acks)
+		return nil
 	}
 	resp2, n := b.acquire(req, group, member, tps, acks)
-	if b.writeShareState() {
-		b.wakeShareFetches()
-	}
 	if n > 0 || req.MaxWaitMillis <= 0 {
-		return resp2
+		b.replyShareFetch(*r, group, resp2)
+		b.wakeShareFetches()
+		return nil
 	}
-	b.shareFetches = append(b.shareFetches, &pendingShareFetch{req: *r, deadline: b.now + int64(req.MaxWaitMillis), acks: acks})
+	f := &pendingShareFetch{req: *r, deadline: b.now + int64(req.MaxWaitMillis), acks: acks}
+	b.shareFetches = append(b.shareFetches, f)
+	// The acknowledgements are written now; a failed one is answered so.
+	b.persistShare(func(failed map[share.Key]int16) {
+		for tp, code := range acks {
+			if c := failed[share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}]; c != 0 && code == 0 {
+				acks[tp] = c
+			}
+		}
+	})
+	b.wakeShareFetches()
 	return nil
+}
+
+// replyShareFetch answers a share fetch once the state it changed is
+// written: a share partition whose write failed reports the error for
+// its acknowledgements and gives none of the records it acquired.
+func (b *Broker) replyShareFetch(r Request, group string, resp *kmsg.ShareFetchResponse) {
+	b.persistShare(func(failed map[share.Key]int16) {
+		for i := range resp.Topics {
+			t := &resp.Topics[i]
+			for j := range t.Partitions {
+				p := &t.Partitions[j]
+				code := failed[share.Key{Group: group, TopicID: t.TopicID, Partition: p.Partition}]
+				if code == 0 {
+					continue
+				}
+				if p.AcknowledgeErrorCode == 0 {
+					p.AcknowledgeErrorCode = code
+				}
+				p.AcquiredRecords, p.Records = nil, nil
+			}
+		}
+		b.reply(r, resp)
+	})
 }
 
 func handleShareAck(b *Broker, r *Request) kmsg.Response {
@@ -113,9 +145,20 @@ func handleShareAck(b *Broker, r *Request) kmsg.Response {
 		resp.Topics = append(resp.Topics, rt)
 	}
 	b.share.Next(group, member, req.ShareSessionEpoch)
-	b.writeShareState()
+	req2 := *r
+	b.persistShare(func(failed map[share.Key]int16) {
+		for i := range resp.Topics {
+			t := &resp.Topics[i]
+			for j := range t.Partitions {
+				if p := &t.Partitions[j]; p.ErrorCode == 0 {
+					p.ErrorCode = failed[share.Key{Group: group, TopicID: t.TopicID, Partition: p.Partition}]
+				}
+			}
+		}
+		b.reply(req2, resp)
+	})
 	b.wakeShareFetches()
-	return resp
+	return nil
 }
 
 // sharePartition is the partition a share request names, or the error
@@ -161,9 +204,8 @@ func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps 
 			continue
 		}
 		k := share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}
-		start := p.HighWatermark
-		if v, _ := b.cfg.Settings.Value("share.auto.offset.reset"); v == "earliest" {
-			start = p.log.StartOffset()
+		if !b.shareLoad(k, p) {
+			continue
 		}
 		level, _ := b.cfg.Settings.Value("share.isolation.level")
 		readCommitted := level == "read_committed"
@@ -171,7 +213,7 @@ func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps 
 		if readCommitted {
 			upTo = p.lastStableOffset()
 		}
-		ranges := b.share.Init(k, start).Acquire(member, b.now, b.share.Limits(), left, func(from int64, want int) []share.Span {
+		ranges := b.share.Partition(k).Acquire(member, b.now, b.share.Limits(), left, func(from int64, want int) []share.Span {
 			return b.shareSpans(p, from, want, upTo, readCommitted)
 		})
 		if len(ranges) == 0 {
@@ -311,12 +353,9 @@ func (b *Broker) answerShareFetches(expiring bool) {
 			kept = append(kept, f)
 			continue
 		}
-		b.reply(f.req, resp)
 		done = append(done, f)
+		b.replyShareFetch(f.req, group, resp)
 	}
 	clear(b.shareFetches[len(kept):])
 	b.shareFetches = kept
-	if len(done) > 0 {
-		b.writeShareState()
-	}
 }

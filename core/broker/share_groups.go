@@ -8,7 +8,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/group"
-	"github.com/gregor-kafka/gregor/core/record"
 	"github.com/gregor-kafka/gregor/core/share"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
@@ -22,11 +21,9 @@ import (
 //	type "share", DeleteGroups deletes them, DescribeGroups answers that
 //	they are not classic groups.
 //
-// The share partitions' state is written to __share_group_state, one
-// ShareSnapshot record per share partition after every change (Kafka
-// writes snapshots and deltas, ShareUpdate, through a share coordinator;
-// the log is compacted, so the last snapshot of each key is the state),
-// and replayed at startup. Membership is not persisted: after a restart
+// The share partitions' state is kept by the share coordinator
+// (share_coordinator.go) and read and written by the partitions' leaders
+// through it (share_persist.go). Membership is not persisted: after a restart
 // members heartbeat, learn they are unknown and join again, as Kafka's
 // share consumers do after a coordinator moves.
 func init() {
@@ -37,8 +34,9 @@ func init() {
 	register(92, 0, 0, handleShareOffsets)
 }
 
-// initShare builds the share engine and, on a single broker, replays
-// __share_group_state.
+// initShare builds the share engine and, on a single broker, the share
+// coordinator's state from __share_group_state (in a cluster it is
+// loaded with the leadership of its partitions).
 func (b *Broker) initShare(now int64) error {
 	s := b.cfg.Settings
 	b.share = share.New(share.Config{
@@ -53,29 +51,12 @@ func (b *Broker) initShare(now int64) error {
 		Topics:              groupTopics{b},
 		Logf:                b.cfg.Logf,
 	}, now)
-	t := b.topics[share.StateTopic]
-	if t == nil {
-		return nil
-	}
-	for _, p := range t.Partitions {
-		err := p.log.Scan(p.log.StartOffset(), func(batch record.Batch) error {
-			recs, err := batch.Records()
-			if err != nil {
+	b.shareState, b.shareReads = map[share.Key]*share.Partition{}, map[share.Key]bool{}
+	if t := b.topics[share.StateTopic]; t != nil && b.cl == nil {
+		for _, p := range t.Partitions {
+			if err := b.loadShareState(p.Index); err != nil {
 				return err
 			}
-			for _, r := range recs {
-				k, sp, ok, err := share.DecodeSnapshot(r.Key, r.Value)
-				if err != nil {
-					b.cfg.Logf("replaying %s: %v", p, err)
-				}
-				if ok {
-					b.share.Restore(k, sp)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
 	}
 	return nil
@@ -83,44 +64,6 @@ func (b *Broker) initShare(now int64) error {
 
 // Share is the share-group engine, for views and the simulator.
 func (b *Broker) Share() *share.Engine { return b.share }
-
-// writeShareState appends a snapshot of every changed share partition
-// (a tombstone for a deleted one) to __share_group_state, one batch per
-// partition of it; answers do not wait for it. It reports whether any
-// share partition changed, so that waiting share fetches look again.
-func (b *Broker) writeShareState() bool {
-	keys := b.share.TakeDirty()
-	if len(keys) == 0 {
-		return false
-	}
-	n, err := b.internalTopic(share.StateTopic)
-	if err != nil {
-		b.cfg.Logf("share state not written: %v", err)
-		return true
-	}
-	batches := map[int32]*record.Builder{}
-	var order []int32
-	for _, k := range keys {
-		part := shareStatePartition(k, n)
-		if batches[part] == nil {
-			batches[part] = record.NewBuilder(record.NewBatchHeader(b.now))
-			order = append(order, part)
-		}
-		var key, value []byte
-		if p := b.share.Partition(k); p != nil {
-			key, value = share.EncodeSnapshot(k, p, 0, b.now)
-		} else {
-			key, _ = share.EncodeSnapshot(k, share.NewPartition(0), 0, b.now)
-		}
-		batches[part].Add(key, value, 0)
-	}
-	for _, part := range order {
-		if _, err := b.AppendInternal(share.StateTopic, part, batches[part].Build()); err != nil {
-			b.cfg.Logf("share state not written to %s-%d: %v", share.StateTopic, part, err)
-		}
-	}
-	return true
-}
 
 // shareStatePartition is where a share partition's state goes: its
 // coordinator key hashed as Kafka hashes group ids.
@@ -146,7 +89,7 @@ func handleShareHeartbeat(b *Broker, r *Request) kmsg.Response {
 		return resp
 	}
 	resp := b.share.Heartbeat(b.now, r.Header.ClientID, r.Host, req)
-	if b.writeShareState() {
+	if b.persistShare(nil) {
 		b.wakeShareFetches()
 	}
 	return resp
@@ -162,7 +105,7 @@ func handleShareDescribe(b *Broker, r *Request) kmsg.Response {
 		switch {
 		case !b.coordinatesGroup(id):
 			d.ErrorCode = kerr.NotCoordinator.Code
-		case g == nil && slices.Contains(b.share.Groups(), id):
+		case g == nil && slices.Contains(b.shareGroups(), id):
 			d.GroupState, d.Assignor = "Empty", "simple"
 		case g == nil:
 			d.ErrorCode = kerr.GroupIDNotFound.Code
@@ -203,7 +146,7 @@ func (b *Broker) shareListed(req kmsg.Request, resp kmsg.Response) {
 	switch m := resp.(type) {
 	case *kmsg.ListGroupsResponse:
 		lr := req.(*kmsg.ListGroupsRequest)
-		for _, id := range b.share.Groups() {
+		for _, id := range b.shareGroups() {
 			if !b.coordinatesGroup(id) {
 				continue
 			}
@@ -219,17 +162,20 @@ func (b *Broker) shareListed(req kmsg.Request, resp kmsg.Response) {
 		}
 	case *kmsg.DeleteGroupsResponse:
 		for i := range m.Groups {
-			if g := &m.Groups[i]; slices.Contains(b.share.Groups(), g.Group) {
+			if g := &m.Groups[i]; slices.Contains(b.shareGroups(), g.Group) {
 				g.ErrorCode = 0
+				keys := b.shareKeys(g.Group)
 				if !b.share.Forget(g.Group) {
 					g.ErrorCode = kerr.NonEmptyGroup.Code
+					continue
 				}
+				// The answer does not wait for the coordinators.
+				b.shareGather(shareDelete, keys, nil, func([]shareAnswer) {})
 			}
 		}
-		b.writeShareState()
 	case *kmsg.DescribeGroupsResponse:
 		for i := range m.Groups {
-			if g := &m.Groups[i]; slices.Contains(b.share.Groups(), g.Group) {
+			if g := &m.Groups[i]; slices.Contains(b.shareGroups(), g.Group) {
 				g.ErrorCode, g.State = kerr.GroupIDNotFound.Code, "Dead"
 				g.ErrorMessage = kmsg.StringPtr("Group " + g.Group + " is not a classic group.")
 			}

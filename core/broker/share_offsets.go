@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"slices"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -19,17 +21,83 @@ import (
 func handleShareOffsets(b *Broker, r *Request) kmsg.Response {
 	switch req := r.Msg.(type) {
 	case *kmsg.DescribeShareGroupOffsetsRequest:
-		return b.describeShareOffsets(req)
+		return b.describeShareOffsets(r, req)
 	case *kmsg.AlterShareGroupOffsetsRequest:
-		return b.alterShareOffsets(req)
+		return b.alterShareOffsets(r, req)
 	case *kmsg.DeleteShareGroupOffsetsRequest:
-		return b.deleteShareOffsets(req)
+		return b.deleteShareOffsets(r, req)
 	}
 	return wire.ErrorResponse(r.Msg, kerr.InvalidRequest.Code)
 }
 
-func (b *Broker) describeShareOffsets(req *kmsg.DescribeShareGroupOffsetsRequest) kmsg.Response {
+// shareGroups lists the share groups: those of the engine and those
+// whose state this broker's share coordinator keeps, in id order.
+func (b *Broker) shareGroups() []string {
+	ids := b.share.Groups()
+	for k, p := range b.shareState {
+		if p.Start >= 0 && !slices.Contains(ids, k.Group) {
+			ids = append(ids, k.Group)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// shareKeys lists a group's share partitions known here: assigned in
+// the group, led here, or kept by this broker's share coordinator. The
+// group coordinator's record of the assigned ones is in memory: after it
+// moves, an empty group's share partitions kept elsewhere are not listed
+// (Kafka persists it in __consumer_offsets).
+func (b *Broker) shareKeys(group string) []share.Key {
+	set := map[share.Key]bool{}
+	for _, k := range b.share.Partitions(group) {
+		set[k] = true
+	}
+	for k, p := range b.shareState {
+		if k.Group == group && p.Start >= 0 {
+			set[k] = true
+		}
+	}
+	if g := b.share.Group(group); g != nil {
+		for tp := range g.Assigned {
+			set[share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}] = true
+		}
+	}
+	ks := make([]share.Key, 0, len(set))
+	for k := range set {
+		ks = append(ks, k)
+	}
+	share.SortKeys(ks)
+	return ks
+}
+
+// shareGather hands one shareOp of api per key to the keys'
+// coordinators (init gives a shareInit its state) and calls done with the
+// answers, in key order, once all are in.
+func (b *Broker) shareGather(api int16, keys []share.Key, init func(share.Key) *share.Partition, done func([]shareAnswer)) {
+	out := make([]shareAnswer, len(keys))
+	open := len(keys) + 1
+	finish := func() {
+		if open--; open == 0 {
+			done(out)
+		}
+	}
+	for i, k := range keys {
+		op := shareOp{api: api, k: k}
+		if init != nil {
+			op.state = init(k)
+		}
+		b.shareCoordinate(op, func(a shareAnswer) { out[i] = a; finish() })
+	}
+	finish()
+}
+
+// describeShareOffsets answers from the share coordinators' summaries
+// (ReadShareGroupStateSummary), once all are in.
+func (b *Broker) describeShareOffsets(r *Request, req *kmsg.DescribeShareGroupOffsetsRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.DescribeShareGroupOffsetsResponse)
+	var keys []share.Key
+	var slots []*kmsg.DescribeShareGroupOffsetsResponseGroupTopicPartition
 	for _, rg := range req.Groups {
 		g := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
 		g.GroupID = rg.GroupID
@@ -45,7 +113,7 @@ func (b *Broker) describeShareOffsets(req *kmsg.DescribeShareGroupOffsetsRequest
 		var wants []want
 		if rg.Topics == nil { // v1: every topic the group has state for
 			seen := map[string]int{}
-			for _, k := range b.share.Partitions(rg.GroupID) {
+			for _, k := range b.shareKeys(rg.GroupID) {
 				name, _, ok := groupTopics{b}.TopicByID(k.TopicID)
 				if !ok {
 					continue
@@ -72,17 +140,6 @@ func (b *Broker) describeShareOffsets(req *kmsg.DescribeShareGroupOffsetsRequest
 				rp.Partition, rp.StartOffset, rp.LeaderEpoch, rp.Lag = idx, -1, -1, -1
 				if !ok {
 					rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
-				} else if sp := b.share.Partition(share.Key{Group: rg.GroupID, TopicID: id, Partition: idx}); sp != nil {
-					rp.StartOffset = sp.Start
-					if p := b.lookup("", id).partition(idx); p != nil {
-						rp.LeaderEpoch = p.LeaderEpoch
-						rp.Lag = p.HighWatermark - sp.Start
-						for _, rec := range sp.Records() {
-							if rec.State == share.Acknowledged || rec.State == share.Archived {
-								rp.Lag--
-							}
-						}
-					}
 				}
 				t.Partitions = append(t.Partitions, rp)
 			}
@@ -90,7 +147,41 @@ func (b *Broker) describeShareOffsets(req *kmsg.DescribeShareGroupOffsetsRequest
 		}
 		resp.Groups = append(resp.Groups, g)
 	}
-	return resp
+	for gi := range resp.Groups {
+		for ti := range resp.Groups[gi].Topics {
+			t := &resp.Groups[gi].Topics[ti]
+			for pi := range t.Partitions {
+				if t.Partitions[pi].ErrorCode == 0 {
+					keys = append(keys, share.Key{Group: resp.Groups[gi].GroupID, TopicID: t.TopicID, Partition: t.Partitions[pi].Partition})
+					slots = append(slots, &t.Partitions[pi])
+				}
+			}
+		}
+	}
+	req2 := *r
+	b.shareGather(shareSummary, keys, nil, func(out []shareAnswer) {
+		for i, a := range out {
+			rp := slots[i]
+			if rp.ErrorCode = a.code; a.code != 0 || a.state.Start < 0 {
+				continue // never read, or deleted
+			}
+			rp.StartOffset, rp.LeaderEpoch = a.state.Start, a.state.LeaderEpoch
+			if hw, ok := b.shareHighWatermark(keys[i]); ok {
+				rp.Lag = max(hw-a.state.Start-int64(a.complete), 0)
+			}
+		}
+		b.reply(req2, resp)
+	})
+	return nil
+}
+
+// shareHighWatermark is the high watermark of a share partition's topic
+// partition, if this broker knows it.
+func (b *Broker) shareHighWatermark(k share.Key) (int64, bool) {
+	if p := b.lookup("", k.TopicID).partition(k.Partition); p != nil {
+		return p.HighWatermark, true
+	}
+	return 0, false
 }
 
 // shareGroupIdle is the error for altering a share group's offsets: it
@@ -107,12 +198,18 @@ func (b *Broker) shareGroupIdle(id string) *kerr.Error {
 	return nil
 }
 
-func (b *Broker) alterShareOffsets(req *kmsg.AlterShareGroupOffsetsRequest) kmsg.Response {
+// alterShareOffsets resets share partitions through their coordinators
+// (InitializeShareGroupState with the next state epoch, which fences the
+// leaders' cached state).
+func (b *Broker) alterShareOffsets(r *Request, req *kmsg.AlterShareGroupOffsetsRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.AlterShareGroupOffsetsResponse)
 	if err := b.shareGroupIdle(req.GroupID); err != nil {
 		resp.ErrorCode = err.Code
 		return resp
 	}
+	var keys []share.Key
+	var slots []*int16
+	starts := map[share.Key]int64{}
 	for _, rt := range req.Topics {
 		t := kmsg.NewAlterShareGroupOffsetsResponseTopic()
 		t.Topic = rt.Topic
@@ -121,40 +218,78 @@ func (b *Broker) alterShareOffsets(req *kmsg.AlterShareGroupOffsetsRequest) kmsg
 		for _, rp := range rt.Partitions {
 			p := kmsg.NewAlterShareGroupOffsetsResponseTopicPartition()
 			p.Partition = rp.Partition
-			switch {
-			case !ok || rp.Partition < 0 || rp.Partition >= n:
+			if !ok || rp.Partition < 0 || rp.Partition >= n {
 				p.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			default:
+			} else {
 				k := share.Key{Group: req.GroupID, TopicID: id, Partition: rp.Partition}
-				b.share.Init(k, rp.StartOffset).Reset(rp.StartOffset)
-				b.share.Touch(k)
+				keys, starts[k] = append(keys, k), rp.StartOffset
+				b.share.Restore(k, nil)
 			}
 			t.Partitions = append(t.Partitions, p)
 		}
 		resp.Topics = append(resp.Topics, t)
 	}
-	b.writeShareState()
-	return resp
+	for i := range resp.Topics {
+		for j := range resp.Topics[i].Partitions {
+			if p := &resp.Topics[i].Partitions[j]; p.ErrorCode == 0 {
+				slots = append(slots, &p.ErrorCode)
+			}
+		}
+	}
+	req2 := *r
+	b.shareGather(shareInit, keys, func(k share.Key) *share.Partition { return share.NewPartition(starts[k]) }, func(out []shareAnswer) {
+		for i, a := range out {
+			*slots[i] = a.code
+		}
+		b.reply(req2, resp)
+	})
+	return nil
 }
 
-func (b *Broker) deleteShareOffsets(req *kmsg.DeleteShareGroupOffsetsRequest) kmsg.Response {
+// deleteShareOffsets forgets a group's topics through the coordinators
+// of their partitions (DeleteShareGroupState).
+func (b *Broker) deleteShareOffsets(r *Request, req *kmsg.DeleteShareGroupOffsetsRequest) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.DeleteShareGroupOffsetsResponse)
 	if err := b.shareGroupIdle(req.GroupID); err != nil {
 		resp.ErrorCode = err.Code
 		return resp
 	}
+	var keys []share.Key
+	var slots []*int16
 	for _, rt := range req.Topics {
 		t := kmsg.NewDeleteShareGroupOffsetsResponseTopic()
 		t.Topic = rt.Topic
-		id, _, ok := groupTopics{b}.Topic(rt.Topic)
+		id, n, ok := groupTopics{b}.Topic(rt.Topic)
 		t.TopicID = id
-		if ok {
-			b.share.Delete(req.GroupID, &id)
-		} else {
+		if !ok {
 			t.ErrorCode = kerr.UnknownTopicOrPartition.Code
 		}
 		resp.Topics = append(resp.Topics, t)
+		for idx := int32(0); ok && idx < n; idx++ {
+			k := share.Key{Group: req.GroupID, TopicID: id, Partition: idx}
+			keys = append(keys, k)
+			b.share.Restore(k, nil)
+			if g := b.share.Group(req.GroupID); g != nil {
+				delete(g.Assigned, share.TP{TopicID: id, Partition: idx})
+			}
+		}
 	}
-	b.writeShareState()
-	return resp
+	for i := range resp.Topics {
+		slots = append(slots, &resp.Topics[i].ErrorCode)
+	}
+	req2 := *r
+	b.shareGather(shareDelete, keys, nil, func(out []shareAnswer) {
+		for i, a := range out {
+			if c := a.code; c != 0 {
+				name, _, _ := groupTopics{b}.TopicByID(keys[i].TopicID)
+				for j := range resp.Topics {
+					if resp.Topics[j].Topic == name && *slots[j] == 0 {
+						*slots[j] = c
+					}
+				}
+			}
+		}
+		b.reply(req2, resp)
+	})
+	return nil
 }

@@ -109,14 +109,19 @@ func TestShareGroupOnePartition(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.open()
-	sp := h.b.Share().Partition(share.Key{Group: "sg", TopicID: id, Partition: 0})
-	if sp == nil || sp.Start != 1 || len(sp.Records()) != 3 {
-		t.Fatalf("share partition after restart: %+v", sp)
+	// The share coordinator reloaded the state; the leader reads it
+	// through ReadShareGroupState (84) as it would from another broker.
+	rd := kmsg.NewPtrReadShareGroupStateRequest()
+	rd.GroupID = "sg"
+	rd.Topics = []kmsg.ReadShareGroupStateRequestTopic{{TopicID: id, Partitions: []kmsg.ReadShareGroupStateRequestTopicPartition{{Partition: 0}}}}
+	st := call[*kmsg.ReadShareGroupStateResponse](h, rd).Topics[0].Partitions[0]
+	if st.ErrorCode != 0 || st.StartOffset != 1 || len(st.StateBatches) != 2 {
+		t.Fatalf("share partition after restart: %+v", st)
 	}
-	for i, want := range []int16{3, 2, 2} { // m2's lock on 3 expired too
-		if r := sp.Records()[i]; r.State != share.Available || r.Count != want {
-			t.Errorf("offset %d after restart: %+v, want available, delivered %d times", 1+i, r, want)
-		}
+	// m2's lock on 3 expired too: all available, delivered 3, 2, 2 times.
+	if b0, b1 := st.StateBatches[0], st.StateBatches[1]; b0.FirstOffset != 1 || b0.LastOffset != 1 || b0.DeliveryCount != 3 || b0.DeliveryState != 0 ||
+		b1.FirstOffset != 2 || b1.LastOffset != 3 || b1.DeliveryCount != 2 || b1.DeliveryState != 0 {
+		t.Errorf("state batches after restart: %+v", st.StateBatches)
 	}
 	if hb := shareHeartbeat(h, "m1", 2); hb.ErrorCode != kerr.UnknownMemberID.Code {
 		t.Fatalf("membership is not kept: %+v", hb)
@@ -252,5 +257,96 @@ func TestShareReadCommitted(t *testing.T) {
 	sp := h.b.Share().Partition(share.Key{Group: "sg", TopicID: id, Partition: 0})
 	if sp.Start != 3 || sp.End() != 5 || sp.Records()[1].State != share.Archived {
 		t.Fatalf("window start %d end %d %+v", sp.Start, sp.End(), sp.Records())
+	}
+}
+
+// FindCoordinator key type 2 (KIP-932) names the leader of the
+// __share_group_state partition a share partition's key hashes to, and
+// the share coordinator answers a write there and refuses one carrying
+// an older leader epoch.
+func TestShareCoordinator(t *testing.T) {
+	h := newHarness(t, nil)
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	fc := kmsg.NewPtrFindCoordinatorRequest()
+	fc.SetVersion(4)
+	fc.CoordinatorType, fc.CoordinatorKeys = 2, []string{share.Key{Group: "sg", TopicID: id}.CoordinatorKey()}
+	if c := call[*kmsg.FindCoordinatorResponse](h, fc).Coordinators[0]; c.ErrorCode != 0 || c.NodeID != h.b.cfg.NodeID {
+		t.Fatalf("share coordinator: %+v", c)
+	}
+	write := func(leaderEpoch int32, start int64) int16 {
+		w := kmsg.NewPtrWriteShareGroupStateRequest()
+		w.GroupID = "sg"
+		p := kmsg.NewWriteShareGroupStateRequestTopicPartition()
+		p.LeaderEpoch, p.StartOffset = leaderEpoch, start
+		p.StateBatches = []kmsg.WriteShareGroupStateRequestTopicPartitionStateBatch{{FirstOffset: start, LastOffset: start + 1, DeliveryState: 2, DeliveryCount: 1}}
+		w.Topics = []kmsg.WriteShareGroupStateRequestTopic{{TopicID: id, Partitions: []kmsg.WriteShareGroupStateRequestTopicPartition{p}}}
+		return call[*kmsg.WriteShareGroupStateResponse](h, w).Topics[0].Partitions[0].ErrorCode
+	}
+	if code := write(5, 10); code != 0 {
+		t.Fatalf("write: %d", code)
+	}
+	if code := write(4, 20); code != kerr.FencedLeaderEpoch.Code {
+		t.Fatalf("a write of an older leader epoch: %d, want FENCED_LEADER_EPOCH", code)
+	}
+	summary := func() kmsg.ReadShareGroupStateSummaryResponseTopicPartition {
+		sum := kmsg.NewPtrReadShareGroupStateSummaryRequest()
+		sum.SetVersion(1)
+		sum.GroupID = "sg"
+		sum.Topics = []kmsg.ReadShareGroupStateSummaryRequestTopic{{TopicID: id, Partitions: []kmsg.ReadShareGroupStateSummaryRequestTopicPartition{{Partition: 0}}}}
+		return call[*kmsg.ReadShareGroupStateSummaryResponse](h, sum).Topics[0].Partitions[0]
+	}
+	if s := summary(); s.StartOffset != 10 || s.StateEpoch != 0 || s.LeaderEpoch != 5 || s.DeliveryCompleteCount != 2 {
+		t.Fatalf("summary: %+v", s)
+	}
+	// An admin's reset (InitializeShareGroupState) takes the next state
+	// epoch: a leader still writing with the old one is fenced.
+	ini := kmsg.NewPtrInitializeShareGroupStateRequest()
+	ini.GroupID = "sg"
+	ini.Topics = []kmsg.InitializeShareGroupStateRequestTopic{{TopicID: id, Partitions: []kmsg.InitializeShareGroupStateRequestTopicPartition{{StartOffset: 30}}}}
+	if code := call[*kmsg.InitializeShareGroupStateResponse](h, ini).Topics[0].Partitions[0].ErrorCode; code != 0 {
+		t.Fatalf("initialize: %d", code)
+	}
+	if code := write(5, 31); code != kerr.FencedStateEpoch.Code {
+		t.Fatalf("a write of the state epoch before the reset: %d, want FENCED_STATE_EPOCH", code)
+	}
+	if s := summary(); s.StartOffset != 30 || s.StateEpoch != 1 || s.LeaderEpoch != 5 || s.DeliveryCompleteCount != 0 {
+		t.Fatalf("summary after the reset: %+v", s)
+	}
+}
+
+// A share partition's leader that forgot the state (its leadership moved
+// away and back) reads it from the share coordinator when it next serves
+// the partition: an accepted record is not delivered again, an acquired
+// one is available again with its delivery count, and the acquiring
+// member's acknowledgement of it is refused.
+func TestShareLeaderReadsState(t *testing.T) {
+	h := newHarness(t, map[string]string{"share.auto.offset.reset": "earliest"})
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("a", "b", "c")))
+	shareHeartbeat(h, "m1", 0, "t")
+	if a := acquired(call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 0, 0))); len(a) != 1 || a[0].LastOffset != 2 {
+		t.Fatalf("first fetch: %+v", a)
+	}
+	ack := kmsg.NewPtrShareAcknowledgeRequest()
+	ack.SetVersion(1)
+	ack.GroupID, ack.MemberID, ack.ShareSessionEpoch = kmsg.StringPtr("sg"), kmsg.StringPtr("m1"), 1
+	ack.Topics = []kmsg.ShareAcknowledgeRequestTopic{{TopicID: id, Partitions: []kmsg.ShareAcknowledgeRequestTopicPartition{{
+		Partition: 0, AcknowledgementBatches: []kmsg.ShareAcknowledgeRequestTopicPartitionAcknowledgementBatch{{FirstOffset: 0, LastOffset: 0, AcknowledgeTypes: []int8{1}}}}}}}
+	if r := call[*kmsg.ShareAcknowledgeResponse](h, ack); r.ErrorCode != 0 || r.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("accept 0: %+v", r)
+	}
+
+	h.b.share.Unload(id, 0)
+	ack.ShareSessionEpoch = 2
+	ack.Topics[0].Partitions[0].AcknowledgementBatches[0].FirstOffset, ack.Topics[0].Partitions[0].AcknowledgementBatches[0].LastOffset = 1, 1
+	if r := call[*kmsg.ShareAcknowledgeResponse](h, ack); r.Topics[0].Partitions[0].ErrorCode != kerr.InvalidRecordState.Code {
+		t.Fatalf("accepting a record acquired before the move: %+v, want INVALID_RECORD_STATE", r.Topics[0].Partitions[0])
+	}
+	shareHeartbeat(h, "m2", 0, "t")
+	a := acquired(call[*kmsg.ShareFetchResponse](h, shareFetchReq("m2", id, 0, 0)))
+	if len(a) != 1 || a[0].FirstOffset != 1 || a[0].LastOffset != 2 || a[0].DeliveryCount != 2 {
+		t.Fatalf("after the move: %+v, want 1..2 delivered a second time", a)
 	}
 }

@@ -4,13 +4,17 @@
 // (partition.go): the window of in-flight records of one topic partition
 // for one share group, each record available, acquired by one member
 // until its lock expires, acknowledged or archived, with its delivery
-// count. Records are snapshotted to __share_group_state in the layout of
-// Kafka's ShareSnapshot record (snapshot.go).
+// count. A share partition's persisted state (StateBatch: locks are not
+// persisted) is kept by its share coordinator in __share_group_state, in
+// the layout of Kafka's ShareSnapshot record (snapshot.go).
 //
 // The broker owns an Engine and calls it with decoded kmsg requests and
 // its clock; it reads the log for the engine (Acquire's more function
-// returns the batches as Spans) and writes the snapshots of the share
-// partitions TakeDirty returns.
+// returns the batches as Spans). The engine's share partitions are the
+// leader's cache of the coordinator's state: the broker restores one
+// from its coordinator before serving it, writes those TakeDirty returns
+// through it, and unloads them when leadership moves (KIP-932's
+// share-partition leader and persister).
 //
 // # Invariants
 //

@@ -79,27 +79,15 @@ func (e *Engine) Partitions(group string) []Key {
 			ks = append(ks, k)
 		}
 	}
-	sortKeys(ks)
+	SortKeys(ks)
 	return ks
 }
 
 // Partition returns a share partition, or nil.
 func (e *Engine) Partition(k Key) *Partition { return e.parts[k] }
 
-// Init returns a share partition, starting it at start (where
-// share.auto.offset.reset puts it) when the group never read it.
-func (e *Engine) Init(k Key, start int64) *Partition {
-	p := e.parts[k]
-	if p == nil {
-		p = NewPartition(start)
-		e.parts[k] = p
-		e.dirty[k] = true
-	}
-	return p
-}
-
-// Restore sets a share partition as __share_group_state had it; nil
-// forgets it.
+// Restore sets a share partition as its share coordinator keeps it; nil
+// forgets it (it is read again when next served).
 func (e *Engine) Restore(k Key, p *Partition) {
 	if p == nil {
 		delete(e.parts, k)
@@ -108,11 +96,23 @@ func (e *Engine) Restore(k Key, p *Partition) {
 	e.parts[k] = p
 }
 
+// Unload forgets the share partitions of a topic partition whose
+// leadership left: the share coordinator keeps their state, and the next
+// leader reads it.
+func (e *Engine) Unload(topic [16]byte, partition int32) {
+	for k := range e.parts {
+		if k.TopicID == topic && k.Partition == partition {
+			delete(e.parts, k)
+			delete(e.dirty, k)
+		}
+	}
+}
+
 // Touch marks a share partition changed (its snapshot is to be written).
 func (e *Engine) Touch(k Key) { e.dirty[k] = true }
 
 // TakeDirty returns the share partitions changed since the last call, in
-// order; a deleted one is returned with no partition.
+// order; one forgotten since (Restore nil) has no partition any more.
 func (e *Engine) TakeDirty() []Key {
 	ks := keysOf(e.dirty)
 	clear(e.dirty)
@@ -185,31 +185,26 @@ func (e *Engine) removeMember(g *Group, m *Member, why string) {
 			e.dirty[k] = true
 		}
 	}
-	if len(g.members) == 0 && len(e.Partitions(g.ID)) == 0 {
+	if len(g.members) == 0 && len(g.Assigned) == 0 && len(e.Partitions(g.ID)) == 0 {
 		delete(e.groups, g.ID)
 	}
 }
 
-// Forget deletes an empty share group and its share partitions
-// (DeleteGroups); it reports false for a group with members.
+// Forget deletes an empty share group and the share partitions led here
+// (DeleteGroups; their state is deleted through the share coordinator);
+// it reports false for a group with members.
 func (e *Engine) Forget(group string) bool {
 	if g := e.groups[group]; g != nil && len(g.members) > 0 {
 		return false
 	}
 	delete(e.groups, group)
-	e.Delete(group, nil)
-	return true
-}
-
-// Delete forgets a group's share partitions (DeleteShareGroupOffsets, or
-// all with topic == nil) of an empty group; the keys deleted are dirty.
-func (e *Engine) Delete(group string, topic *[16]byte) {
 	for k := range e.parts {
-		if k.Group == group && (topic == nil || k.TopicID == *topic) {
+		if k.Group == group {
 			delete(e.parts, k)
-			e.dirty[k] = true
+			delete(e.dirty, k)
 		}
 	}
+	return true
 }
 
 func compareKeys(a, b Key) int {
@@ -222,9 +217,10 @@ func compareKeys(a, b Key) int {
 	return cmp.Compare(a.Partition, b.Partition)
 }
 
-// sortKeys sorts with sort.Slice: one shared sort routine rather than a
-// generic instantiation per key type, which the wasm bundle pays for.
-func sortKeys(ks []Key) {
+// SortKeys sorts share partition keys with sort.Slice: one shared sort
+// routine rather than a generic instantiation per key type, which the
+// wasm bundle pays for.
+func SortKeys(ks []Key) {
 	sort.Slice(ks, func(i, j int) bool { return compareKeys(ks[i], ks[j]) < 0 })
 }
 
@@ -234,6 +230,6 @@ func keysOf[V any](m map[Key]V) []Key {
 	for k := range m {
 		ks = append(ks, k)
 	}
-	sortKeys(ks)
+	SortKeys(ks)
 	return ks
 }

@@ -22,6 +22,11 @@ type Group struct {
 	assigned  int32 // the epoch the assignment was computed for
 	topicsSig string
 	members   map[string]*Member
+	// Assigned is every share partition ever assigned in the group (its
+	// group coordinator's record of them, Kafka's initialized
+	// partitions): their state is kept by share coordinators, possibly
+	// on other brokers, until DeleteShareGroupOffsets or DeleteGroups.
+	Assigned map[TP]bool
 }
 
 // Member is one share consumer.
@@ -87,7 +92,7 @@ func (e *Engine) Heartbeat(now int64, clientID, host string, req *kmsg.ShareGrou
 		return resp
 	case req.MemberEpoch == 0 && m == nil:
 		if g == nil {
-			g = &Group{ID: req.GroupID, members: map[string]*Member{}}
+			g = &Group{ID: req.GroupID, members: map[string]*Member{}, Assigned: map[TP]bool{}}
 			e.groups[g.ID] = g
 		}
 		m = &Member{ID: req.MemberID, Assigned: map[string][]int32{}}
@@ -170,6 +175,8 @@ func (e *Engine) assign(g *Group) {
 			if !slices.Contains(m.Assigned[t], p) {
 				m.Assigned[t] = append(m.Assigned[t], p)
 			}
+			id, _, _ := e.cfg.Topics.Topic(t)
+			g.Assigned[TP{id, p}] = true
 		}
 		for _, id := range ids {
 			slices.Sort(g.members[id].Assigned[t])

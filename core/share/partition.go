@@ -64,9 +64,15 @@ type Span struct {
 // is the share-partition start offset (SPSO): every offset before it is
 // done. End is the share-partition end offset (SPEO) plus one: offsets
 // from End on were never acquired.
+//
+// StateEpoch and LeaderEpoch are the share coordinator's fences: the
+// state epoch moves when an admin resets or deletes the state, the
+// leader epoch is the topic partition's when its leader last read or
+// wrote the state; a write carrying an older one is refused.
 type Partition struct {
-	Start int64
-	recs  []Record // recs[i] is offset Start+i
+	Start                   int64
+	StateEpoch, LeaderEpoch int32
+	recs                    []Record // recs[i] is offset Start+i
 }
 
 // NewPartition starts a share partition at offset start.
@@ -246,6 +252,3 @@ func (p *Partition) advance() {
 	p.Start += int64(i)
 	p.recs = append(p.recs[:0], p.recs[i:]...)
 }
-
-// Reset moves the window to start an empty one (AlterShareGroupOffsets).
-func (p *Partition) Reset(start int64) { p.Start, p.recs = start, nil }

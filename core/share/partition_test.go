@@ -243,11 +243,15 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	p := NewPartition(10)
 	p.Acquire("a", 0, lim, 10, func(from int64, _ int) []Span { return []Span{{First: from, Last: from + 3}} })
 	p.Ack("a", []AckBatch{{11, 12, []int8{AckAccept, AckReject}}}, lim)
+	p.StateEpoch, p.LeaderEpoch = 2, 7
 	k := Key{Group: "g", TopicID: [16]byte{1, 2}, Partition: 3}
-	key, value := EncodeSnapshot(k, p, 0, 5)
+	key, value := EncodeSnapshot(k, p, 5)
 	gotK, got, ok, err := DecodeSnapshot(key, value)
 	if err != nil || !ok || gotK != k {
 		t.Fatalf("decode: %v %v %+v", err, ok, gotK)
+	}
+	if got.StateEpoch != 2 || got.LeaderEpoch != 7 {
+		t.Fatalf("epochs: state %d leader %d, want 2 and 7", got.StateEpoch, got.LeaderEpoch)
 	}
 	if want := "start=10 10:available/1 11:acknowledged/1 12:archived/1 13:available/1"; states(got) != want {
 		t.Fatalf("restored %s, want %s", states(got), want)
@@ -257,5 +261,14 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	if _, _, _, err := DecodeSnapshot(key, value[:len(value)-3]); err == nil {
 		t.Fatal("a truncated value decoded")
+	}
+}
+
+// Kafka's coordinator key prints the topic id as a Uuid: URL-safe base64
+// without padding.
+func TestCoordinatorKey(t *testing.T) {
+	k := Key{Group: "g", TopicID: [16]byte{0xfb, 0xff, 0, 1}, Partition: 4}
+	if got, want := k.CoordinatorKey(), "g:-_8AAQAAAAAAAAAAAAAAAA:4"; got != want {
+		t.Fatalf("%q, want %q", got, want)
 	}
 }

@@ -1,0 +1,134 @@
+package broker
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/gregor-kafka/gregor/core/describe"
+	"github.com/gregor-kafka/gregor/core/share"
+)
+
+// The share-partition leader's side of the share coordinator (Kafka's
+// DefaultStatePersister and SharePartition.initialize, KIP-932): the
+// engine's share partitions are a cache of what the coordinator keeps.
+//
+//   - A share partition is read from its coordinator (ReadShareGroupState,
+//     with the topic partition's leader epoch) the first time this broker
+//     serves it as leader; until the answer comes it has no records to
+//     give. Uninitialized state (start offset -1) starts where
+//     share.auto.offset.reset says.
+//   - Every change (acquisitions, acknowledgements, released locks) is
+//     written (WriteShareGroupState) before the answer that reports it is
+//     sent, so an acknowledged record is never delivered again after its
+//     leader or its coordinator moves, and a delivery count never goes
+//     back. A write that fails drops the cached share partition (it is
+//     read again) and fails what it carried: an acknowledgement gets the
+//     write's error, acquired records are not sent.
+//   - On a single broker, or when this broker is also the coordinator,
+//     the same requests are served in-process.
+
+// shareCoordinate hands a shareOp to its share partition's coordinator
+// and done its answer (COORDINATOR_NOT_AVAILABLE when there is none).
+func (b *Broker) shareCoordinate(op shareOp, done func(shareAnswer)) {
+	sp := b.shareStatePartitionOf(op.k)
+	if sp < 0 {
+		if _, err := b.internalTopic(share.StateTopic); err != nil {
+			done(shareAnswer{code: kerr.CoordinatorNotAvailable.Code})
+			return
+		}
+		sp = b.shareStatePartitionOf(op.k)
+	}
+	id, _, _, ok := b.internalLeader(share.StateTopic, sp)
+	switch {
+	case !ok:
+		done(shareAnswer{code: kerr.CoordinatorNotAvailable.Code})
+	case b.cl == nil || id == b.cfg.NodeID:
+		saved := b.wrote
+		b.wrote = coordinatorWrites{}
+		a := b.coordinateShare(op)
+		b.afterWrites(nil, b.cfg.Settings.Int64("offsets.commit.timeout.ms"), func(code int16) { a.code = code }, func() { done(a) })
+		b.wrote = saved
+	default:
+		b.shareRemote(id, op, done)
+	}
+}
+
+// shareLoad reports whether share partition k of partition p is in the
+// engine, and asks its coordinator for it if not.
+func (b *Broker) shareLoad(k share.Key, p *Partition) bool {
+	if b.share.Partition(k) != nil {
+		return true
+	}
+	if b.shareReads[k] {
+		return false
+	}
+	b.shareReads[k] = true
+	inline := true
+	b.shareCoordinate(shareOp{api: shareRead, k: k, leaderEpoch: p.LeaderEpoch}, func(a shareAnswer) {
+		delete(b.shareReads, k)
+		part, pcode := b.sharePartition(share.TP{TopicID: k.TopicID, Partition: k.Partition})
+		switch {
+		case a.code != 0:
+			b.cfg.Logf("share group %s: reading the state of %s-%d: %s", k.Group, p.Topic.Name, k.Partition, describe.ErrorName(a.code))
+			return
+		case pcode != 0 || b.share.Partition(k) != nil:
+			return // no longer led here, or loaded meanwhile
+		}
+		sp := a.state
+		if sp.Start < 0 { // uninitialized: initialized here, and written so
+			epoch := sp.StateEpoch
+			sp = share.NewPartition(b.shareResetOffset(part))
+			sp.StateEpoch = epoch
+			b.share.Touch(k)
+		}
+		sp.LeaderEpoch = part.LeaderEpoch
+		b.share.Restore(k, sp)
+		if !inline {
+			b.wakeShareFetches()
+		}
+	})
+	inline = false
+	return b.share.Partition(k) != nil
+}
+
+// shareResetOffset is where a share partition the group never read
+// starts (share.auto.offset.reset).
+func (b *Broker) shareResetOffset(p *Partition) int64 {
+	if v, _ := b.cfg.Settings.Value("share.auto.offset.reset"); v == "earliest" {
+		return p.log.StartOffset()
+	}
+	return p.HighWatermark
+}
+
+// persistShare writes every share partition changed since the last call
+// through its coordinator, and calls done, if set, once every write is
+// answered, with the error codes of those that failed. It reports
+// whether any share partition changed.
+func (b *Broker) persistShare(done func(failed map[share.Key]int16)) bool {
+	keys := b.share.TakeDirty()
+	failed := map[share.Key]int16{}
+	open := 1
+	finish := func() {
+		if open--; open == 0 && done != nil {
+			done(failed)
+		}
+	}
+	for _, k := range keys {
+		p := b.share.Partition(k)
+		if p == nil {
+			continue
+		}
+		open++
+		b.shareCoordinate(shareOp{api: shareWrite, k: k, state: cloneShare(p)}, func(a shareAnswer) {
+			if a.code != 0 {
+				failed[k] = a.code
+				if b.share.Partition(k) == p {
+					b.share.Restore(k, nil)
+				}
+				b.cfg.Logf("share group %s: writing the state of partition %d: %s; it is read again", k.Group, k.Partition, describe.ErrorName(a.code))
+			}
+			finish()
+		})
+	}
+	finish()
+	return len(keys) > 0
+}
