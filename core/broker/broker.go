@@ -163,11 +163,11 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 			return nil, fmt.Errorf("broker: opening topic %s: %w", name, err)
 		}
 	}
-	if err := b.initGroups(now); err != nil {
-		return nil, fmt.Errorf("broker: loading consumer groups: %w", err)
-	}
 	if err := b.initShare(now); err != nil {
 		return nil, fmt.Errorf("broker: loading share groups: %w", err)
+	}
+	if err := b.initGroups(now); err != nil {
+		return nil, fmt.Errorf("broker: loading consumer groups: %w", err)
 	}
 	if err := b.initTxn(now); err != nil {
 		return nil, fmt.Errorf("broker: loading transactions: %w", err)

@@ -106,6 +106,7 @@ func (b *Broker) initGroups(now int64) error {
 		Rand:                        b.cfg.Rand,
 		Log:                         groupLog{b},
 		Topics:                      groupTopics{b},
+		Share:                       b.share,
 		Logf:                        b.cfg.Logf,
 	}, now)
 	t := b.topics[OffsetsTopic]

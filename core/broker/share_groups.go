@@ -23,9 +23,11 @@ import (
 //
 // The share partitions' state is kept by the share coordinator
 // (share_coordinator.go) and read and written by the partitions' leaders
-// through it (share_persist.go). Membership is not persisted: after a restart
-// members heartbeat, learn they are unknown and join again, as Kafka's
-// share consumers do after a coordinator moves.
+// through it (share_persist.go). Membership, epochs, assignment and the
+// initialized share partitions are written to __consumer_offsets by the
+// group coordinator (core/group/share_records.go) and replayed when it
+// loads a partition, so after a restart or a coordinator move members go
+// on at their epoch and an empty share group is still listed.
 func init() {
 	register(76, 1, 1, handleShareHeartbeat)
 	register(77, 1, 1, handleShareDescribe)
@@ -169,6 +171,7 @@ func (b *Broker) shareListed(req kmsg.Request, resp kmsg.Response) {
 					g.ErrorCode = kerr.NonEmptyGroup.Code
 					continue
 				}
+				b.groups.StoreShare(b.coordinatesGroup)
 				// The answer does not wait for the coordinators.
 				b.shareGather(shareDelete, keys, nil, func([]shareAnswer) {})
 			}

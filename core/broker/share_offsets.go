@@ -19,6 +19,7 @@ import (
 // without members (NON_EMPTY_GROUP), as a consumer group's offset reset
 // does.
 func handleShareOffsets(b *Broker, r *Request) kmsg.Response {
+	defer b.groups.StoreShare(b.coordinatesGroup) // DeleteShareGroupOffsets forgets partitions
 	switch req := r.Msg.(type) {
 	case *kmsg.DescribeShareGroupOffsetsRequest:
 		return b.describeShareOffsets(r, req)

@@ -99,11 +99,13 @@ func (b *Broker) shareResetOffset(p *Partition) int64 {
 	return p.HighWatermark
 }
 
-// persistShare writes every share partition changed since the last call
-// through its coordinator, and calls done, if set, once every write is
-// answered, with the error codes of those that failed. It reports
-// whether any share partition changed.
+// persistShare writes the share groups' membership records that changed
+// (group.Coordinator.StoreShare) and every share partition changed since
+// the last call through its coordinator, and calls done, if set, once
+// every write is answered, with the error codes of those that failed. It
+// reports whether any share partition changed.
 func (b *Broker) persistShare(done func(failed map[share.Key]int16)) bool {
+	b.groups.StoreShare(b.coordinatesGroup)
 	keys := b.share.TakeDirty()
 	failed := map[share.Key]int16{}
 	open := 1

@@ -123,8 +123,10 @@ func TestShareGroupOnePartition(t *testing.T) {
 		b1.FirstOffset != 2 || b1.LastOffset != 3 || b1.DeliveryCount != 2 || b1.DeliveryState != 0 {
 		t.Errorf("state batches after restart: %+v", st.StateBatches)
 	}
-	if hb := shareHeartbeat(h, "m1", 2); hb.ErrorCode != kerr.UnknownMemberID.Code {
-		t.Fatalf("membership is not kept: %+v", hb)
+	// Membership was replayed from __consumer_offsets: m1 goes on at its
+	// epoch, without joining again.
+	if hb := shareHeartbeat(h, "m1", 2); hb.ErrorCode != 0 || hb.MemberEpoch != 2 {
+		t.Fatalf("membership after restart: %+v", hb)
 	}
 }
 

@@ -18,6 +18,7 @@ type recWriter struct{ b []byte }
 func (w *recWriter) int8(v int8)   { w.b = append(w.b, byte(v)) }
 func (w *recWriter) int16(v int16) { w.b = binary.BigEndian.AppendUint16(w.b, uint16(v)) }
 func (w *recWriter) int32(v int32) { w.b = binary.BigEndian.AppendUint32(w.b, uint32(v)) }
+func (w *recWriter) int64(v int64) { w.b = binary.BigEndian.AppendUint64(w.b, uint64(v)) }
 func (w *recWriter) uvarint(v int) { w.b = binary.AppendUvarint(w.b, uint64(v)) }
 func (w *recWriter) uuid(v [16]byte) {
 	w.b = append(w.b, v[:]...)
@@ -71,6 +72,7 @@ func (r *recReader) take(n int) []byte {
 func (r *recReader) int8() int8   { return int8(r.take(1)[0]) }
 func (r *recReader) int16() int16 { return int16(binary.BigEndian.Uint16(r.take(2))) }
 func (r *recReader) int32() int32 { return int32(binary.BigEndian.Uint32(r.take(4))) }
+func (r *recReader) int64() int64 { return int64(binary.BigEndian.Uint64(r.take(8))) }
 func (r *recReader) uuid() (u [16]byte) {
 	copy(u[:], r.take(16))
 	return u

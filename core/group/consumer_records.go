@@ -166,38 +166,45 @@ func (c *Coordinator) storeConsumer(g *Group) {
 	if cg == nil {
 		return
 	}
-	state := c.consumerState(g)
-	live := map[string]bool{}
-	var recs []kv
-	for _, r := range state {
-		live[string(r.key)] = true
-		if old, ok := cg.written[string(r.key)]; !ok || !bytes.Equal(old, r.value) {
-			recs = append(recs, r)
-		}
-	}
-	var gone []kv
-	for _, k := range sortedKeys(cg.written) {
-		if !live[k] {
-			gone = append(gone, kv{[]byte(k), nil})
-		}
-	}
-	recs = append(gone, recs...)
+	recs := changed(cg.written, c.consumerState(g))
 	if len(recs) == 0 || c.write(g, recs) != nil {
 		return
 	}
 	for _, r := range recs {
-		cg.noteWritten(r.key, r.value)
+		noteWritten(&cg.written, r.key, r.value)
 	}
 }
 
-func (cg *consumerGroup) noteWritten(key, value []byte) {
-	if cg.written == nil {
-		cg.written = map[string][]byte{}
+// changed lists the records of state whose value differs from what the
+// log holds (written, key by key), after tombstones for the keys written
+// and no longer in state.
+func changed(written map[string][]byte, state []kv) []kv {
+	live := map[string]bool{}
+	var recs []kv
+	for _, r := range state {
+		live[string(r.key)] = true
+		if old, ok := written[string(r.key)]; !ok || !bytes.Equal(old, r.value) {
+			recs = append(recs, r)
+		}
+	}
+	var gone []kv
+	for _, k := range sortedKeys(written) {
+		if !live[k] {
+			gone = append(gone, kv{[]byte(k), nil})
+		}
+	}
+	return append(gone, recs...)
+}
+
+// noteWritten records that the log now holds value at key (nil: deleted).
+func noteWritten(written *map[string][]byte, key, value []byte) {
+	if *written == nil {
+		*written = map[string][]byte{}
 	}
 	if value == nil {
-		delete(cg.written, string(key))
+		delete(*written, string(key))
 	} else {
-		cg.written[string(key)] = value
+		(*written)[string(key)] = value
 	}
 }
 
@@ -249,7 +256,7 @@ func (c *Coordinator) replayConsumer(p int32, key, value []byte) {
 	}
 	g.typ = Consumer
 	cg := g.cg
-	cg.noteWritten(key, value)
+	noteWritten(&cg.written, key, value)
 	r := recReader{b: value}
 	if value != nil && r.int16() != 0 {
 		c.cfg.Logf("replaying %s-%d: record type %d: value version not 0", Topic, p, typ)

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/share"
 )
 
 // Config is what a Coordinator needs from the broker that hosts it.
@@ -36,6 +37,9 @@ type Config struct {
 	Log Log
 	// Topics answers what topics exist, for commits and KIP-848 assignment.
 	Topics Topics
+	// Share is the broker's share groups (KIP-932), whose membership the
+	// coordinator writes and replays (share_records.go); nil: none.
+	Share *share.Engine
 	// Logf receives a line per rebalance and member change.
 	Logf func(format string, args ...any)
 }
@@ -77,6 +81,9 @@ type Coordinator struct {
 	groups map[string]*Group
 	now    int64
 	txn    txnOffsets // offsets of open transactions (txn.go)
+	// shareWritten is, per share group, what the log holds of its
+	// records, key by key (share_records.go).
+	shareWritten map[string]map[string][]byte
 }
 
 // New returns a coordinator with no groups; Replay then restores them.
@@ -203,6 +210,11 @@ type kv struct{ key, value []byte }
 
 // write appends records for group g to its partition as one batch.
 func (c *Coordinator) write(g *Group, recs []kv) error {
+	return c.writeTo(g.partition, g.id, recs)
+}
+
+// writeTo appends records for group id to partition p as one batch.
+func (c *Coordinator) writeTo(p int32, id string, recs []kv) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -210,8 +222,8 @@ func (c *Coordinator) write(g *Group, recs []kv) error {
 	for _, r := range recs {
 		bl.Add(r.key, r.value, 0)
 	}
-	if err := c.cfg.Log.Append(g.partition, bl.Build()); err != nil {
-		c.cfg.Logf("group %s: writing to %s-%d failed: %v", g.id, Topic, g.partition, err)
+	if err := c.cfg.Log.Append(p, bl.Build()); err != nil {
+		c.cfg.Logf("group %s: writing to %s-%d failed: %v", id, Topic, p, err)
 		return err
 	}
 	return nil
@@ -234,6 +246,10 @@ func (c *Coordinator) newMemberID(prefix string) string {
 func (c *Coordinator) Replay(p int32, key, value []byte) {
 	if isConsumerRecord(key) {
 		c.replayConsumer(p, key, value)
+		return
+	}
+	if isShareRecord(key) {
+		c.replayShare(p, key, value)
 		return
 	}
 	e, err := DecodeEntry(key, value)
@@ -290,5 +306,5 @@ func (c *Coordinator) Unload(p int32) []string {
 			delete(c.txn.pending, pid)
 		}
 	}
-	return gone
+	return append(gone, c.unloadShare(p)...)
 }

@@ -233,3 +233,45 @@ func keysOf[V any](m map[Key]V) []Key {
 	SortKeys(ks)
 	return ks
 }
+
+// LoadGroup returns a share group, creating it empty: its group
+// coordinator rebuilds it so from the records it wrote in
+// __consumer_offsets (core/group/share_records.go) after a restart or a
+// move. The assignment is recomputed at the next heartbeat, at the same
+// epoch (the topics are what they were) and with the same result.
+func (e *Engine) LoadGroup(id string) *Group {
+	g := e.groups[id]
+	if g == nil {
+		g = &Group{ID: id, members: map[string]*Member{}, Assigned: map[TP]bool{}}
+		e.groups[id] = g
+	}
+	return g
+}
+
+// LoadMember returns a member of a loaded group, creating it; its session
+// starts over now, as a KIP-848 member's does at load.
+func (e *Engine) LoadMember(g *Group, id string) *Member {
+	m := g.members[id]
+	if m == nil {
+		m = &Member{ID: id, Assigned: map[string][]int32{}, deadline: e.now + int64(e.cfg.SessionTimeoutMs)}
+		g.members[id] = m
+	}
+	return m
+}
+
+// DropMember forgets a member without moving the group epoch (its
+// tombstone was replayed: the epoch's own record says where it went).
+func (e *Engine) DropMember(g *Group, id string) { delete(g.members, id) }
+
+// Drop forgets a share group's membership, when its group coordinator's
+// record of it is deleted or its __consumer_offsets partition moves away;
+// the share partitions led here stay (their state is the share
+// coordinator's).
+func (e *Engine) Drop(id string) {
+	delete(e.groups, id)
+	for k := range e.sessions {
+		if k.group == id {
+			e.closeSession(k)
+		}
+	}
+}

@@ -17,11 +17,11 @@ import (
 // partition may be assigned to several members at once, since records,
 // not partitions, are what a member holds.
 type Group struct {
-	ID        string
-	Epoch     int32
-	assigned  int32 // the epoch the assignment was computed for
-	topicsSig string
-	members   map[string]*Member
+	ID              string
+	Epoch           int32
+	AssignmentEpoch int32 // the epoch the assignment was computed for
+	topicsSig       string
+	members         map[string]*Member
 	// Assigned is every share partition ever assigned in the group (its
 	// group coordinator's record of them, Kafka's initialized
 	// partitions): their state is kept by share coordinators, possibly
@@ -32,7 +32,7 @@ type Group struct {
 // Member is one share consumer.
 type Member struct {
 	ID, ClientID, ClientHost, Rack string
-	Epoch, prevEpoch               int32
+	Epoch, PrevEpoch               int32
 	Topics                         []string           // subscribed, sorted
 	Assigned                       map[string][]int32 // topic -> partitions
 	deadline                       int64
@@ -101,7 +101,7 @@ func (e *Engine) Heartbeat(now int64, clientID, host string, req *kmsg.ShareGrou
 		e.cfg.Logf("share group %s: member %s joined", g.ID, m.ID)
 	case m == nil:
 		return fail(kerr.UnknownMemberID, "unknown member")
-	case req.MemberEpoch != 0 && req.MemberEpoch != m.Epoch && req.MemberEpoch != m.prevEpoch:
+	case req.MemberEpoch != 0 && req.MemberEpoch != m.Epoch && req.MemberEpoch != m.PrevEpoch:
 		return fail(kerr.FencedMemberEpoch, fmt.Sprintf("member epoch %d, the coordinator has %d", req.MemberEpoch, m.Epoch))
 	}
 	m.ClientID, m.ClientHost, m.deadline = clientID, host, e.now+int64(e.cfg.SessionTimeoutMs)
@@ -120,7 +120,7 @@ func (e *Engine) Heartbeat(now int64, clientID, host string, req *kmsg.ShareGrou
 	e.assign(g)
 	before := m.Epoch
 	if m.Epoch != g.Epoch {
-		m.prevEpoch, m.Epoch = m.Epoch, g.Epoch
+		m.PrevEpoch, m.Epoch = m.Epoch, g.Epoch
 	}
 	resp.MemberID, resp.MemberEpoch = &m.ID, m.Epoch
 	resp.HeartbeatIntervalMillis = e.cfg.HeartbeatIntervalMs
@@ -157,7 +157,7 @@ func (e *Engine) assign(g *Group) {
 	if sig != g.topicsSig && g.topicsSig != "" {
 		g.Epoch++
 	}
-	if sig == g.topicsSig && g.assigned == g.Epoch {
+	if sig == g.topicsSig && g.AssignmentEpoch == g.Epoch {
 		return
 	}
 	g.topicsSig = sig
@@ -182,5 +182,5 @@ func (e *Engine) assign(g *Group) {
 			slices.Sort(g.members[id].Assigned[t])
 		}
 	}
-	g.assigned = g.Epoch
+	g.AssignmentEpoch = g.Epoch
 }
