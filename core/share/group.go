@@ -154,8 +154,8 @@ func (e *Engine) assign(g *Group) {
 		_, n, _ := e.cfg.Topics.Topic(t)
 		sig += fmt.Sprintf("%s:%d,", t, n)
 	}
-	if sig != g.topicsSig && g.topicsSig != "" {
-		g.Epoch++
+	if sig != g.topicsSig && g.topicsSig != "" && g.AssignmentEpoch == g.Epoch {
+		g.Epoch++ // not again when a join, leave or subscription moved it
 	}
 	if sig == g.topicsSig && g.AssignmentEpoch == g.Epoch {
 		return
