@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/gregor-kafka/gregor/core/group/assign"
 )
@@ -92,11 +93,7 @@ func (c *Coordinator) consumerState(g *Group) []kv {
 		w.classicTag(m.classic)
 		recs = append(recs, kv{consumerKey(consumerMemberType, g.id, id), w.b})
 	}
-	w := recWriter{}
-	w.int16(0)
-	w.int32(cg.epoch)
-	w.noTags()
-	recs = append(recs, kv{consumerKey(consumerGroupType, g.id), w.b})
+	recs = append(recs, kv{consumerKey(consumerGroupType, g.id), epochValue(cg.epoch)})
 	for _, id := range ids {
 		w := recWriter{}
 		w.int16(0)
@@ -104,11 +101,7 @@ func (c *Coordinator) consumerState(g *Group) []kv {
 		w.noTags()
 		recs = append(recs, kv{consumerKey(consumerTargetMember, g.id, id), w.b})
 	}
-	w = recWriter{}
-	w.int16(0)
-	w.int32(cg.assignmentEpoch)
-	w.noTags()
-	recs = append(recs, kv{consumerKey(consumerTargetType, g.id), w.b})
+	recs = append(recs, kv{consumerKey(consumerTargetType, g.id), epochValue(cg.assignmentEpoch)})
 	for _, id := range ids {
 		m := cg.members[id]
 		st := memberStable
@@ -129,6 +122,16 @@ func (c *Coordinator) consumerState(g *Group) []kv {
 		recs = append(recs, kv{consumerKey(consumerCurrentType, g.id, id), w.b})
 	}
 	return recs
+}
+
+// epochValue is the value of an epoch's record (3 and 6, and share
+// groups' 12): version 0 and the epoch.
+func epochValue(epoch int32) []byte {
+	w := recWriter{}
+	w.int16(0)
+	w.int32(epoch)
+	w.noTags()
+	return w.b
 }
 
 func sortedSet(s map[assign.TopicPartition]bool) []assign.TopicPartition {
@@ -232,18 +235,24 @@ func isConsumerRecord(key []byte) bool {
 	return false
 }
 
-// replayConsumer applies one KIP-848 record at load.
-func (c *Coordinator) replayConsumer(p int32, key, value []byte) {
+// readKey reads a record's key: its type, group and, for the member
+// types given, a member id, which may not be empty.
+func readKey(key []byte, memberTypes ...int16) (typ int16, group, member string, err error) {
 	kr := recReader{b: key}
-	typ, groupID := kr.int16(), kr.str()
-	var memberID string
-	if typ == consumerMemberType || typ == consumerTargetMember || typ == consumerCurrentType {
-		if memberID = kr.str(); memberID == "" && kr.err == nil {
+	typ, group = kr.int16(), kr.str()
+	if slices.Contains(memberTypes, typ) {
+		if member = kr.str(); member == "" && kr.err == nil {
 			kr.err = errNoMember
 		}
 	}
-	if kr.err != nil {
-		c.cfg.Logf("replaying %s-%d: record type %d: key: %v", Topic, p, typ, kr.err)
+	return typ, group, member, kr.err
+}
+
+// replayConsumer applies one KIP-848 record at load.
+func (c *Coordinator) replayConsumer(p int32, key, value []byte) {
+	typ, groupID, memberID, err := readKey(key, consumerMemberType, consumerTargetMember, consumerCurrentType)
+	if err != nil {
+		c.cfg.Logf("replaying %s-%d: record type %d: key: %v", Topic, p, typ, err)
 		return
 	}
 	g := c.groups[groupID]

@@ -88,11 +88,7 @@ func (c *Coordinator) shareState(g *share.Group) []kv {
 		w.noTags()
 		recs = append(recs, kv{consumerKey(shareTargetMember, g.ID, m.ID), w.b})
 	}
-	w = recWriter{}
-	w.int16(0)
-	w.int32(g.AssignmentEpoch)
-	w.noTags()
-	recs = append(recs, kv{consumerKey(shareTargetType, g.ID), w.b})
+	recs = append(recs, kv{consumerKey(shareTargetType, g.ID), epochValue(g.AssignmentEpoch)})
 	for i, m := range ms {
 		w := recWriter{}
 		w.int16(0)
@@ -213,16 +209,12 @@ func isShareRecord(key []byte) bool {
 // replayShare applies one share group record at load.
 func (c *Coordinator) replayShare(p int32, key, value []byte) {
 	e := c.cfg.Share
-	kr := recReader{b: key}
-	typ, id := kr.int16(), kr.str()
-	var memberID string
-	if typ == shareMemberType || typ == shareTargetMember || typ == shareCurrentType {
-		if memberID = kr.str(); memberID == "" && kr.err == nil {
-			kr.err = errNoMember
-		}
+	typ, id, memberID, err := readKey(key, shareMemberType, shareTargetMember, shareCurrentType)
+	if err != nil {
+		c.cfg.Logf("replaying %s-%d: share record type %d: key: %v", Topic, p, typ, err)
+		return
 	}
-	if kr.err != nil || e == nil {
-		c.cfg.Logf("replaying %s-%d: share record type %d: key: %v", Topic, p, typ, kr.err)
+	if e == nil {
 		return
 	}
 	written := c.shareWritten[id]

@@ -14,7 +14,11 @@
 // leader's cache of the coordinator's state: the broker restores one
 // from its coordinator before serving it, writes those TakeDirty returns
 // through it, and unloads them when leadership moves (KIP-932's
-// share-partition leader and persister).
+// share-partition leader and persister). A group's membership, epochs,
+// assignment and Assigned partitions are written by its group
+// coordinator to __consumer_offsets (core/group/share_records.go), which
+// rebuilds them with LoadGroup and LoadMember when it loads the
+// partition, and forgets them with Drop when the partition moves away.
 //
 // # Invariants
 //
