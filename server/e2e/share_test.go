@@ -175,11 +175,32 @@ func TestShareGroupsFranzSplit(t *testing.T) {
 	// broker (SIGKILL, then a restart) has the same start offset.
 	m1.close()
 	m2.close()
+	waitShareMembers(t, adm, group, 0)
+	d, err := adm.DescribeShareGroups(context.Background(), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	epoch := d[group].GroupEpoch
 	b.KillAndRestart()
 	startAt("the start offset after a restart", b.Admin(t))
 	lg, err := adm.ListGroupsByType(context.Background(), []string{"share"})
 	if err != nil || len(lg) == 0 || lg[group].GroupType != "share" {
 		t.Fatalf("ListGroups type share: %v %+v", err, lg)
+	}
+	// The group coordinator replayed the empty group's records from
+	// __consumer_offsets: its epoch survived; DeleteGroups deletes it and
+	// its records, so the next restart does not find it.
+	d, err = adm.DescribeShareGroups(context.Background(), group)
+	if err != nil || d[group].Err != nil || d[group].GroupState != "Empty" || d[group].GroupEpoch != epoch || epoch == 0 {
+		t.Fatalf("the empty share group after a restart: %v %+v, want Empty at epoch %d", err, d[group], epoch)
+	}
+	if r, err := adm.DeleteGroup(context.Background(), group); err != nil || r.Err != nil {
+		t.Fatalf("DeleteGroups: %v %v", err, r.Err)
+	}
+	b.KillAndRestart()
+	lg, err = b.Admin(t).ListGroupsByType(context.Background(), []string{"share"})
+	if _, ok := lg[group]; err != nil || ok {
+		t.Fatalf("ListGroups after DeleteGroups and a restart: %v %+v", err, lg)
 	}
 }
 
