@@ -2,8 +2,6 @@ package group
 
 import (
 	"encoding/binary"
-	"maps"
-	"slices"
 
 	"github.com/gregor-kafka/gregor/core/group/assign"
 	"github.com/gregor-kafka/gregor/core/share"
@@ -106,28 +104,23 @@ func (c *Coordinator) shareState(g *share.Group) []kv {
 // topic (id, name, partitions, create timestamp); a topic deleted since
 // is left out.
 func (c *Coordinator) shareStateValue(g *share.Group) []byte {
-	byTopic := map[[16]byte][]int32{}
+	var tps []assign.TopicPartition
 	for tp := range g.Assigned {
-		byTopic[tp.TopicID] = append(byTopic[tp.TopicID], tp.Partition)
+		if name, _, ok := c.cfg.Topics.TopicByID(tp.TopicID); ok {
+			tps = append(tps, assign.TopicPartition{Topic: name, Partition: tp.Partition})
+		}
 	}
 	w := recWriter{}
 	w.int16(0)
 	w.uvarint(1) // no initializing topics
-	var ids [][16]byte
-	for id := range byTopic {
-		if _, _, ok := c.cfg.Topics.TopicByID(id); ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.SortFunc(ids, func(a, b [16]byte) int { return slices.Compare(a[:], b[:]) })
-	w.uvarint(len(ids) + 1)
-	for _, id := range ids {
-		name, _, _ := c.cfg.Topics.TopicByID(id)
-		ps := slices.Sorted(slices.Values(byTopic[id]))
-		w.uuid(id)
+	topics := c.byTopicID(tps)
+	w.uvarint(len(topics) + 1)
+	for _, tp := range topics {
+		name, _, _ := c.cfg.Topics.TopicByID(tp.id)
+		w.uuid(tp.id)
 		w.cstr(name)
-		w.uvarint(len(ps) + 1)
-		for _, p := range ps {
+		w.uvarint(len(tp.parts) + 1)
+		for _, p := range tp.parts {
 			w.int32(p)
 		}
 		w.int64(0)
@@ -156,7 +149,7 @@ func (c *Coordinator) StoreShare(leads func(group string) bool) {
 			ids[id] = true
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(ids)) {
+	for _, id := range sortedKeys(ids) {
 		var state []kv
 		if g := e.Group(id); g != nil {
 			state = c.shareState(g)
@@ -187,7 +180,7 @@ func (c *Coordinator) setShareWritten(id string, written map[string][]byte) {
 // unloadShare forgets the share groups of partition p.
 func (c *Coordinator) unloadShare(p int32) []string {
 	var gone []string
-	for _, id := range slices.Sorted(maps.Keys(c.shareWritten)) {
+	for _, id := range sortedKeys(c.shareWritten) {
 		if c.PartitionFor(id) == p {
 			delete(c.shareWritten, id)
 			c.cfg.Share.Drop(id)
