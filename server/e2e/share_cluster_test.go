@@ -175,11 +175,34 @@ func TestClusterShareGroupLeadersKilled(t *testing.T) {
 		return nil
 	})
 
-	// The group coordinator keeps share groups in memory: let leadership
-	// settle (restarted brokers take back their preferred partitions) and
-	// the member rejoin at the final coordinator before it leaves.
+	// Let leadership settle (restarted brokers take back their preferred
+	// partitions); the member is still in the group.
 	waitFullISR(t, adm, topic, share.StateTopic, "__consumer_offsets")
 	waitShareMembers(t, adm, groupID, 1)
+	// Once it has left, the group coordinator is SIGKILLed: the next one
+	// replays the empty group's records from __consumer_offsets and
+	// describes it at its epoch.
+	stopConsumer()
+	waitShareMembers(t, adm, groupID, 0)
+	d, err := adm.DescribeShareGroups(context.Background(), groupID)
+	if err != nil || d[groupID].GroupEpoch == 0 {
+		t.Fatalf("the empty share group: %v %+v", err, d[groupID])
+	}
+	epoch := d[groupID].GroupEpoch
+	gc := leaderOf("__consumer_offsets", group.PartitionFor(groupID, 50))
+	t.Logf("killing broker %d, the group coordinator of %s (epoch %d)", gc.NodeID, groupID, epoch)
+	gc.KillAndRestart()
+	eventually(t, 60*time.Second, "the empty share group at the next coordinator", func() error {
+		d, err := adm.DescribeShareGroups(context.Background(), groupID)
+		if err != nil {
+			return err
+		}
+		if g := d[groupID]; g.Err != nil || g.GroupState != "Empty" || g.GroupEpoch != epoch {
+			return fmt.Errorf("%v: %s at epoch %d, want Empty at %d", g.Err, g.GroupState, g.GroupEpoch, epoch)
+		}
+		return nil
+	})
+	waitFullISR(t, adm, topic, share.StateTopic, "__consumer_offsets")
 	checkShareAdmin(t, adm, groupID, topic, stopConsumer)
 
 	mu.Lock()
