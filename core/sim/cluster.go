@@ -623,3 +623,22 @@ func (w *World) showController() error {
 	}
 	return nil
 }
+
+// stopWhenReady ends the processes of the stopping brokers the controller
+// has let go, and of the brokers halted by a failed log dir
+// (core/broker/log_dir_failure.go): those crash, as the native server
+// exits with status 1.
+func (w *World) stopWhenReady() {
+	for _, n := range w.nodes {
+		if n.Up && n.Broker.Halted() {
+			w.notef(n.Name, "error", "log dir failed: the broker halts (exit status 1); restart recovers it")
+			w.takeDown(n, true)
+			continue
+		}
+		if n.Up && n.stopping && n.Broker.ShutdownReady() {
+			w.notef(n.Name, "state", "controlled shutdown granted: it leads nothing")
+			w.takeDown(n, true)
+			n.stopped = true
+		}
+	}
+}

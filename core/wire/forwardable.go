@@ -25,22 +25,6 @@ type codec struct {
 	appendResp func(kmsg.Response, []byte) []byte
 }
 
-func codecOf[Req, Resp any, PReq interface {
-	*Req
-	kmsg.Request
-}, PResp interface {
-	*Resp
-	kmsg.Response
-}]() codec {
-	return codec{
-		newReq:     func() kmsg.Request { return PReq(new(Req)) },
-		readReq:    func(r kmsg.Request, b []byte) error { return r.(PReq).ReadFrom(b) },
-		appendReq:  func(r kmsg.Request, b []byte) []byte { return r.(PReq).AppendTo(b) },
-		readResp:   func(r kmsg.Response, b []byte) error { return r.(PResp).ReadFrom(b) },
-		appendResp: func(r kmsg.Response, b []byte) []byte { return r.(PResp).AppendTo(b) },
-	}
-}
-
 // Forwardable reports whether a broker of a cluster forwards an API to
 // the controller in an Envelope.
 func Forwardable(key int16) bool {

@@ -20,3 +20,20 @@ var forwardable = map[int16]codec{
 	kmsg.ListPartitionReassignments.Int16(): codecOf[kmsg.ListPartitionReassignmentsRequest, kmsg.ListPartitionReassignmentsResponse](),
 	kmsg.UpdateFeatures.Int16():             codecOf[kmsg.UpdateFeaturesRequest, kmsg.UpdateFeaturesResponse](),
 }
+
+// codecOf is the codec of one forwardable API, through its concrete types.
+func codecOf[Req, Resp any, PReq interface {
+	*Req
+	kmsg.Request
+}, PResp interface {
+	*Resp
+	kmsg.Response
+}]() codec {
+	return codec{
+		newReq:     func() kmsg.Request { return PReq(new(Req)) },
+		readReq:    func(r kmsg.Request, b []byte) error { return r.(PReq).ReadFrom(b) },
+		appendReq:  func(r kmsg.Request, b []byte) []byte { return r.(PReq).AppendTo(b) },
+		readResp:   func(r kmsg.Response, b []byte) error { return r.(PResp).ReadFrom(b) },
+		appendResp: func(r kmsg.Response, b []byte) []byte { return r.(PResp).AppendTo(b) },
+	}
+}
