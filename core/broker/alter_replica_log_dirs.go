@@ -15,16 +15,25 @@ import (
 // metadata has but this broker holds no replica of is
 // REPLICA_NOT_AVAILABLE, an unknown one UNKNOWN_TOPIC_OR_PARTITION. Like
 // DescribeLogDirs it is sent to each broker for its own replicas, and
-// needs ALTER on the cluster.
+// needs ALTER on the cluster. A topic named under several directories is
+// answered once, with all its partitions, as Kafka groups its results by
+// topic (clients such as kadm keep the last entry of a topic only).
 func init() { register(34, 1, 2, handleAlterReplicaLogDirs) }
 
 func handleAlterReplicaLogDirs(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.AlterReplicaLogDirsRequest)
 	resp := req.ResponseKind().(*kmsg.AlterReplicaLogDirsResponse)
+	at := map[string]int{} // a topic's index in resp.Topics
 	for _, d := range req.Dirs {
 		for _, rt := range d.Topics {
-			st := kmsg.NewAlterReplicaLogDirsResponseTopic()
-			st.Topic = rt.Topic
+			i, ok := at[rt.Topic]
+			if !ok {
+				i, at[rt.Topic] = len(resp.Topics), len(resp.Topics)
+				st := kmsg.NewAlterReplicaLogDirsResponseTopic()
+				st.Topic = rt.Topic
+				resp.Topics = append(resp.Topics, st)
+			}
+			st := &resp.Topics[i]
 			for _, p := range rt.Partitions {
 				sp := kmsg.NewAlterReplicaLogDirsResponseTopicPartition()
 				sp.Partition = p
@@ -39,7 +48,6 @@ func handleAlterReplicaLogDirs(b *Broker, r *Request) kmsg.Response {
 				}
 				st.Partitions = append(st.Partitions, sp)
 			}
-			resp.Topics = append(resp.Topics, st)
 		}
 	}
 	return resp
