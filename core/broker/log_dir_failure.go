@@ -19,8 +19,8 @@ package broker
 // directory.id), so the other in-sync replicas take over within one
 // heartbeat round trip rather than a session timeout, and it halts once the
 // metadata it applies records its log dir offline (the controller's batch,
-// which moved its leaderships, committed), or after two heartbeat
-// intervals without that (Halted: the driver ends the process with a non-zero
+// which moved its leaderships, committed), or after
+// log.dir.failure.timeout.ms without that (Halted: the driver ends the process with a non-zero
 // status, a supervisor restarts it and recovery truncates the log to what
 // was synced). Meanwhile its other partitions go on serving. Acknowledged
 // records survive: acks=all answered only once the whole ISR had them, and
@@ -56,8 +56,8 @@ func (c *clusterGlue) offlineLogDirs() [][16]byte {
 
 // Halted reports whether this clustered broker must stop now because its
 // log dir failed: the metadata records its log dir offline, or the
-// controller could not be told for two heartbeat intervals. The driver ends the process with a non-zero
-// status, as Kafka's Exit.halt(1), without a controlled shutdown.
+// controller could not be told within log.dir.failure.timeout.ms. The
+// driver ends the process with a non-zero status, as Kafka's Exit.halt(1), without a controlled shutdown.
 func (b *Broker) Halted() bool {
 	c := b.cl
 	if c == nil || !c.dirFailed {
@@ -69,7 +69,7 @@ func (b *Broker) Halted() bool {
 	case own != nil && own.Epoch == c.epoch && own.LogDirOffline:
 		b.cfg.Logf("log dir failure: the controller moved this broker's leaderships away; halting")
 		c.halt = true
-	case b.now-c.dirFailedAt >= 2*b.cfg.Settings.Int64("broker.heartbeat.interval.ms"):
+	case b.now-c.dirFailedAt >= b.cfg.Settings.Int64("log.dir.failure.timeout.ms"):
 		b.cfg.Logf("log dir failure: the controller was not told within %dms; halting without it", b.now-c.dirFailedAt)
 		c.halt = true
 	}

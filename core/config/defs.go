@@ -147,6 +147,7 @@ var brokerDefs = []Def{
 	{Name: "replica.selector.class", Type: String, Default: "", Doc: "Which replica a consumer reads from (KIP-392): empty, the leader; org.apache.kafka.common.replica.RackAwareReplicaSelector, an in-sync replica in the consumer's client.rack.", ReadOnly: true, Enum: []string{"", "org.apache.kafka.common.replica.RackAwareReplicaSelector"}},
 	{Name: "broker.heartbeat.interval.ms", Type: Int, Default: "2000", Doc: "Interval between a broker's heartbeats to the controller.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "broker.session.timeout.ms", Type: Int, Default: "9000", Doc: "A broker the controller has not heard from for this long is fenced.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "log.dir.failure.timeout.ms", Type: Long, Default: "30000", Doc: "A broker whose log dir failed halts if it could not tell the controller within this long (KIP-858).", Min: 1, Max: math.MaxInt64, ReadOnly: true},
 	{Name: "replica.socket.timeout.ms", Type: Int, Default: "30000", Doc: "How long a broker waits for an answer from another broker or the controller.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "replica.high.watermark.checkpoint.interval.ms", Type: Long, Default: "5000", Doc: "How often a clustered broker writes its replicas' high watermarks to replication-offset-checkpoint.", Min: 1, Max: math.MaxInt64, ReadOnly: true},
 }

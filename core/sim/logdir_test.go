@@ -102,3 +102,37 @@ func TestControlledShutdownState(t *testing.T) {
 		t.Fatalf("b%d: up %v, registration %+v after its controlled shutdown", old, n.Up, im.Brokers[old])
 	}
 }
+
+// TestLogDirFailureControllerUnreachable: a broker whose log dir failed
+// while it is cut off from the controller keeps trying to tell it, and
+// halts without it once log.dir.failure.timeout.ms has passed, not before
+// (KIP-858).
+func TestLogDirFailureControllerUnreachable(t *testing.T) {
+	w := New(1)
+	s := execAll(t, w,
+		"cluster 3 log.flush.interval.messages=1 log.dir.failure.timeout.ms=5000",
+		"topic t partitions=1 rf=3 min.insync.replicas=2",
+		"producer p idempotent acks=all",
+		"produce p t partition=0 value=a",
+		"advance 1s",
+	)
+	lead := w.Leader("t", 0)
+	if lead == nil {
+		t.Fatalf("no leader:\n%s", s)
+	}
+	s = execAll(t, w,
+		"partition "+lead.Name,
+		"disk "+lead.Name+" fail sync t-0",
+		"produce p t partition=0 value=b",
+		"advance 4500ms", // past two heartbeat intervals
+	)
+	wantAll(t, s, "error=KAFKA_STORAGE_ERROR")
+	if !lead.Up {
+		t.Fatalf("%s halted before log.dir.failure.timeout.ms:\n%s", lead.Name, s)
+	}
+	s = execAll(t, w, "advance 1s")
+	wantAll(t, s, "the controller was not told within 5000ms")
+	if lead.Up {
+		t.Fatalf("%s is still up 6s after its log dir failed, cut off from the controller:\n%s", lead.Name, s)
+	}
+}
