@@ -27,6 +27,8 @@ type inbound struct {
 
 	// cluster events (cluster.go)
 	peer int32 // the node it came from
+	// principal is the peer's on its connection (linkPrincipal).
+	principal string
 	raft *pb.Message
 	id   uint64
 	ctl  bool
