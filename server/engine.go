@@ -29,11 +29,11 @@ type inbound struct {
 	peer int32 // the node it came from
 	// principal is the peer's on its connection (linkPrincipal).
 	principal string
-	raft *pb.Message
-	id   uint64
-	ctl  bool
-	msg  kmsg.Request
-	resp kmsg.Response
+	raft      *pb.Message
+	id        uint64
+	ctl       bool
+	msg       kmsg.Request
+	resp      kmsg.Response
 
 	call func() // evCall: run on the engine (engine.call)
 }

@@ -195,11 +195,8 @@ func TestAuthorizedOpsAnswers(t *testing.T) {
 			want = bits(kmsg.ACLOperationRead, kmsg.ACLOperationDescribe)
 		}
 		dr := rt[*kmsg.DescribeGroupsResponse](h, dg)
-		ops := codesOf(dr.Groups, func(g kmsg.DescribeGroupsResponseGroup) (string, int16) {
-			return g.Group, int16(g.AuthorizedOperations >> 16)
-		})
 		if len(dr.Groups) != 2 || dr.Groups[0].AuthorizedOperations != want || dr.Groups[1].AuthorizedOperations != unset {
-			t.Errorf("DescribeGroups asked=%v: %+v (%v), want cg %b and h (refused) INT32_MIN", asked, dr.Groups, ops, want)
+			t.Errorf("DescribeGroups asked=%v: %+v, want cg %b and h (refused) INT32_MIN", asked, dr.Groups, want)
 		}
 	}
 
