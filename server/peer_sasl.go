@@ -115,7 +115,7 @@ func (d *clusterDriver) authenticatePeer(nc net.Conn, r io.Reader, e *engine) (f
 			return from, "", fmt.Errorf("SASL authentication with %s failed: %w", s.mech, failure)
 		}
 	}
-	return from, "", nil
+	return from, s.user, nil
 }
 
 // linkPrincipal is the principal of a node on a controller connection
