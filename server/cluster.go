@@ -235,14 +235,16 @@ func (d *clusterDriver) serveController(e *engine) {
 				d.mu.Unlock()
 			}()
 			r := bufio.NewReaderSize(nc, 64<<10)
+			var user string
 			if d.peer != nil && d.peer.Mechanism != "" {
-				from, err := d.authenticatePeer(nc, r, e)
+				from, u, err := d.authenticatePeer(nc, r, e)
 				d.refused(nc, from, err)
 				if err != nil {
 					return
 				}
+				user = u
 			}
-			if err := readPeerFrames(r, e); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			if err := readPeerFrames(r, e, d.linkPrincipal(user)); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 				d.logf("controller connection from %s: %v", nc.RemoteAddr(), err)
 			}
 		}()
@@ -261,9 +263,9 @@ func (d *clusterDriver) close() {
 	}
 }
 
-// readPeerFrames decodes frames from one peer connection into engine
-// events.
-func readPeerFrames(r io.Reader, e *engine) error {
+// readPeerFrames decodes frames from one peer connection, whose peer is
+// principal, into engine events.
+func readPeerFrames(r io.Reader, e *engine, principal string) error {
 	for {
 		buf, err := readPeerFrame(r)
 		if err != nil {
@@ -273,6 +275,7 @@ func readPeerFrames(r io.Reader, e *engine) error {
 		if err != nil {
 			return err
 		}
+		in.principal = principal
 		select {
 		case e.in <- in:
 		case <-e.stopping:
@@ -512,7 +515,11 @@ func (e *engine) brokerSend(to int32, reqID uint64, req kmsg.Request) {
 		if to == d.id {
 			// Submit after the broker's call returns: Send must not call
 			// back into the broker, and Process may answer at once.
-			e.later = append(e.later, func() { e.submitCtl(d.id, reqID, req) })
+			self := ""
+			if d.peer != nil {
+				self = d.peer.User // a SASL node's own user, which its peers check
+			}
+			e.later = append(e.later, func() { e.submitCtl(d.id, reqID, req, d.linkPrincipal(self)) })
 			return
 		}
 	}
@@ -528,14 +535,14 @@ func (e *engine) brokerSend(to int32, reqID uint64, req kmsg.Request) {
 // Envelope (a client's request another broker, or this one, forwarded:
 // core/broker/envelope.go) is unwrapped by the local broker while this
 // node hosts the active controller, and answered NOT_CONTROLLER when not.
-func (e *engine) submitCtl(from int32, reqID uint64, req kmsg.Request) {
+func (e *engine) submitCtl(from int32, reqID uint64, req kmsg.Request, principal string) {
 	d := e.cl
 	if env, ok := req.(*kmsg.EnvelopeRequest); ok {
 		if !d.node.Status().Controller {
 			e.answerPeer(from, reqID, broker.EnvelopeError(env, kerr.NotController.Code))
 			return
 		}
-		e.b.HandleEnvelope(time.Now().UnixMilli(), broker.Request{Conn: peerConnBase + uint64(from), Msg: env,
+		e.b.HandleEnvelope(time.Now().UnixMilli(), broker.Request{Conn: peerConnBase + uint64(from), Msg: env, Principal: principal,
 			Header: wire.Header{Key: env.Key(), Version: env.GetVersion(), CorrelationID: int32(uint32(reqID)),
 				ClientID: fmt.Sprintf("broker-%d", from)}})
 		return
@@ -629,7 +636,7 @@ func (e *engine) handleCluster(in inbound) {
 		}
 	case evPeerRequest:
 		if in.ctl {
-			e.submitCtl(in.peer, in.id, in.msg)
+			e.submitCtl(in.peer, in.id, in.msg, in.principal)
 			return
 		}
 		e.b.Handle(now, broker.Request{Conn: peerConnBase + uint64(in.peer), Msg: in.msg,

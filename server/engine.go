@@ -27,11 +27,13 @@ type inbound struct {
 
 	// cluster events (cluster.go)
 	peer int32 // the node it came from
-	raft *pb.Message
-	id   uint64
-	ctl  bool
-	msg  kmsg.Request
-	resp kmsg.Response
+	// principal is the peer's on its connection (linkPrincipal).
+	principal string
+	raft      *pb.Message
+	id        uint64
+	ctl       bool
+	msg       kmsg.Request
+	resp      kmsg.Response
 
 	call func() // evCall: run on the engine (engine.call)
 }

@@ -61,8 +61,8 @@ func readPeerFrame(r io.Reader) ([]byte, error) {
 }
 
 // authenticatePeer runs the accepting side of the exchange on nc and
-// returns the node id the peer gave; an error refuses it.
-func (d *clusterDriver) authenticatePeer(nc net.Conn, r io.Reader, e *engine) (from int32, err error) {
+// returns the node id the peer gave and its user; an error refuses it.
+func (d *clusterDriver) authenticatePeer(nc net.Conn, r io.Reader, e *engine) (from int32, user string, err error) {
 	_ = nc.SetDeadline(time.Now().Add(peerAuthTimeout))
 	defer nc.SetDeadline(time.Time{})
 	s := &saslConn{enabled: d.peer.Accept.Mechanisms, plain: d.peer.Accept.PlainUsers,
@@ -71,15 +71,15 @@ func (d *clusterDriver) authenticatePeer(nc net.Conn, r io.Reader, e *engine) (f
 	for s.user == "" {
 		buf, err := readPeerFrame(r)
 		if err != nil {
-			return from, fmt.Errorf("before SASL authentication: %w", err)
+			return from, "", fmt.Errorf("before SASL authentication: %w", err)
 		}
 		if buf[0] != frameSASL {
-			return from, fmt.Errorf("a frame of type %d before SASL authentication", buf[0])
+			return from, "", fmt.Errorf("a frame of type %d before SASL authentication", buf[0])
 		}
 		buf[0] = frameReq // a SASL frame is laid out as a request frame
 		in, err := decodePeerFrame(buf)
 		if err != nil {
-			return from, err
+			return from, "", err
 		}
 		from = in.peer
 		var resp kmsg.Response
@@ -105,17 +105,32 @@ func (d *clusterDriver) authenticatePeer(nc net.Conn, r io.Reader, e *engine) (f
 			}
 			resp = ar
 		default:
-			return from, fmt.Errorf("%s before SASL authentication", kmsg.NameForKey(in.msg.Key()))
+			return from, "", fmt.Errorf("%s before SASL authentication", kmsg.NameForKey(in.msg.Key()))
 		}
 		resp.SetVersion(in.msg.GetVersion())
 		if _, err := nc.Write(kmsgFrame(frameSASL, d.id, in.id, false, resp.Key(), resp.GetVersion(), resp.AppendTo)); err != nil {
-			return from, err
+			return from, "", err
 		}
 		if failure != nil {
-			return from, fmt.Errorf("SASL authentication with %s failed: %w", s.mech, failure)
+			return from, "", fmt.Errorf("SASL authentication with %s failed: %w", s.mech, failure)
 		}
 	}
-	return from, nil
+	return from, s.user, nil
+}
+
+// linkPrincipal is the principal of a node on a controller connection
+// (core/broker/envelope.go checks it on each Envelope), as Kafka's
+// DefaultKafkaPrincipalBuilder names it: User:<its SASL user>, or
+// User:ANONYMOUS on a PLAINTEXT controller listener; on an SSL one none:
+// there the certificate is the check (README).
+func (d *clusterDriver) linkPrincipal(user string) string {
+	switch {
+	case user != "":
+		return "User:" + user
+	case d.peer == nil:
+		return anonymous
+	}
+	return ""
 }
 
 // peerCredential is a SCRAM credential of the metadata, else one this

@@ -123,3 +123,22 @@ func TestPeerSASL(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestLinkPrincipal: the principal a node's Envelopes are checked with is
+// its SASL user, User:ANONYMOUS on a PLAINTEXT controller listener, and
+// none on an SSL one (the certificate was the check).
+func TestLinkPrincipal(t *testing.T) {
+	plain, ssl := &clusterDriver{}, &clusterDriver{peer: &PeerSecurity{Listener: "CONTROLLER"}}
+	for _, c := range []struct {
+		d          *clusterDriver
+		user, want string
+	}{
+		{ssl, "broker", "User:broker"},
+		{plain, "", "User:ANONYMOUS"},
+		{ssl, "", ""},
+	} {
+		if got := c.d.linkPrincipal(c.user); got != c.want {
+			t.Errorf("linkPrincipal(%q), peer security %v: %q, want %q", c.user, c.d.peer != nil, got, c.want)
+		}
+	}
+}

@@ -49,16 +49,16 @@ import (
 //   - The js builds (browser, Workers) carry no principal and leave the
 //     authorizer out (authorize_js.go).
 
-type check struct {
-	rtype kmsg.ACLResourceType
-	name  string
-	op    kmsg.ACLOperation
-}
-
 // may reports whether the request's principal passes the check.
 func (b *Broker) may(r *Request, c check) bool {
 	host := strings.TrimPrefix(r.Host, "/")
 	return b.cfg.Authorizer.Authorize(b.acls(), r.Principal, host, int8(c.op), int8(c.rtype), c.name)
+}
+
+// allows reports whether r may pass c: without an authorizer or a
+// principal every check passes (authorized_ops.go).
+func (b *Broker) allows(r *Request, c check) bool {
+	return b.cfg.Authorizer == nil || r.Principal == "" || b.may(r, c)
 }
 
 // authorize returns the answer refusing r, or nil to let the handler run.
@@ -205,7 +205,11 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 	case *kmsg.DescribeGroupsRequest:
 		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addGroups)
 	case *kmsg.ConsumerGroupDescribeRequest:
-		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addGroups)
+		deny, trim = partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addGroups)
+		return deny, both(trim, b.hideGroupsOfRefusedTopics(r))
+	case *kmsg.ShareGroupDescribeRequest:
+		deny, trim = partial(r, &q.GroupIDs, groups(kmsg.ACLOperationDescribe), addPart("Groups", "GroupID", ""))
+		return deny, both(trim, b.hideGroupsOfRefusedTopics(r))
 	case *kmsg.DeleteGroupsRequest:
 		return partial(r, &q.Groups, groups(kmsg.ACLOperationDelete), addGroups)
 	case *kmsg.ListGroupsRequest:

@@ -159,3 +159,53 @@ func (b *Broker) describableTxnTopics(r *Request) func(kmsg.Response) {
 		}
 	}
 }
+
+// refusedTopicsMessage is Kafka's message for a described group hidden
+// for its topics.
+const refusedTopicsMessage = "The group has described topic(s) that the client is not authorized to describe."
+
+// hideGroupsOfRefusedTopics answers TOPIC_AUTHORIZATION_FAILED, without
+// its members, a group of a ConsumerGroupDescribe or ShareGroupDescribe
+// answer in which a member's assignment or (KIP-848) target assignment
+// names a topic the principal may not describe, so that the answer names
+// no such topic (Kafka's handleConsumerGroupDescribe and
+// handleShareGroupDescribe; the subscriptions are not checked).
+func (b *Broker) hideGroupsOfRefusedTopics(r *Request) func(kmsg.Response) {
+	refused := map[string]bool{}
+	hidden := func(topic string) bool {
+		no, seen := refused[topic]
+		if !seen {
+			no = !b.may(r, check{kmsg.ACLResourceTypeTopic, topic, kmsg.ACLOperationDescribe})
+			refused[topic] = no
+		}
+		return no
+	}
+	assigned := func(a kmsg.Assignment) bool {
+		return slices.ContainsFunc(a.TopicPartitions, func(tp kmsg.AssignmentTopicPartition) bool { return hidden(tp.Topic) })
+	}
+	code, msg := kerr.TopicAuthorizationFailed.Code, kmsg.StringPtr(refusedTopicsMessage)
+	return func(resp kmsg.Response) {
+		switch m := resp.(type) {
+		case *kmsg.ConsumerGroupDescribeResponse:
+			for i, g := range m.Groups {
+				if slices.ContainsFunc(g.Members, func(gm kmsg.ConsumerGroupDescribeResponseGroupMember) bool {
+					return assigned(gm.Assignment) || assigned(gm.TargetAssignment)
+				}) {
+					m.Groups[i] = kmsg.NewConsumerGroupDescribeResponseGroup()
+					m.Groups[i].Group, m.Groups[i].ErrorCode, m.Groups[i].ErrorMessage = g.Group, code, msg
+				}
+			}
+		case *kmsg.ShareGroupDescribeResponse:
+			for i, g := range m.Groups {
+				if slices.ContainsFunc(g.Members, func(gm kmsg.ShareGroupDescribeResponseGroupMember) bool {
+					return slices.ContainsFunc(gm.Assignment.TopicPartitions, func(tp kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition) bool {
+						return hidden(tp.Topic)
+					})
+				}) {
+					m.Groups[i] = kmsg.NewShareGroupDescribeResponseGroup()
+					m.Groups[i].GroupID, m.Groups[i].ErrorCode, m.Groups[i].ErrorMessage = g.GroupID, code, msg
+				}
+			}
+		}
+	}
+}

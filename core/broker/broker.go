@@ -232,6 +232,7 @@ func (b *Broker) replyThrottled(req Request, msg kmsg.Response, ms int32) {
 		b.trims[k](msg)
 		delete(b.trims, k)
 	}
+	b.fillAuthorizedOps(&req, msg) // authorized_ops.go
 	if f, ok := msg.(*kmsg.FetchResponse); ok {
 		b.throttleFetch(req, f, ms) // client_quotas.go
 	}

@@ -55,8 +55,12 @@
 //     deleted nor sent on to the quorum controller (mutation_quota.go).
 //   - In a cluster, what only the controller serves is forwarded unread
 //     and unauthorized in an Envelope with the client's principal; the
-//     active controller's node authorizes it and counts its mutations,
-//     and never forwards it again (envelope.go, KIP-590).
+//     active controller's node checks the sender's CLUSTER_ACTION,
+//     authorizes it and counts its mutations, and never forwards it
+//     again (envelope.go, KIP-590).
+//   - The authorized operations a describing answer carries (KIP-430)
+//     are computed in one place, as the answer is delivered
+//     (authorized_ops.go).
 //   - Kafka errors travel as ErrorCode fields (pkg/kerr codes), never as Go
 //     errors; Go errors returned by this package mean storage failed.
 package broker

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
@@ -44,10 +45,15 @@ import (
 //     the client UNKNOWN_SERVER_ERROR (Kafka's ForwardingManager).
 //   - A request that arrived in an Envelope is never wrapped again: its
 //     handler hands it to the controller as it is.
-//   - The sender of an Envelope is not checked per request: Kafka's
-//     controller wants CLUSTER_ACTION of it, which Gregor checks once, when
-//     a peer authenticates on a SASL controller listener (README). The
-//     request-time quota is charged by the forwarding broker only.
+//   - With an authorizer, every Envelope is checked, as Kafka's
+//     controller checks it, before anything in it is read: the principal
+//     of the connection it came on (req.Principal: a peer node's, given by
+//     the driver) must CLUSTER_ACTION the cluster, else the Envelope is
+//     answered CLUSTER_AUTHORIZATION_FAILED (and the client
+//     UNKNOWN_SERVER_ERROR). An Envelope without a principal (the
+//     simulator's, a peer authenticated by its certificate) is not
+//     checked. The request-time quota is charged by the forwarding
+//     broker only.
 
 // enveloped is what a request that arrived in an Envelope needs to be
 // answered in one.
@@ -96,10 +102,14 @@ func unseal(req kmsg.Request, env *kmsg.EnvelopeResponse) kmsg.Response {
 
 // HandleEnvelope serves a request another broker forwarded to this node's
 // active controller: req is the Envelope, on the connection of that
-// broker; the answer is delivered there as an EnvelopeResponse.
+// broker, with that connection's principal; the answer is delivered there as an EnvelopeResponse.
 func (b *Broker) HandleEnvelope(now int64, req Request) {
 	b.advance(now)
 	env := req.Msg.(*kmsg.EnvelopeRequest)
+	if !b.allows(&req, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationClusterAction}) {
+		b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: EnvelopeError(env, kerr.ClusterAuthorizationFailed.Code)})
+		return
+	}
 	h, inner, err := wire.ParseForwarded(env.RequestData)
 	principal, ok := principalOf(env.RequestPrincipal)
 	if err != nil || !ok {

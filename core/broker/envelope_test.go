@@ -241,6 +241,54 @@ func TestEnvelopeRefused(t *testing.T) {
 	}
 }
 
+// TestEnvelopeSenderClusterAction: each Envelope is checked, as Kafka's
+// controller checks it, for CLUSTER_ACTION on the cluster by the
+// principal of the connection it came on: a peer without it is answered
+// CLUSTER_AUTHORIZATION_FAILED and its request goes no further, whatever
+// the client's principal inside; with an ALLOW of CLUSTER_ACTION (or ALL)
+// the same Envelope goes on to the controller, and one without a
+// principal (the simulator's) is not checked.
+func TestEnvelopeSenderClusterAction(t *testing.T) {
+	ctl := newEnvelopeNode(t, 1)
+	fwd := newEnvelopeNode(t, 2)
+	fwd.b.Handle(1000, Request{Conn: 9, Principal: "User:admin", Host: "/10.0.0.9",
+		Header: wire.Header{Key: 19, Version: 6, CorrelationID: 5, ClientID: "cli"}, Msg: createTopicsReq(6, map[string]int32{"t": 1}, "t")})
+	env := fwd.lastSent().req.(*kmsg.EnvelopeRequest)
+	ctl.b.cfg.Authorizer.SuperUsers = []string{"User:admin"} // the client inside may do anything
+	send := func(sender string) {
+		ctl.b.HandleEnvelope(2000, Request{Conn: peer(2), Principal: sender, Host: "/10.0.0.2", Header: wire.Header{Key: 58, CorrelationID: 7}, Msg: env})
+	}
+	allow := func(op kmsg.ACLOperation) {
+		a := &cluster.ACL{ResourceType: int8(kmsg.ACLResourceTypeCluster), ResourceName: cluster.ClusterResource, PatternType: int8(kmsg.ACLResourcePatternTypeLiteral),
+			Principal: "User:broker", Host: "*", Operation: int8(op), Permission: int8(kmsg.ACLPermissionTypeAllow)}
+		ctl.b.cl.image.ACLs = map[string]*cluster.ACL{cluster.ACLKey(a): a}
+	}
+	for _, op := range []kmsg.ACLOperation{-1, kmsg.ACLOperationAlter, kmsg.ACLOperationDescribe} {
+		if op >= 0 {
+			allow(op)
+		}
+		send("User:broker")
+		if r, ok := ctl.answer().Msg.(*kmsg.EnvelopeResponse); !ok || r.ErrorCode != kerr.ClusterAuthorizationFailed.Code || r.ResponseData != nil {
+			t.Errorf("sender with %v on the cluster: answer %+v, want CLUSTER_AUTHORIZATION_FAILED", op, r)
+		}
+		if len(ctl.sent) != 0 {
+			t.Fatalf("sender with %v on the cluster: the request went on to the controller", op)
+		}
+	}
+	for _, op := range []kmsg.ACLOperation{kmsg.ACLOperationClusterAction, kmsg.ACLOperationAll} {
+		allow(op)
+		send("User:broker")
+		if s := ctl.lastSent(); s.to != ToController || s.req.Key() != 19 {
+			t.Errorf("sender with %v on the cluster: sent %T to %d, want the CreateTopics to the controller", op, s.req, s.to)
+		}
+	}
+	ctl.b.cl.image.ACLs = nil
+	send("")
+	if s := ctl.lastSent(); s.req.Key() != 19 {
+		t.Errorf("an Envelope without a principal: sent %T, want the CreateTopics", s.req)
+	}
+}
+
 // TestForwardableServed: every API a broker forwards in an Envelope has
 // a handler, which the controller's node runs on the request inside.
 func TestForwardableServed(t *testing.T) {

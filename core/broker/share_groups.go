@@ -102,7 +102,7 @@ func handleShareDescribe(b *Broker, r *Request) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.ShareGroupDescribeResponse)
 	for _, id := range req.GroupIDs {
 		d := kmsg.NewShareGroupDescribeResponseGroup()
-		d.GroupID, d.AuthorizedOperations = id, -2147483648
+		d.GroupID = id
 		g := b.share.Group(id)
 		switch {
 		case !b.coordinatesGroup(id):

@@ -42,9 +42,6 @@ func (c *Coordinator) describeGroups(req *kmsg.DescribeGroupsRequest) kmsg.Respo
 				dg.Members = append(dg.Members, dm)
 			}
 		}
-		if req.IncludeAuthorizedOperations {
-			dg.AuthorizedOperations = 1<<3 | 1<<6 | 1<<8 // READ, DELETE, DESCRIBE
-		}
 		resp.Groups = append(resp.Groups, dg)
 	}
 	return resp

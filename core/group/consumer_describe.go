@@ -23,9 +23,6 @@ func (c *Coordinator) consumerDescribe(req *kmsg.ConsumerGroupDescribeRequest) k
 		}
 		cg := g.cg
 		dg.State, dg.Epoch, dg.AssignmentEpoch, dg.AssignorName = string(g.state), cg.epoch, cg.assignmentEpoch, cg.assignor
-		if req.IncludeAuthorizedOperations {
-			dg.AuthorizedOperations = 1<<3 | 1<<6 | 1<<8 // READ, DELETE, DESCRIBE
-		}
 		for _, mid := range sortedKeys(cg.members) {
 			m := cg.members[mid]
 			dm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
