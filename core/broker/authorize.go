@@ -180,28 +180,25 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 	case *kmsg.LeaveGroupRequest:
 		return group(kmsg.ACLOperationRead, q.Group)
 	case *kmsg.ConsumerGroupHeartbeatRequest:
-		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
-			return deny, nil
-		}
-		// A subscription naming a topic the member may not describe is
-		// refused whole (Kafka 4's handleConsumerGroupHeartbeat).
-		for _, t := range q.SubscribedTopicNames {
-			if b.topicRefusal(r, kmsg.ACLOperationDescribe, t, [16]byte{}) != nil {
-				return refuse(kerr.TopicAuthorizationFailed)
-			}
-		}
+		return b.authorizeHeartbeat(r, q.Group, q.SubscribedTopicNames), nil
+	case *kmsg.ShareGroupHeartbeatRequest:
+		return b.authorizeHeartbeat(r, q.GroupID, q.SubscribedTopicNames), nil
+	case *kmsg.ShareFetchRequest:
+		return b.groupThenTopics(r, kmsg.ACLOperationRead, derefString(q.GroupID), &q.Topics)
+	case *kmsg.ShareAcknowledgeRequest:
+		return b.groupThenTopics(r, kmsg.ACLOperationRead, derefString(q.GroupID), &q.Topics)
+	case *kmsg.DescribeShareGroupOffsetsRequest:
+		return b.authorizeDescribeShareOffsets(r, q)
+	case *kmsg.AlterShareGroupOffsetsRequest:
+		return b.groupThenTopics(r, kmsg.ACLOperationRead, q.GroupID, &q.Topics)
+	case *kmsg.DeleteShareGroupOffsetsRequest:
+		return b.groupThenTopics(r, kmsg.ACLOperationDelete, q.GroupID, &q.Topics)
 	case *kmsg.OffsetCommitRequest:
-		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
-			return deny, nil
-		}
-		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
+		return b.groupThenTopics(r, kmsg.ACLOperationRead, q.Group, &q.Topics)
 	case *kmsg.OffsetFetchRequest:
 		return b.authorizeOffsetFetch(r, q)
 	case *kmsg.OffsetDeleteRequest:
-		if deny, _ := group(kmsg.ACLOperationDelete, q.Group); deny != nil {
-			return deny, nil
-		}
-		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
+		return b.groupThenTopics(r, kmsg.ACLOperationDelete, q.Group, &q.Topics)
 	case *kmsg.DescribeGroupsRequest:
 		return partial(r, &q.Groups, groups(kmsg.ACLOperationDescribe), addGroups)
 	case *kmsg.ConsumerGroupDescribeRequest:
@@ -249,10 +246,7 @@ func (b *Broker) authorizeRequest(r *Request) (deny kmsg.Response, trim func(kms
 		if deny, _ := txnID(q.TransactionalID); deny != nil {
 			return deny, nil
 		}
-		if deny, _ := group(kmsg.ACLOperationRead, q.Group); deny != nil {
-			return deny, nil
-		}
-		return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
+		return b.groupThenTopics(r, kmsg.ACLOperationRead, q.Group, &q.Topics)
 	case *kmsg.DescribeTransactionsRequest:
 		deny, trim = partial(r, &q.TransactionalIDs, b.ofResource(r, kmsg.ACLResourceTypeTransactionalId, kmsg.ACLOperationDescribe, kerr.TransactionalIDAuthorizationFailed),
 			addPart("TransactionStates", "TransactionalID", ""))

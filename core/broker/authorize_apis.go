@@ -113,8 +113,65 @@ func (b *Broker) authorizeOffsetFetch(r *Request, q *kmsg.OffsetFetchRequest) (k
 			})
 			continue
 		}
-		t, _ := split(&g.Topics, topics, addOffsetFetchGroupTopic(g.Group))
+		t, _ := split(&g.Topics, topics, addGroupTopic(g.Group))
 		trims = append(trims, t)
+	}
+	return nil, both(trims...)
+}
+
+// authorizeHeartbeat: a KIP-848 or share group heartbeat needs READ on
+// its group, and a subscription naming a topic the member may not
+// DESCRIBE is refused whole (Kafka 4's handleConsumerGroupHeartbeat and
+// handleShareGroupHeartbeat).
+func (b *Broker) authorizeHeartbeat(r *Request, group string, topics []string) kmsg.Response {
+	e := kerr.GroupAuthorizationFailed
+	if b.may(r, check{kmsg.ACLResourceTypeGroup, group, kmsg.ACLOperationRead}) {
+		if !slices.ContainsFunc(topics, func(t string) bool { return b.topicRefusal(r, kmsg.ACLOperationDescribe, t, [16]byte{}) != nil }) {
+			return nil
+		}
+		e = kerr.TopicAuthorizationFailed
+	}
+	return wire.ErrorResponse(r.Msg, e.Code)
+}
+
+// groupThenTopics: the request's group needs op (else the whole request
+// is GROUP_AUTHORIZATION_FAILED), and each of its topics (*topics, a
+// pointer to the request's list) READ, a refused one answered alone
+// (OffsetCommit, OffsetDelete, TxnOffsetCommit, ShareFetch,
+// ShareAcknowledge, Alter/DeleteShareGroupOffsets).
+func (b *Broker) groupThenTopics(r *Request, op kmsg.ACLOperation, group string, topics any) (kmsg.Response, func(kmsg.Response)) {
+	if !b.may(r, check{kmsg.ACLResourceTypeGroup, group, op}) {
+		return wire.ErrorResponse(r.Msg, kerr.GroupAuthorizationFailed.Code), nil
+	}
+	return partial(r, topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
+}
+
+// authorizeDescribeShareOffsets: each share group needs DESCRIBE, each
+// topic asked DESCRIBE; asked for all topics, a group's answer lists only
+// the describable ones (KIP-932).
+func (b *Broker) authorizeDescribeShareOffsets(r *Request, q *kmsg.DescribeShareGroupOffsetsRequest) (kmsg.Response, func(kmsg.Response)) {
+	deny, trim := partial(r, &q.Groups, b.ofResource(r, kmsg.ACLResourceTypeGroup, kmsg.ACLOperationDescribe, kerr.GroupAuthorizationFailed), addGroups)
+	if deny != nil {
+		return deny, nil
+	}
+	topics := b.topicParts(r, kmsg.ACLOperationDescribe)
+	trims := []func(kmsg.Response){trim}
+	for i := range q.Groups {
+		g := &q.Groups[i]
+		if g.Topics != nil {
+			t, _ := split(&g.Topics, topics, addGroupTopic(g.GroupID))
+			trims = append(trims, t)
+			continue
+		}
+		id := g.GroupID
+		trims = append(trims, func(resp kmsg.Response) {
+			dr := resp.(*kmsg.DescribeShareGroupOffsetsResponse)
+			for j := range dr.Groups {
+				if rg := &dr.Groups[j]; rg.GroupID == id {
+					rg.Topics = slices.DeleteFunc(rg.Topics, func(t kmsg.DescribeShareGroupOffsetsResponseGroupTopic) bool { return topics(t.Topic) != nil })
+				}
+			}
+		})
 	}
 	return nil, both(trims...)
 }

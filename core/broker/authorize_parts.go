@@ -89,14 +89,17 @@ func both(trims ...func(kmsg.Response)) func(kmsg.Response) {
 	}
 }
 
-// field is a part's field name (a name, a *string dereferenced), or the
-// part itself when it is a string.
+// field is a part's field name (a name, a *string dereferenced; "" if
+// it has none), or the part itself when it is a string.
 func field(part any, name string) string {
 	v := reflect.ValueOf(part)
 	if v.Kind() == reflect.String {
 		return v.String()
 	}
 	f := v.FieldByName(name)
+	if !f.IsValid() {
+		return "" // a part named by id only
+	}
 	if f.Kind() == reflect.Pointer {
 		if f.IsNil() {
 			return ""
@@ -134,11 +137,11 @@ func (b *Broker) topicParts(r *Request, op kmsg.ACLOperation) refuser {
 	}
 }
 
-// ofResource refuses with e the parts naming (in their Group, or as a
-// string) a resource of rtype the principal may not op.
+// ofResource refuses with e the parts naming (in their Group or GroupID,
+// or as a string) a resource of rtype the principal may not op.
 func (b *Broker) ofResource(r *Request, rtype kmsg.ACLResourceType, op kmsg.ACLOperation, e *kerr.Error) refuser {
 	return func(part any) *kerr.Error {
-		if b.may(r, check{rtype, field(part, "Group"), op}) {
+		if b.may(r, check{rtype, partGroup(part), op}) {
 			return nil
 		}
 		return e
@@ -162,7 +165,7 @@ var (
 )
 
 // naming are the fields that say which part an answer's item is about.
-var naming = []string{"Topic", "TopicID", "Partition", "Group", "ResourceType", "ResourceName"}
+var naming = []string{"Topic", "TopicID", "Partition", "Group", "GroupID", "ResourceType", "ResourceName"}
 
 // addPart answers a refused part in the answer's list field: a new item
 // (kmsg's defaults) named as the part (its naming fields copied; a string
@@ -233,18 +236,28 @@ func answerItem(typ reflect.Type, part reflect.Value, key, msg string, code int1
 	return v
 }
 
-// addOffsetFetchGroupTopic answers a refused topic of group (OffsetFetch
-// v8+), unless the group failed.
-func addOffsetFetchGroupTopic(group string) adder {
+// addGroupTopic answers a refused topic of group, in its item of the
+// answer's Groups (OffsetFetch v8+, DescribeShareGroupOffsets), unless
+// the group failed.
+func addGroupTopic(group string) adder {
 	return func(resp kmsg.Response, t any, e *kerr.Error) {
-		or := resp.(*kmsg.OffsetFetchResponse)
-		for i := range or.Groups {
-			if g := &or.Groups[i]; g.Group == group && g.ErrorCode == 0 {
-				appendPart(g, "Topics", "", "", t, e)
+		gs := reflect.ValueOf(resp).Elem().FieldByName("Groups")
+		for i := range gs.Len() {
+			if g := gs.Index(i); partGroup(g.Interface()) == group {
+				appendPart(g.Addr().Interface(), "Topics", "", "", t, e)
 				return
 			}
 		}
 	}
+}
+
+// partGroup is a part's group id: its Group or GroupID field, or the part
+// itself when it is a string.
+func partGroup(part any) string {
+	if v := reflect.ValueOf(part); v.Kind() == reflect.Struct && !v.FieldByName("Group").IsValid() {
+		return field(part, "GroupID")
+	}
+	return field(part, "Group")
 }
 
 // addCoordinator answers a refused key with Kafka's Node.noNode.

@@ -518,3 +518,91 @@ func TestAuthorizeSubscription(t *testing.T) {
 		t.Errorf("heartbeat subscribing to a: %v", kerr.ErrorForCode(code))
 	}
 }
+
+// TestAuthorizeShareGroups: the share group APIs need READ on the group
+// (DESCRIBE to describe its offsets, DELETE to delete them) and READ on
+// each topic (DESCRIBE to subscribe or describe), as Kafka 4's KafkaApis:
+// a refused group fails the request, a refused topic only its parts.
+func TestAuthorizeShareGroups(t *testing.T) {
+	h := authzHarness(t)
+	ida, idb := h.b.topics["a"].ID, h.b.topics["b"].ID
+	heartbeat := func(group string, topics ...string) int16 {
+		hb := kmsg.NewPtrShareGroupHeartbeatRequest()
+		hb.SetVersion(1)
+		hb.GroupID, hb.MemberID, hb.SubscribedTopicNames = group, "m", topics
+		return rt[*kmsg.ShareGroupHeartbeatResponse](h, hb).ErrorCode
+	}
+	if code := heartbeat("h", "a"); code != groupDenied {
+		t.Errorf("heartbeat to group h: %v, want GROUP_AUTHORIZATION_FAILED", kerr.ErrorForCode(code))
+	}
+	if code := heartbeat("g", "a", "b"); code != topicDenied {
+		t.Errorf("heartbeat subscribing to a and b: %v, want TOPIC_AUTHORIZATION_FAILED", kerr.ErrorForCode(code))
+	}
+	if code := heartbeat("g", "a"); code != 0 {
+		t.Fatalf("heartbeat subscribing to a: %v", kerr.ErrorForCode(code))
+	}
+
+	fetch := func(group string) *kmsg.ShareFetchResponse {
+		sf := kmsg.NewPtrShareFetchRequest()
+		sf.SetVersion(1)
+		sf.GroupID, sf.MemberID, sf.MaxBytes, sf.MaxRecords = kmsg.StringPtr(group), kmsg.StringPtr("m"), 1<<20, 10
+		for _, id := range [][16]byte{ida, idb} {
+			sf.Topics = append(sf.Topics, kmsg.ShareFetchRequestTopic{TopicID: id, Partitions: []kmsg.ShareFetchRequestTopicPartition{{Partition: 0}}})
+		}
+		return rt[*kmsg.ShareFetchResponse](h, sf)
+	}
+	if code := fetch("h").ErrorCode; code != groupDenied {
+		t.Errorf("ShareFetch of group h: %v, want GROUP_AUTHORIZATION_FAILED", kerr.ErrorForCode(code))
+	}
+	sr := fetch("g")
+	got := codesOf(sr.Topics, func(it kmsg.ShareFetchResponseTopic) (string, int16) {
+		return h.b.nameOf("", it.TopicID), it.Partitions[0].ErrorCode
+	})
+	wantCodes(t, "ShareFetch", got, map[string]int16{"a": 0, "b": topicDenied})
+
+	ack := kmsg.NewPtrShareAcknowledgeRequest()
+	ack.SetVersion(1)
+	ack.GroupID, ack.MemberID, ack.ShareSessionEpoch = kmsg.StringPtr("g"), kmsg.StringPtr("m"), 1
+	for _, id := range [][16]byte{ida, idb} {
+		ack.Topics = append(ack.Topics, kmsg.ShareAcknowledgeRequestTopic{TopicID: id, Partitions: []kmsg.ShareAcknowledgeRequestTopicPartition{{Partition: 0,
+			AcknowledgementBatches: []kmsg.ShareAcknowledgeRequestTopicPartitionAcknowledgementBatch{{FirstOffset: 0, LastOffset: 0, AcknowledgeTypes: []int8{1}}}}}})
+	}
+	ar := rt[*kmsg.ShareAcknowledgeResponse](h, ack)
+	got = codesOf(ar.Topics, func(it kmsg.ShareAcknowledgeResponseTopic) (string, int16) {
+		return h.b.nameOf("", it.TopicID), it.Partitions[0].ErrorCode
+	})
+	wantCodes(t, "ShareAcknowledge", got, map[string]int16{"a": 0, "b": topicDenied})
+
+	dso := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+	dso.Groups = []kmsg.DescribeShareGroupOffsetsRequestGroup{
+		{GroupID: "g", Topics: []kmsg.DescribeShareGroupOffsetsRequestGroupTopic{{Topic: "a", Partitions: []int32{0}}, {Topic: "b", Partitions: []int32{0}}}},
+		{GroupID: "h", Topics: []kmsg.DescribeShareGroupOffsetsRequestGroupTopic{{Topic: "a", Partitions: []int32{0}}}},
+	}
+	got = map[string]int16{}
+	for _, g := range rt[*kmsg.DescribeShareGroupOffsetsResponse](h, dso).Groups {
+		got[g.GroupID] = g.ErrorCode
+		for _, rt := range g.Topics {
+			got[g.GroupID+"/"+rt.Topic] = rt.Partitions[0].ErrorCode
+		}
+	}
+	wantCodes(t, "DescribeShareGroupOffsets", got, map[string]int16{"g": 0, "g/a": 0, "g/b": topicDenied, "h": groupDenied})
+
+	alter := kmsg.NewPtrAlterShareGroupOffsetsRequest()
+	alter.GroupID = "h"
+	if code := rt[*kmsg.AlterShareGroupOffsetsResponse](h, alter).ErrorCode; code != groupDenied {
+		t.Errorf("AlterShareGroupOffsets of group h: %v, want GROUP_AUTHORIZATION_FAILED", kerr.ErrorForCode(code))
+	}
+	leave := kmsg.NewPtrShareGroupHeartbeatRequest()
+	leave.SetVersion(1)
+	leave.GroupID, leave.MemberID, leave.MemberEpoch = "g", "m", -1
+	must(t, "leave", rt[*kmsg.ShareGroupHeartbeatResponse](h, leave).ErrorCode)
+	del := kmsg.NewPtrDeleteShareGroupOffsetsRequest()
+	del.GroupID = "g"
+	del.Topics = []kmsg.DeleteShareGroupOffsetsRequestTopic{{Topic: "a"}, {Topic: "b"}}
+	dr := rt[*kmsg.DeleteShareGroupOffsetsResponse](h, del)
+	got = codesOf(dr.Topics, func(it kmsg.DeleteShareGroupOffsetsResponseTopic) (string, int16) { return it.Topic, it.ErrorCode })
+	if got["b"] != topicDenied || got["a"] == topicDenied {
+		t.Errorf("DeleteShareGroupOffsets of a and b: %v (top level %v), want b refused and a not", got, kerr.ErrorForCode(dr.ErrorCode))
+	}
+	noTrimsLeft(t, h)
+}

@@ -358,3 +358,86 @@ func TestAuthorizedOperations(t *testing.T) {
 		}
 	}
 }
+
+// TestShareGroupACLs (KIP-932 under an authorizer): alice, with READ on
+// the topic and the share group, consumes with franz-go's share consumer
+// and her acknowledgements are accepted; bob, with READ on the topic only,
+// is refused the group (GROUP_AUTHORIZATION_FAILED), and carol, with READ
+// on the group only, may not subscribe to the topic
+// (TOPIC_AUTHORIZATION_FAILED). Kafka asks no CLUSTER_ACTION of them.
+func TestShareGroupACLs(t *testing.T) {
+	ctx := testCtx(t, opTimeout)
+	as, adm := aclBroker(t, ctx)
+	const topic, group = "share-acl-t", "share-acl-g"
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: "carol", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	create := func(acl *kadm.ACLBuilder) { createACLs(t, ctx, adm, acl) }
+	create(kadm.NewACLs().Allow("User:alice", "User:bob").Topics(topic).Operations(kadm.OpRead))
+	create(kadm.NewACLs().Allow("User:alice", "User:carol").Groups(group).Operations(kadm.OpRead))
+
+	md, err := adm.BrokerMetadata(ctx)
+	if err != nil || len(md.Brokers) != 1 {
+		t.Fatalf("BrokerMetadata: %+v, %v", md, err)
+	}
+	// Sent to the broker itself: FindCoordinator, which franz-go would
+	// send first, has its own check (DESCRIBE on the group).
+	heartbeat := func(user, pass string) int16 {
+		hb := kmsg.NewPtrShareGroupHeartbeatRequest()
+		hb.GroupID, hb.MemberID, hb.SubscribedTopicNames = group, "probe-"+user+"-0123456789", []string{topic}
+		r, err := as(user, pass).Broker(int(md.Brokers[0].NodeID)).Request(ctx, hb)
+		if err != nil {
+			t.Fatalf("%s: ShareGroupHeartbeat: %v", user, err)
+		}
+		return r.(*kmsg.ShareGroupHeartbeatResponse).ErrorCode
+	}
+	if code := heartbeat("bob", "b"); code != kerr.GroupAuthorizationFailed.Code {
+		t.Errorf("bob's share group heartbeat: %v, want GROUP_AUTHORIZATION_FAILED", kerr.ErrorForCode(code))
+	}
+	if code := heartbeat("carol", "c"); code != kerr.TopicAuthorizationFailed.Code {
+		t.Errorf("carol's share group heartbeat: %v, want TOPIC_AUTHORIZATION_FAILED", kerr.ErrorForCode(code))
+	}
+
+	acks := make(chan error, 16)
+	alice := as("alice", "a", kgo.ShareGroup(group), kgo.ConsumeTopics(topic), kgo.ShareMaxRecords(5),
+		kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
+			for _, r := range rs {
+				acks <- r.Err
+			}
+		}))
+	admin := as("admin", adminPassword, kgo.DefaultProduceTopic(topic))
+	// The group starts at the log end (share.auto.offset.reset=latest):
+	// produce until alice's member, once assigned, reads a record.
+	var got *kgo.Record
+	eventually(t, opTimeout, "alice's share consumer reading a record", func() error {
+		if err := admin.ProduceSync(ctx, &kgo.Record{Value: []byte("x")}).FirstErr(); err != nil {
+			return err
+		}
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		fs := alice.PollRecords(pctx, 1)
+		for _, e := range fs.Errors() {
+			if !errors.Is(e.Err, context.DeadlineExceeded) {
+				return e.Err
+			}
+		}
+		if fs.NumRecords() == 0 {
+			return errors.New("no record yet")
+		}
+		got = fs.Records()[0]
+		return nil
+	})
+	got.Ack(kgo.AckAccept)
+	alice.FlushAcks(ctx)
+	select {
+	case err := <-acks:
+		if err != nil {
+			t.Errorf("alice's acknowledgement of offset %d: %v", got.Offset, err)
+		}
+	case <-ctx.Done():
+		t.Fatal("alice's acknowledgement was never answered")
+	}
+}
