@@ -9,9 +9,9 @@ import (
 // AlterConfigs v0-2, the legacy API that Kafka deprecated for
 // IncrementalAlterConfigs (KIP-339) but still serves: each resource's
 // dynamic values are replaced by the ones the request lists, and a value
-// the request leaves out goes back to its default. Topics and brokers
-// (this broker by id, or "" for the broker defaults), validate-only
-// included. Each resource is checked and applied on its own, as Kafka
+// the request leaves out goes back to its default. Topics, groups and
+// brokers (this broker by id, or "" for the broker defaults),
+// validate-only included. Each resource is checked and applied on its own, as Kafka
 // does: one bad resource fails alone.
 //
 // It is served as the incremental API with the operations that make the
@@ -52,6 +52,8 @@ func (b *Broker) dynamicConfigs(typ kmsg.ConfigResourceType, name string) map[st
 		}
 	case kmsg.ConfigResourceTypeBroker:
 		return b.cfg.Settings.Dynamic
+	case kmsg.ConfigResourceTypeGroupConfig:
+		return b.groupOverrides(name)
 	}
 	return nil
 }

@@ -76,7 +76,7 @@ func (b *Broker) shareLoad(k share.Key, p *Partition) bool {
 		sp := a.state
 		if sp.Start < 0 { // uninitialized: initialized here, and written so
 			epoch := sp.StateEpoch
-			sp = share.NewPartition(b.shareResetOffset(part))
+			sp = share.NewPartition(b.shareResetOffset(k.Group, part))
 			sp.StateEpoch = epoch
 			b.share.Touch(k)
 		}
@@ -91,9 +91,10 @@ func (b *Broker) shareLoad(k share.Key, p *Partition) bool {
 }
 
 // shareResetOffset is where a share partition the group never read
-// starts (share.auto.offset.reset).
-func (b *Broker) shareResetOffset(p *Partition) int64 {
-	if v, _ := b.cfg.Settings.Value("share.auto.offset.reset"); v == "earliest" {
+// starts: the group's share.auto.offset.reset, as it is when the
+// partition is initialized (group_configs.go).
+func (b *Broker) shareResetOffset(group string, p *Partition) int64 {
+	if b.groupValue(group, "share.auto.offset.reset") == "earliest" {
 		return p.log.StartOffset()
 	}
 	return p.HighWatermark

@@ -144,6 +144,12 @@ func (b *Broker) Topic(overrides map[string]string, name string) (string, Source
 	if v, ok := overrides[name]; ok {
 		syns = append(syns, Synonym{name, v, DynamicTopic})
 	}
+	return b.fallback(d, syns)
+}
+
+// fallback appends to syns the broker synonyms of d that are set and then
+// d's default, and resolves the value to the first of them.
+func (b *Broker) fallback(d *Def, syns []Synonym) (string, Source, []Synonym) {
 	for _, s := range d.Synonyms {
 		if v, src, ok := b.lookup(s); ok {
 			if f := d.scale[s]; f != 0 {
@@ -154,7 +160,7 @@ func (b *Broker) Topic(overrides map[string]string, name string) (string, Source
 			syns = append(syns, Synonym{s, v, src})
 		}
 	}
-	syns = append(syns, Synonym{name, d.Default, Default})
+	syns = append(syns, Synonym{d.Name, d.Default, Default})
 	return syns[0].Value, syns[0].Source, syns
 }
 

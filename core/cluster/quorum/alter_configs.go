@@ -13,8 +13,8 @@ import (
 )
 
 // alterConfigs serves IncrementalAlterConfigs (KIP-339) for topics
-// (resource type TOPIC) and the cluster-wide broker settings (BROKER with
-// an empty name), which brokers forward here (KIP-590) and every broker
+// (resource type TOPIC), groups (GROUP) and the cluster-wide broker
+// settings (BROKER with an empty name), which brokers forward here (KIP-590) and every broker
 // applies from the image. One broker's own settings (BROKER named by its
 // id) are not kept in a cluster: INVALID_REQUEST.
 func (c *controller) alterConfigs(id uint64, r *kmsg.IncrementalAlterConfigsRequest) {
@@ -100,6 +100,8 @@ func (c *controller) configTarget(typ kmsg.ConfigResourceType, name string) (cur
 		return im.Topics[name].Configs, name, config.TopicDef
 	case typ == kmsg.ConfigResourceTypeBroker && name == "":
 		return im.Defaults, "", config.BrokerDef
+	case typ == kmsg.ConfigResourceTypeGroupConfig:
+		return im.Groups[name], "", config.GroupDef
 	}
 	return nil, "", nil
 }
@@ -108,6 +110,9 @@ func (c *controller) configTarget(typ kmsg.ConfigResourceType, name string) (cur
 // that make them: a set for each value that changes, a delete for each
 // value removed, in name order.
 func (c *controller) configRecords(res *kmsg.IncrementalAlterConfigsRequestResource) ([]cluster.Record, *config.AlterError) {
+	if res.ResourceType == kmsg.ConfigResourceTypeGroupConfig {
+		return c.groupConfigRecords(res)
+	}
 	current, topic, lookup := c.configTarget(res.ResourceType, res.ResourceName)
 	switch {
 	case lookup != nil:
@@ -130,6 +135,39 @@ func (c *controller) configRecords(res *kmsg.IncrementalAlterConfigsRequestResou
 	if aerr != nil {
 		return nil, aerr
 	}
+	return diffConfigs(current, next, cluster.ConfigRecord{Topic: topic}), nil
+}
+
+// groupConfigRecords checks a GROUP resource's operations (KIP-848,
+// KIP-932) against the node's settings and the cluster-wide ones, as
+// Kafka's controller validates group configs, and returns their records.
+// A group need not exist to be given configs.
+func (c *controller) groupConfigRecords(res *kmsg.IncrementalAlterConfigsRequestResource) ([]cluster.Record, *config.AlterError) {
+	if res.ResourceName == "" {
+		return nil, &config.AlterError{Kind: kerr.InvalidRequest, Msg: "Group name must not be empty"}
+	}
+	current := c.n.image.Groups[res.ResourceName]
+	next, aerr := c.settings().AlterGroup(current, res.Configs)
+	if aerr != nil {
+		return nil, aerr
+	}
+	return diffConfigs(current, next, cluster.ConfigRecord{Group: res.ResourceName}), nil
+}
+
+// settings are the broker settings the controller checks group configs
+// with: the node's static ones and the cluster-wide dynamic ones.
+func (c *controller) settings() *config.Broker {
+	s := &config.Broker{Dynamic: c.n.image.Defaults}
+	if c.n.cfg.Settings != nil {
+		s.Static = c.n.cfg.Settings.Static
+	}
+	return s
+}
+
+// diffConfigs is the records that turn current into next: a set for each
+// value that changes, a delete for each value removed, in name order, each
+// naming the resource as like does.
+func diffConfigs(current, next map[string]string, like cluster.ConfigRecord) []cluster.Record {
 	var recs []cluster.Record
 	names := slices.Collect(maps.Keys(next))
 	for k := range current {
@@ -141,12 +179,15 @@ func (c *controller) configRecords(res *kmsg.IncrementalAlterConfigsRequestResou
 	for _, name := range names {
 		old, had := current[name]
 		v, has := next[name]
+		rec := like
+		rec.Name = name
 		switch {
 		case has && (!had || old != v):
-			recs = append(recs, cluster.Record{Config: &cluster.ConfigRecord{Topic: topic, Name: name, Value: &v}})
+			rec.Value = &v
+			recs = append(recs, cluster.Record{Config: &rec})
 		case had && !has:
-			recs = append(recs, cluster.Record{Config: &cluster.ConfigRecord{Topic: topic, Name: name}})
+			recs = append(recs, cluster.Record{Config: &rec})
 		}
 	}
-	return recs, nil
+	return recs
 }
