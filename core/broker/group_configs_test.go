@@ -70,6 +70,13 @@ func TestGroupConfigValidation(t *testing.T) {
 	if res := alterGroup(h, "", s("share.auto.offset.reset"), s("earliest")); res.ErrorCode != kerr.InvalidRequest.Code {
 		t.Errorf("empty group name: %v", kerr.ErrorForCode(res.ErrorCode))
 	}
+	// The legacy AlterConfigs serves topics and brokers only, as Kafka's.
+	legacy := kmsg.NewPtrAlterConfigsRequest()
+	legacy.Resources = []kmsg.AlterConfigsRequestResource{{ResourceType: kmsg.ConfigResourceTypeGroupConfig, ResourceName: "g",
+		Configs: []kmsg.AlterConfigsRequestResourceConfig{{Name: "share.auto.offset.reset", Value: s("latest")}}}}
+	if res := call[*kmsg.AlterConfigsResponse](h, legacy).Resources[0]; res.ErrorCode != kerr.InvalidRequest.Code || *res.ErrorMessage != "Unknown resource type 32" {
+		t.Errorf("legacy AlterConfigs of a group: %v %v", kerr.ErrorForCode(res.ErrorCode), res.ErrorMessage)
+	}
 	// Only the accepted changes are kept, and the precedence is Kafka's:
 	// the group's value, then the broker's, then the default.
 	d := describeGroup(h, "g")

@@ -24,7 +24,7 @@ func (c *controller) alterConfigs(id uint64, r *kmsg.IncrementalAlterConfigsRequ
 		out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
 		resp.Resources = append(resp.Resources, out)
 	}
-	c.proposeConfigs(id, r, r.ValidateOnly, r.Resources, resp, func(i int, code int16, msg *string) {
+	c.proposeConfigs(id, r, r.ValidateOnly, r.Resources, c.configRecords, resp, func(i int, code int16, msg *string) {
 		resp.Resources[i].ErrorCode, resp.Resources[i].ErrorMessage = code, msg
 	})
 }
@@ -43,25 +43,36 @@ func (c *controller) replaceConfigs(id uint64, r *kmsg.AlterConfigsRequest) {
 		out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
 		resp.Resources = append(resp.Resources, out)
 	}
-	c.proposeConfigs(id, r, r.ValidateOnly, ops, resp, func(i int, code int16, msg *string) {
+	c.proposeConfigs(id, r, r.ValidateOnly, ops, c.legacyRecords, resp, func(i int, code int16, msg *string) {
 		resp.Resources[i].ErrorCode, resp.Resources[i].ErrorMessage = code, msg
 	})
 }
 
-// proposeConfigs checks every resource on its own (config.Alter, the
-// single broker's rules) and writes one ConfigRecord per value that
+// legacyRecords are configRecords for the legacy AlterConfigs, which
+// serves topics and brokers only.
+func (c *controller) legacyRecords(res *kmsg.IncrementalAlterConfigsRequestResource) ([]cluster.Record, *config.AlterError) {
+	if aerr := config.LegacyAlterable(res.ResourceType); aerr != nil {
+		return nil, aerr
+	}
+	return c.configRecords(res)
+}
+
+// proposeConfigs checks every resource on its own with records
+// (config.Alter, the single broker's rules) and writes one ConfigRecord per value that
 // changes, all in one batch; set records a resource's error. A resource
 // whose topic is deleted before the batch commits gets that record's
 // error. Validate-only requests write nothing.
 func (c *controller) proposeConfigs(id uint64, req kmsg.Request, validateOnly bool,
-	resources []kmsg.IncrementalAlterConfigsRequestResource, resp kmsg.Response, set func(i int, code int16, msg *string)) {
+	resources []kmsg.IncrementalAlterConfigsRequestResource,
+	records func(*kmsg.IncrementalAlterConfigsRequestResource) ([]cluster.Record, *config.AlterError),
+	resp kmsg.Response, set func(i int, code int16, msg *string)) {
 	type span struct{ res, from, to int }
 	var (
 		recs  []cluster.Record
 		spans []span
 	)
 	for i := range resources {
-		mine, aerr := c.configRecords(&resources[i])
+		mine, aerr := records(&resources[i])
 		if aerr != nil {
 			set(i, aerr.Kind.Code, &aerr.Msg)
 			continue
@@ -100,8 +111,6 @@ func (c *controller) configTarget(typ kmsg.ConfigResourceType, name string) (cur
 		return im.Topics[name].Configs, name, config.TopicDef
 	case typ == kmsg.ConfigResourceTypeBroker && name == "":
 		return im.Defaults, "", config.BrokerDef
-	case typ == kmsg.ConfigResourceTypeGroupConfig:
-		return im.Groups[name], "", config.GroupDef
 	}
 	return nil, "", nil
 }
