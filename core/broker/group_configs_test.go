@@ -5,6 +5,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/record"
 )
 
 // alterGroup sets (value non-nil) or deletes group configs of group g.
@@ -169,5 +171,29 @@ func TestGroupConfigConsumer(t *testing.T) {
 	}
 	if r := hb(); r.HeartbeatIntervalMillis != 7000 {
 		t.Fatalf("group config: %+v", r)
+	}
+}
+
+// share.auto.offset.reset=by_duration:PT30S (KIP-1106) starts a share
+// partition at the first record at most 30 s old.
+func TestGroupConfigShareByDuration(t *testing.T) {
+	h := newHarness(t, nil)
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	at := func(ts int64, v string) []byte {
+		bl := record.NewBuilder(record.NewBatchHeader(ts))
+		bl.Add(nil, []byte(v), 0)
+		return bl.Build()
+	}
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, at(h.now-60_000, "old")))
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, at(h.now-20_000, "new")))
+	if res := alterGroup(h, "sg", s("share.auto.offset.reset"), s("by_duration:PT30S")); res.ErrorCode != 0 {
+		t.Fatalf("alter: %v", res.ErrorMessage)
+	}
+	if hb := shareHeartbeat(h, "m1", 0, "t"); hb.ErrorCode != 0 {
+		t.Fatalf("join: %+v", hb)
+	}
+	if a := acquired(call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 0, 0))); len(a) != 1 || a[0].FirstOffset != 1 || a[0].LastOffset != 1 {
+		t.Fatalf("by_duration:PT30S acquired %+v, want offset 1 alone", a)
 	}
 }

@@ -50,6 +50,11 @@ func (d *Def) Check(v string) error {
 			return bad(fmt.Sprintf("must be in [%d, %d]", d.Min, d.Max))
 		}
 	}
+	if d.parse != nil {
+		if err := d.parse(v); err != nil {
+			return fmt.Errorf("%w: Invalid value `%s` for configuration %s. %v", ErrInvalid, v, d.Name, err)
+		}
+	}
 	if len(d.Enum) > 0 {
 		for _, part := range strings.Split(v, ",") {
 			if !slices.Contains(d.Enum, strings.TrimSpace(part)) {
