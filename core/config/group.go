@@ -40,15 +40,7 @@ func GroupDef(name string) (*Def, bool) { d, ok := groupByName[name]; return d, 
 // own value, the broker's, the default), as Kafka's DescribeConfigs of a
 // GROUP resource lists them.
 func (b *Broker) Group(overrides map[string]string, name string) (string, Source, []Synonym) {
-	d, ok := GroupDef(name)
-	if !ok {
-		return "", Default, nil
-	}
-	var syns []Synonym
-	if v, ok := overrides[name]; ok {
-		syns = append(syns, Synonym{name, v, GroupConfig})
-	}
-	return b.fallback(d, syns)
+	return b.resolve(GroupDef, GroupConfig, overrides, name)
 }
 
 // GroupInt64 resolves a numeric group config.

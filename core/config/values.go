@@ -141,20 +141,21 @@ func (b *Broker) Bool(name string) bool {
 // Topic resolves a topic setting for a topic with the given overrides, and
 // returns the chain of synonyms that could have supplied it.
 func (b *Broker) Topic(overrides map[string]string, name string) (string, Source, []Synonym) {
-	d, ok := TopicDef(name)
+	return b.resolve(TopicDef, DynamicTopic, overrides, name)
+}
+
+// resolve resolves a setting that a resource may override (own is the
+// source of its overrides): the override, then the broker synonyms that
+// are set, then the default; the first is the value, all are synonyms.
+func (b *Broker) resolve(lookup func(string) (*Def, bool), own Source, overrides map[string]string, name string) (string, Source, []Synonym) {
+	d, ok := lookup(name)
 	if !ok {
 		return "", Default, nil
 	}
 	var syns []Synonym
 	if v, ok := overrides[name]; ok {
-		syns = append(syns, Synonym{name, v, DynamicTopic})
+		syns = append(syns, Synonym{name, v, own})
 	}
-	return b.fallback(d, syns)
-}
-
-// fallback appends to syns the broker synonyms of d that are set and then
-// d's default, and resolves the value to the first of them.
-func (b *Broker) fallback(d *Def, syns []Synonym) (string, Source, []Synonym) {
 	for _, s := range d.Synonyms {
 		if v, src, ok := b.lookup(s); ok {
 			if f := d.scale[s]; f != 0 {
@@ -165,7 +166,7 @@ func (b *Broker) fallback(d *Def, syns []Synonym) (string, Source, []Synonym) {
 			syns = append(syns, Synonym{s, v, src})
 		}
 	}
-	syns = append(syns, Synonym{d.Name, d.Default, Default})
+	syns = append(syns, Synonym{name, d.Default, Default})
 	return syns[0].Value, syns[0].Source, syns
 }
 
