@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -20,10 +19,6 @@ type ShareReset struct {
 }
 
 var errShareReset = errors.New("The value must be either 'earliest', 'latest' or of the format 'by_duration:<PnDTnHnMn.nS>'.")
-
-// isoDuration is the ISO-8601 duration Java's Duration.parse reads:
-// PnDTnHnMn.nS, each part optional and signed, case-insensitive.
-var isoDuration = regexp.MustCompile(`(?i)^([-+]?)P(?:([-+]?\d+)D)?(T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:[.,](\d{0,9}))?S)?)?$`)
 
 // ParseShareReset reads a share.auto.offset.reset value the way Kafka's
 // ShareGroupAutoOffsetResetStrategy does: earliest, latest, or
@@ -48,34 +43,58 @@ func checkShareReset(v string) error {
 	return err
 }
 
-// parseISODuration returns an ISO-8601 duration in milliseconds.
+// parseISODuration returns a lower-case ISO-8601 duration in
+// milliseconds, as Java's Duration.parse reads it: an optional sign, p,
+// days, then t and hours, minutes, seconds (with a fraction), each part
+// optional, signed and in that order, and at least one of them.
 func parseISODuration(s string) (int64, bool) {
-	m := isoDuration.FindStringSubmatch(s)
-	if m == nil || len(m[3]) == 1 || m[2] == "" && m[3] == "" {
-		return 0, false // "P", "PT" and "P1DT" are not durations
-	}
-	var ms float64
-	for i, unit := range map[int]float64{2: 86400e3, 4: 3600e3, 5: 60e3, 6: 1e3} {
-		if m[i] != "" {
-			n, err := strconv.ParseInt(m[i], 10, 64)
-			if err != nil {
-				return 0, false
-			}
-			ms += float64(n) * unit
+	sign := 1.0
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		if s[0] == '-' {
+			sign = -1
 		}
+		s = s[1:]
 	}
-	if m[7] != "" {
-		frac, _ := strconv.ParseFloat("0."+m[7], 64)
-		if strings.HasPrefix(m[6], "-") {
-			frac = -frac
-		}
-		ms += frac * 1e3
-	}
-	if m[1] == "-" {
-		ms = -ms
-	}
-	if math.Abs(ms) > math.MaxInt64/2 {
+	date, clock, hasT := strings.Cut(strings.TrimPrefix(s, "p"), "t")
+	if !strings.HasPrefix(s, "p") || hasT && clock == "" || !hasT && date == "" {
 		return 0, false
 	}
-	return int64(ms), true
+	var ms float64
+	for _, part := range []struct {
+		s, units string
+		scale    []float64
+	}{{date, "d", []float64{86400e3}}, {clock, "hms", []float64{3600e3, 60e3, 1e3}}} {
+		for next := 0; part.s != ""; {
+			i := strings.IndexAny(part.s, part.units[next:])
+			u := -1
+			if i > 0 {
+				u = strings.IndexByte(part.units, part.s[i])
+			}
+			n, ok := isoNumber(part.s[:max(i, 0)], u >= 0 && part.units[u] == 's')
+			if u < 0 || !ok {
+				return 0, false
+			}
+			ms += n * part.scale[u]
+			next, part.s = u+1, part.s[i+1:]
+		}
+	}
+	return int64(sign * ms), true
+}
+
+// isoNumber reads [-+]digits, with a fraction after . or , if frac.
+func isoNumber(s string, frac bool) (float64, bool) {
+	digits, point := 0, false
+	for i, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case (c == '-' || c == '+') && i == 0:
+		case (c == '.' || c == ',') && frac && !point && digits > 0:
+			point = true
+		default:
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseFloat(strings.Replace(s, ",", ".", 1), 64)
+	return n, digits > 0 && err == nil && !math.IsInf(n, 0)
 }
