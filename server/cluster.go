@@ -176,6 +176,7 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage, creds []*clu
 		DefaultPartitions:            int32(c.Settings.Int64("num.partitions")),
 		DefaultReplicationFactor:     int16(c.Settings.Int64("default.replication.factor")),
 		UncleanDefault:               c.Settings.Bool("unclean.leader.election.enable"),
+		Settings:                     c.Settings,
 		AutoLeaderRebalance:          c.Settings.Bool("auto.leader.rebalance.enable"),
 		ImbalanceCheckTicks:          c.Settings.Int64("leader.imbalance.check.interval.seconds") * 1000 / RaftTick.Milliseconds(),
 		ImbalancePerBrokerPercentage: int(c.Settings.Int64("leader.imbalance.per.broker.percentage")),

@@ -3,6 +3,7 @@ package broker
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
@@ -11,7 +12,8 @@ import (
 // dynamic values are replaced by the ones the request lists, and a value
 // the request leaves out goes back to its default. Topics and brokers
 // (this broker by id, or "" for the broker defaults), validate-only
-// included. Each resource is checked and applied on its own, as Kafka
+// included; other resource types (GROUP configs among them) are refused
+// with INVALID_REQUEST, as Kafka refuses them. Each resource is checked and applied on its own, as Kafka
 // does: one bad resource fails alone.
 //
 // It is served as the incremental API with the operations that make the
@@ -32,13 +34,23 @@ func handleAlterConfigs(b *Broker, r *Request) kmsg.Response {
 		ops[i] = wire.AlterConfigsOps(b.dynamicConfigs(rr.ResourceType, rr.ResourceName), rr)
 	}
 	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
-	for i, ke := range b.alterEach(ops, req.ValidateOnly) {
+	for i := range ops {
+		ke := b.legacyAlter(&ops[i], req.ValidateOnly)
 		sr := kmsg.NewAlterConfigsResponseResource()
 		sr.ResourceType, sr.ResourceName = ops[i].ResourceType, ops[i].ResourceName
 		sr.ErrorCode, sr.ErrorMessage = ke.errCode(), ke.message()
 		resp.Resources = append(resp.Resources, sr)
 	}
 	return resp
+}
+
+// legacyAlter alters one resource of an AlterConfigs request, of the
+// types that API serves.
+func (b *Broker) legacyAlter(rr *kmsg.IncrementalAlterConfigsRequestResource, validateOnly bool) *kafkaError {
+	if aerr := config.LegacyAlterable(rr.ResourceType); aerr != nil {
+		return errorf(aerr.Kind, "%s", aerr.Msg)
+	}
+	return b.alterConfigs(rr, validateOnly)
 }
 
 // dynamicConfigs are a resource's values that AlterConfigs replaces: a

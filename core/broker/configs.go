@@ -26,12 +26,20 @@ func wanted(names []string, name string) bool {
 
 // topicConfigs resolves every topic setting for a topic's overrides.
 func (b *Broker) topicConfigs(overrides map[string]string, names []string, synonyms, docs bool) []describedConfig {
+	return resolveAll(config.TopicDefs(), func(name string) (string, config.Source, []config.Synonym) {
+		return b.cfg.Settings.Topic(overrides, name)
+	}, names, synonyms, docs)
+}
+
+// resolveAll describes the wanted settings of defs, each resolved with
+// its synonyms by resolve.
+func resolveAll(defs []config.Def, resolve func(string) (string, config.Source, []config.Synonym), names []string, synonyms, docs bool) []describedConfig {
 	var out []describedConfig
-	for _, d := range config.TopicDefs() {
+	for _, d := range defs {
 		if !wanted(names, d.Name) {
 			continue
 		}
-		v, src, syns := b.cfg.Settings.Topic(overrides, d.Name)
+		v, src, syns := resolve(d.Name)
 		c := describedConfig{Name: d.Name, Value: &v, Source: src, Type: d.Type}
 		if synonyms {
 			c.Synonyms = syns

@@ -7,8 +7,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DescribeConfigs v0-4 for topics and brokers, with synonyms (KIP-226),
-// types and documentation (KIP-569).
+// DescribeConfigs v0-4 for topics, brokers and groups (group_configs.go),
+// with synonyms (KIP-226), types and documentation (KIP-569).
 func init() { register(32, 0, 4, handleDescribeConfigs) }
 
 func handleDescribeConfigs(b *Broker, r *Request) kmsg.Response {
@@ -30,6 +30,12 @@ func handleDescribeConfigs(b *Broker, r *Request) kmsg.Response {
 				cfgs = b.brokerConfigs(rr.ConfigNames, req.IncludeSynonyms, req.IncludeDocumentation)
 			} else {
 				sr.ErrorCode = kerr.InvalidRequest.Code
+			}
+		case kmsg.ConfigResourceTypeGroupConfig:
+			if rr.ResourceName == "" {
+				sr.ErrorCode, sr.ErrorMessage = kerr.InvalidRequest.Code, &emptyGroupName
+			} else {
+				cfgs = b.groupConfigs(b.groupOverrides(rr.ResourceName), rr.ConfigNames, req.IncludeSynonyms, req.IncludeDocumentation)
 			}
 		default:
 			sr.ErrorCode = kerr.InvalidRequest.Code

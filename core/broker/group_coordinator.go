@@ -103,11 +103,14 @@ func (b *Broker) initGroups(now int64) error {
 		MaxMetadataBytes:            int(s.Int64("offset.metadata.max.bytes")),
 		ConsumerSessionTimeoutMs:    int32(s.Int64("group.consumer.session.timeout.ms")),
 		ConsumerHeartbeatIntervalMs: int32(s.Int64("group.consumer.heartbeat.interval.ms")),
-		Rand:                        b.cfg.Rand,
-		Log:                         groupLog{b},
-		Topics:                      groupTopics{b},
-		Share:                       b.share,
-		Logf:                        b.cfg.Logf,
+		ConsumerTimeouts: func(id string) (int32, int32) {
+			return int32(b.groupInt64(id, "consumer.session.timeout.ms")), int32(b.groupInt64(id, "consumer.heartbeat.interval.ms"))
+		},
+		Rand:   b.cfg.Rand,
+		Log:    groupLog{b},
+		Topics: groupTopics{b},
+		Share:  b.share,
+		Logf:   b.cfg.Logf,
 	}, now)
 	t := b.topics[OffsetsTopic]
 	if t == nil {

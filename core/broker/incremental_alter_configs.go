@@ -9,7 +9,8 @@ import (
 	"github.com/gregor-kafka/gregor/core/config"
 )
 
-// IncrementalAlterConfigs v0-1 (KIP-339) for topics and brokers: SET,
+// IncrementalAlterConfigs v0-1 (KIP-339) for topics, brokers and groups
+// (group_configs.go): SET,
 // DELETE, and APPEND/SUBTRACT on list settings. Changes apply to the live
 // logs at once and are persisted with the metadata. In a cluster the
 // controller alters topics and cluster-wide defaults (forwardsConfigs).
@@ -42,6 +43,9 @@ func (b *Broker) alterEach(resources []kmsg.IncrementalAlterConfigsRequestResour
 }
 
 func (b *Broker) alterConfigs(rr *kmsg.IncrementalAlterConfigsRequestResource, validateOnly bool) *kafkaError {
+	if rr.ResourceType == kmsg.ConfigResourceTypeGroupConfig {
+		return b.alterGroupConfigs(rr, validateOnly)
+	}
 	var (
 		current map[string]string
 		topic   *Topic

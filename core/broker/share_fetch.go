@@ -10,10 +10,10 @@ import (
 
 // ShareFetch v1 and ShareAcknowledge v1 (KIP-932): a share group member
 // acquires records of the partitions this broker leads, locked for
-// group.share.record.lock.duration.ms on the broker's clock, and
+// the group's share.record.lock.duration.ms on the broker's clock, and
 // acknowledges them, piggybacked on its next ShareFetch or alone. The
 // session rules are core/share's (session.go). Records are read up to the
-// high watermark, or the last stable offset under share.isolation.level
+// high watermark, or the last stable offset under the group's share.isolation.level
 // read_committed, where aborted transactions' batches and control batches
 // are archived, never delivered. A share fetch that acquires nothing
 // waits, as a long-poll Fetch does, until records arrive or are released
@@ -207,13 +207,14 @@ func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps 
 		if !b.shareLoad(k, p) {
 			continue
 		}
-		level, _ := b.cfg.Settings.Value("share.isolation.level")
-		readCommitted := level == "read_committed"
+		readCommitted := b.groupValue(group, "share.isolation.level") == "read_committed"
 		upTo := p.HighWatermark
 		if readCommitted {
 			upTo = p.lastStableOffset()
 		}
-		ranges := b.share.Partition(k).Acquire(member, b.now, b.share.Limits(), left, func(from int64, want int) []share.Span {
+		lim := b.share.Limits()
+		lim.LockMs = b.groupInt64(group, "share.record.lock.duration.ms")
+		ranges := b.share.Partition(k).Acquire(member, b.now, lim, left, func(from int64, want int) []share.Span {
 			return b.shareSpans(p, from, want, upTo, readCommitted)
 		})
 		if len(ranges) == 0 {

@@ -49,9 +49,12 @@ func (b *Broker) initShare(now int64) error {
 		},
 		SessionTimeoutMs:    int32(s.Int64("group.share.session.timeout.ms")),
 		HeartbeatIntervalMs: int32(s.Int64("group.share.heartbeat.interval.ms")),
-		MaxSessions:         int(s.Int64("group.share.max.share.sessions")),
-		Topics:              groupTopics{b},
-		Logf:                b.cfg.Logf,
+		Timeouts: func(id string) (int32, int32) {
+			return int32(b.groupInt64(id, "share.session.timeout.ms")), int32(b.groupInt64(id, "share.heartbeat.interval.ms"))
+		},
+		MaxSessions: int(s.Int64("group.share.max.share.sessions")),
+		Topics:      groupTopics{b},
+		Logf:        b.cfg.Logf,
 	}, now)
 	b.shareState, b.shareReads = map[share.Key]*share.Partition{}, map[share.Key]bool{}
 	if t := b.topics[share.StateTopic]; t != nil && b.cl == nil {

@@ -3,6 +3,7 @@ package broker
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/describe"
 	"github.com/gregor-kafka/gregor/core/share"
 )
@@ -76,7 +77,7 @@ func (b *Broker) shareLoad(k share.Key, p *Partition) bool {
 		sp := a.state
 		if sp.Start < 0 { // uninitialized: initialized here, and written so
 			epoch := sp.StateEpoch
-			sp = share.NewPartition(b.shareResetOffset(part))
+			sp = share.NewPartition(b.shareResetOffset(k.Group, part))
 			sp.StateEpoch = epoch
 			b.share.Touch(k)
 		}
@@ -91,10 +92,19 @@ func (b *Broker) shareLoad(k share.Key, p *Partition) bool {
 }
 
 // shareResetOffset is where a share partition the group never read
-// starts (share.auto.offset.reset).
-func (b *Broker) shareResetOffset(p *Partition) int64 {
-	if v, _ := b.cfg.Settings.Value("share.auto.offset.reset"); v == "earliest" {
+// starts: the group's share.auto.offset.reset, as it is when the
+// partition is initialized (group_configs.go). by_duration starts at the
+// first record at most that old, or at the high watermark if there is
+// none, as ListOffsets by timestamp does.
+func (b *Broker) shareResetOffset(group string, p *Partition) int64 {
+	r, _ := config.ParseShareReset(b.groupValue(group, "share.auto.offset.reset"))
+	switch r.Kind {
+	case "earliest":
 		return p.log.StartOffset()
+	case "by_duration":
+		if off, _, ok, err := p.log.OffsetForTimestamp(b.now - r.Ms); err == nil && ok && off < p.HighWatermark {
+			return off
+		}
 	}
 	return p.HighWatermark
 }

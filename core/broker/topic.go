@@ -29,6 +29,8 @@ type metadata struct {
 	Topics        map[string]*topicRecord    `json:"topics"`
 	StartOffsets  map[string]map[int32]int64 `json:"log_start_offsets,omitempty"`
 	Quotas        quota.Quotas               `json:"client_quotas,omitempty"`
+	// GroupConfigs are the group configs by group id (group_configs.go).
+	GroupConfigs map[string]map[string]string `json:"group_configs,omitempty"`
 	// drawnID is the id an earlier Gregor's clustered broker drew for
 	// itself, until the broker adopts the quorum's (cluster_id.go).
 	drawnID string

@@ -85,6 +85,9 @@ type Image struct {
 	// Defaults are cluster-wide topic config defaults (ConfigRecord with
 	// an empty topic).
 	Defaults map[string]string `json:"defaults,omitempty"`
+	// Groups are the group configs by group id (ConfigRecord with a
+	// group); a group that sets none has no entry.
+	Groups map[string]map[string]string `json:"group_configs,omitempty"`
 	// NextProducerID is the first producer id not yet handed out.
 	NextProducerID int64 `json:"next_producer_id"`
 	// Quotas are the client quotas (ClientQuotaRecord), which every
@@ -134,6 +137,12 @@ func (im *Image) Clone() *Image {
 		c.Topics[name] = t
 	}
 	c.Defaults = maps.Clone(im.Defaults)
+	if im.Groups != nil {
+		c.Groups = make(map[string]map[string]string, len(im.Groups))
+		for g, cfg := range im.Groups {
+			c.Groups[g] = maps.Clone(cfg)
+		}
+	}
 	c.Features = maps.Clone(im.Features)
 	if im.Quotas != nil {
 		c.Quotas = im.Quotas.Clone()
@@ -383,6 +392,10 @@ func (im *Image) applyRecord(index uint64, r *Record) ([]PartitionDelta, error) 
 	case r.Config != nil:
 		x := r.Config
 		m := &im.Defaults
+		if x.Group != "" {
+			im.applyGroupConfig(x)
+			return nil, nil
+		}
 		if x.Topic != "" {
 			t := im.Topics[x.Topic]
 			if t == nil {
@@ -547,4 +560,23 @@ func (p *Partition) check() error {
 		return fmt.Errorf("%w: leader %d not in ISR %v", ErrInvalid, p.Leader, p.ISR)
 	}
 	return nil
+}
+
+// applyGroupConfig sets or deletes one group config; a group left with
+// none has no entry.
+func (im *Image) applyGroupConfig(x *ConfigRecord) {
+	if x.Value == nil {
+		delete(im.Groups[x.Group], x.Name)
+		if len(im.Groups[x.Group]) == 0 {
+			delete(im.Groups, x.Group)
+		}
+		return
+	}
+	if im.Groups == nil {
+		im.Groups = map[string]map[string]string{}
+	}
+	if im.Groups[x.Group] == nil {
+		im.Groups[x.Group] = map[string]string{}
+	}
+	im.Groups[x.Group][x.Name] = *x.Value
 }

@@ -177,9 +177,11 @@ const (
 )
 
 // ConfigRecord sets (Value non-nil) or deletes a topic config; an empty
-// Topic is the cluster-wide default.
+// Topic is the cluster-wide default. A non-empty Group makes it a group
+// config instead (resource type GROUP, KIP-848 / KIP-932; Topic empty).
 type ConfigRecord struct {
 	Topic string  `json:"topic,omitempty"`
+	Group string  `json:"group,omitempty"`
 	Name  string  `json:"name"`
 	Value *string `json:"value,omitempty"`
 }

@@ -95,3 +95,13 @@ func editList(list, items string, add bool) string {
 	}
 	return strings.Join(have, ",")
 }
+
+// LegacyAlterable refuses the resource types the legacy AlterConfigs does
+// not serve: Kafka's ConfigAdminManager takes only TOPIC and BROKER there
+// (GROUP configs are IncrementalAlterConfigs' alone), INVALID_REQUEST.
+func LegacyAlterable(typ kmsg.ConfigResourceType) *AlterError {
+	if typ == kmsg.ConfigResourceTypeTopic || typ == kmsg.ConfigResourceTypeBroker {
+		return nil
+	}
+	return alterErrorf(kerr.InvalidRequest, "Unknown resource type %d", typ)
+}

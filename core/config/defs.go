@@ -36,6 +36,8 @@ type Def struct {
 	Min, Max int64
 	Enum     []string
 	ReadOnly bool // static: cannot be changed with IncrementalAlterConfigs
+	// parse, if set, validates a value instead of Enum.
+	parse func(string) error
 }
 
 var maxLong = strconv.FormatInt(math.MaxInt64, 10)
@@ -93,11 +95,21 @@ var brokerDefs = []Def{
 	{Name: "group.share.session.timeout.ms", Type: Int, Default: "45000", Doc: "Session timeout of share group members (KIP-932).", Min: 1, Max: math.MaxInt32},
 	{Name: "group.share.heartbeat.interval.ms", Type: Int, Default: "5000", Doc: "Heartbeat interval the coordinator gives share group members.", Min: 1, Max: math.MaxInt32},
 	{Name: "group.share.record.lock.duration.ms", Type: Int, Default: "30000", Doc: "How long a share group member holds the records it acquired before they are delivered to another member.", Min: 1000, Max: math.MaxInt32},
+	{Name: "group.consumer.min.session.timeout.ms", Type: Int, Default: "45000", Doc: "Smallest consumer.session.timeout.ms a consumer group may be given.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "group.consumer.max.session.timeout.ms", Type: Int, Default: "60000", Doc: "Largest consumer.session.timeout.ms a consumer group may be given.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "group.consumer.min.heartbeat.interval.ms", Type: Int, Default: "5000", Doc: "Smallest consumer.heartbeat.interval.ms a consumer group may be given.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "group.consumer.max.heartbeat.interval.ms", Type: Int, Default: "15000", Doc: "Largest consumer.heartbeat.interval.ms a consumer group may be given.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "group.share.min.session.timeout.ms", Type: Int, Default: "45000", Doc: "Smallest share.session.timeout.ms a share group may be given.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "group.share.max.session.timeout.ms", Type: Int, Default: "60000", Doc: "Largest share.session.timeout.ms a share group may be given.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "group.share.min.heartbeat.interval.ms", Type: Int, Default: "5000", Doc: "Smallest share.heartbeat.interval.ms a share group may be given.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "group.share.max.heartbeat.interval.ms", Type: Int, Default: "15000", Doc: "Largest share.heartbeat.interval.ms a share group may be given.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "group.share.min.record.lock.duration.ms", Type: Int, Default: "15000", Doc: "Smallest share.record.lock.duration.ms a share group may be given.", Min: 1000, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "group.share.max.record.lock.duration.ms", Type: Int, Default: "60000", Doc: "Largest share.record.lock.duration.ms a share group may be given.", Min: 1000, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "group.share.partition.max.record.locks", Type: Int, Default: "2000", Doc: "Most in-flight records of one share partition: acquisition stops there until the oldest are acknowledged.", Min: 1, Max: math.MaxInt32},
 	{Name: "group.share.delivery.count.limit", Type: Int, Default: "5", Doc: "Deliveries of a record to a share group after which it is archived instead of delivered again.", Min: 1, Max: 10},
 	{Name: "group.share.max.share.sessions", Type: Int, Default: "2000", Doc: "Most share sessions a broker keeps; a new one beyond gets SHARE_SESSION_LIMIT_REACHED.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
-	{Name: "share.auto.offset.reset", Type: String, Default: "latest", Doc: "Where a share group starts reading a partition it never read: latest (the high watermark) or earliest. A group config in Kafka; a broker-wide one here.", Enum: []string{"latest", "earliest"}},
-	{Name: "share.isolation.level", Type: String, Default: "read_uncommitted", Doc: "read_committed delivers share groups only committed transactions' records (up to the last stable offset) and archives aborted ones. A group config in Kafka; a broker-wide one here.", Enum: []string{"read_uncommitted", "read_committed"}},
+	{Name: "share.auto.offset.reset", Type: String, Default: "latest", Doc: "Where a share group starts reading a partition it never read: latest (the high watermark), earliest, or by_duration:<ISO-8601 duration> (the first record at most that old). The default of the group config of that name (a Gregor broker setting: Kafka has only the group config).", parse: checkShareReset},
+	{Name: "share.isolation.level", Type: String, Default: "read_uncommitted", Doc: "read_committed delivers share groups only committed transactions' records (up to the last stable offset) and archives aborted ones. The default of the group config of that name (a Gregor broker setting: Kafka has only the group config).", Enum: []string{"read_uncommitted", "read_committed"}},
 	{Name: "share.coordinator.state.topic.num.partitions", Type: Int, Default: "50", Doc: "Partitions of __share_group_state.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "share.coordinator.state.topic.replication.factor", Type: Short, Default: "3", Doc: "Replication factor of __share_group_state in a cluster.", Min: 1, Max: math.MaxInt16, ReadOnly: true},
 	{Name: "transaction.max.timeout.ms", Type: Int, Default: "900000", Doc: "Largest transaction.timeout.ms a transactional producer may ask for; InitProducerId with more gets INVALID_TRANSACTION_TIMEOUT.", Min: 1, Max: math.MaxInt32, ReadOnly: true},

@@ -4,7 +4,10 @@
 // Topic settings (segment.bytes, retention.ms, ...) fall back to a broker
 // setting, their synonym (log.segment.bytes, log.retention.ms, ...), and then
 // to the built-in default, exactly as Kafka resolves a topic's effective
-// configuration (the DescribeConfigs synonyms of KIP-226).
+// configuration (the DescribeConfigs synonyms of KIP-226). Group configs
+// (share.auto.offset.reset, consumer.session.timeout.ms, ...; KIP-848,
+// KIP-932) resolve the same way, a group's own value first, and are
+// checked as a whole against the broker's group.*.min/max bounds.
 //
 // # Invariants
 //

@@ -50,6 +50,11 @@ func (d *Def) Check(v string) error {
 			return bad(fmt.Sprintf("must be in [%d, %d]", d.Min, d.Max))
 		}
 	}
+	if d.parse != nil {
+		if err := d.parse(v); err != nil {
+			return fmt.Errorf("%w: Invalid value `%s` for configuration %s. %v", ErrInvalid, v, d.Name, err)
+		}
+	}
 	if len(d.Enum) > 0 {
 		for _, part := range strings.Split(v, ",") {
 			if !slices.Contains(d.Enum, strings.TrimSpace(part)) {
@@ -136,13 +141,20 @@ func (b *Broker) Bool(name string) bool {
 // Topic resolves a topic setting for a topic with the given overrides, and
 // returns the chain of synonyms that could have supplied it.
 func (b *Broker) Topic(overrides map[string]string, name string) (string, Source, []Synonym) {
-	d, ok := TopicDef(name)
+	return b.resolve(TopicDef, DynamicTopic, overrides, name)
+}
+
+// resolve resolves a setting that a resource may override (own is the
+// source of its overrides): the override, then the broker synonyms that
+// are set, then the default; the first is the value, all are synonyms.
+func (b *Broker) resolve(lookup func(string) (*Def, bool), own Source, overrides map[string]string, name string) (string, Source, []Synonym) {
+	d, ok := lookup(name)
 	if !ok {
 		return "", Default, nil
 	}
 	var syns []Synonym
 	if v, ok := overrides[name]; ok {
-		syns = append(syns, Synonym{name, v, DynamicTopic})
+		syns = append(syns, Synonym{name, v, own})
 	}
 	for _, s := range d.Synonyms {
 		if v, src, ok := b.lookup(s); ok {

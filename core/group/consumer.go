@@ -141,7 +141,8 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 	case req.MemberEpoch != m.epoch && req.MemberEpoch != m.prevEpoch:
 		return fail(kerr.FencedMemberEpoch, fmt.Sprintf("member epoch %d, the coordinator has %d", req.MemberEpoch, m.epoch))
 	}
-	m.deadline = c.now + int64(c.cfg.ConsumerSessionTimeoutMs)
+	session, heartbeat := c.consumerTimeouts(g.id)
+	m.deadline = c.now + int64(session)
 	if req.RebalanceTimeoutMillis > 0 {
 		m.rebalanceTimeout = req.RebalanceTimeoutMillis
 	}
@@ -179,7 +180,7 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 	c.updateConsumerState(g)
 	c.storeConsumer(g)
 	resp.MemberID, resp.MemberEpoch = &m.id, m.epoch
-	resp.HeartbeatIntervalMillis = c.cfg.ConsumerHeartbeatIntervalMs
+	resp.HeartbeatIntervalMillis = heartbeat
 	if a := c.assignmentOf(m); req.MemberEpoch == 0 || req.Topics != nil && req.SubscribedTopicNames != nil || a.sig != m.sent {
 		m.sent = a.sig
 		resp.Assignment = &a.resp

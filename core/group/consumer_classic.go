@@ -140,7 +140,7 @@ func (c *Coordinator) classicHeartbeatConsumer(g *Group, req *kmsg.HeartbeatRequ
 
 // classicOf finds the classic member a SyncGroup or Heartbeat names, at
 // its epoch. A member whose record held no ClassicMemberMetadata is
-// classic from now on, with group.consumer.session.timeout.ms.
+// classic from now on, with the group's consumer.session.timeout.ms.
 func (c *Coordinator) classicOf(g *Group, memberID string, generation int32) (*consumerMember, int16) {
 	m := g.cg.members[memberID]
 	switch {
@@ -150,7 +150,8 @@ func (c *Coordinator) classicOf(g *Group, memberID string, generation int32) (*c
 		return nil, kerr.IllegalGeneration.Code
 	}
 	if m.classic == nil {
-		m.classic = &classicInfo{sessionTimeout: c.cfg.ConsumerSessionTimeoutMs}
+		session, _ := c.consumerTimeouts(g.id)
+		m.classic = &classicInfo{sessionTimeout: session}
 	}
 	return m, 0
 }

@@ -308,7 +308,8 @@ func (c *Coordinator) replayConsumer(p int32, key, value []byte) {
 		if m.assignor != "" {
 			cg.assignor = m.assignor
 		}
-		m.deadline = c.now + int64(c.cfg.ConsumerSessionTimeoutMs)
+		session, _ := c.consumerTimeouts(groupID)
+		m.deadline = c.now + int64(session)
 		if m.classic != nil {
 			m.deadline = c.now + int64(m.classic.sessionTimeout)
 		}

@@ -31,6 +31,11 @@ type Config struct {
 	// ConsumerSessionTimeoutMs and ConsumerHeartbeatIntervalMs are the
 	// KIP-848 group.consumer.* settings.
 	ConsumerSessionTimeoutMs, ConsumerHeartbeatIntervalMs int32
+	// ConsumerTimeouts, if set, gives a KIP-848 group's own session
+	// timeout and heartbeat interval (its consumer.session.timeout.ms and
+	// consumer.heartbeat.interval.ms group configs), asked at each
+	// heartbeat; unset, every group has the two above.
+	ConsumerTimeouts func(group string) (sessionMs, heartbeatMs int32)
 	// Rand makes member ids; the driver seeds it.
 	Rand *rand.Rand
 	// Log stores records in __consumer_offsets.
@@ -110,6 +115,15 @@ func New(cfg Config, now int64) *Coordinator {
 		cfg.Rand = rand.New(rand.NewPCG(1, 2))
 	}
 	return &Coordinator{cfg: cfg, groups: map[string]*Group{}, now: now}
+}
+
+// consumerTimeouts are a KIP-848 group's session timeout and heartbeat
+// interval.
+func (c *Coordinator) consumerTimeouts(group string) (sessionMs, heartbeatMs int32) {
+	if c.cfg.ConsumerTimeouts != nil {
+		return c.cfg.ConsumerTimeouts(group)
+	}
+	return c.cfg.ConsumerSessionTimeoutMs, c.cfg.ConsumerHeartbeatIntervalMs
 }
 
 // PartitionFor is the __consumer_offsets partition that holds a group.

@@ -23,6 +23,11 @@ type Config struct {
 	// SessionTimeoutMs and HeartbeatIntervalMs are
 	// group.share.session.timeout.ms and group.share.heartbeat.interval.ms.
 	SessionTimeoutMs, HeartbeatIntervalMs int32
+	// Timeouts, if set, gives a group's own session timeout and heartbeat
+	// interval (its share.session.timeout.ms and share.heartbeat.interval.ms
+	// group configs), asked at each heartbeat; unset, every group has
+	// SessionTimeoutMs and HeartbeatIntervalMs.
+	Timeouts func(group string) (sessionMs, heartbeatMs int32)
 	// MaxSessions is group.share.max.share.sessions.
 	MaxSessions int
 	Topics      Topics
@@ -50,6 +55,14 @@ func New(cfg Config, now int64) *Engine {
 }
 
 func (e *Engine) advance(now int64) { e.now = max(e.now, now) }
+
+// timeouts are a group's session timeout and heartbeat interval.
+func (e *Engine) timeouts(group string) (sessionMs, heartbeatMs int32) {
+	if e.cfg.Timeouts != nil {
+		return e.cfg.Timeouts(group)
+	}
+	return e.cfg.SessionTimeoutMs, e.cfg.HeartbeatIntervalMs
+}
 
 // Limits are the engine's share-partition limits.
 func (e *Engine) Limits() Limits { return e.cfg.Limits }
@@ -253,7 +266,8 @@ func (e *Engine) LoadGroup(id string) *Group {
 func (e *Engine) LoadMember(g *Group, id string) *Member {
 	m := g.members[id]
 	if m == nil {
-		m = &Member{ID: id, Assigned: map[string][]int32{}, deadline: e.now + int64(e.cfg.SessionTimeoutMs)}
+		session, _ := e.timeouts(g.ID)
+		m = &Member{ID: id, Assigned: map[string][]int32{}, deadline: e.now + int64(session)}
 		g.members[id] = m
 	}
 	return m

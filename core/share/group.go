@@ -104,7 +104,8 @@ func (e *Engine) Heartbeat(now int64, clientID, host string, req *kmsg.ShareGrou
 	case req.MemberEpoch != 0 && req.MemberEpoch != m.Epoch && req.MemberEpoch != m.PrevEpoch:
 		return fail(kerr.FencedMemberEpoch, fmt.Sprintf("member epoch %d, the coordinator has %d", req.MemberEpoch, m.Epoch))
 	}
-	m.ClientID, m.ClientHost, m.deadline = clientID, host, e.now+int64(e.cfg.SessionTimeoutMs)
+	session, heartbeat := e.timeouts(g.ID)
+	m.ClientID, m.ClientHost, m.deadline = clientID, host, e.now+int64(session)
 	if req.RackID != nil {
 		m.Rack = *req.RackID
 	}
@@ -123,7 +124,7 @@ func (e *Engine) Heartbeat(now int64, clientID, host string, req *kmsg.ShareGrou
 		m.PrevEpoch, m.Epoch = m.Epoch, g.Epoch
 	}
 	resp.MemberID, resp.MemberEpoch = &m.ID, m.Epoch
-	resp.HeartbeatIntervalMillis = e.cfg.HeartbeatIntervalMs
+	resp.HeartbeatIntervalMillis = heartbeat
 	if req.MemberEpoch == 0 || req.SubscribedTopicNames != nil || m.Epoch != before {
 		a := &kmsg.ShareGroupHeartbeatResponseAssignment{}
 		for _, t := range slices.Sorted(maps.Keys(m.Assigned)) {

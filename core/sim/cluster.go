@@ -174,6 +174,7 @@ func (w *World) startClustered(n *Node, cfg broker.Config) error {
 		ID: raftID(n.ID), Voters: voters, ElectionTicks: 10, HeartbeatTicks: 1,
 		SessionTicks: sessionMs / RaftTickMs, DefaultPartitions: 1, DefaultReplicationFactor: 1,
 		UncleanDefault:               cfg.Settings.Bool("unclean.leader.election.enable"),
+		Settings:                     cfg.Settings,
 		AutoLeaderRebalance:          cfg.Settings.Bool("auto.leader.rebalance.enable"),
 		ImbalanceCheckTicks:          cfg.Settings.Int64("leader.imbalance.check.interval.seconds") * 1000 / RaftTickMs,
 		ImbalancePerBrokerPercentage: int(cfg.Settings.Int64("leader.imbalance.per.broker.percentage")),

@@ -100,6 +100,9 @@ func describeMetadataRecord(r cluster.Record, index uint64) string {
 		if r.Config.Value != nil {
 			v = *r.Config.Value
 		}
+		if r.Config.Group != "" {
+			return fmt.Sprintf("ConfigRecord group %s %s=%s", r.Config.Group, r.Config.Name, v)
+		}
 		return fmt.Sprintf("ConfigRecord %s %s=%s", r.Config.Topic, r.Config.Name, v)
 	case r.ProducerIDs != nil:
 		p := r.ProducerIDs

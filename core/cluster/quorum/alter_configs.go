@@ -13,8 +13,8 @@ import (
 )
 
 // alterConfigs serves IncrementalAlterConfigs (KIP-339) for topics
-// (resource type TOPIC) and the cluster-wide broker settings (BROKER with
-// an empty name), which brokers forward here (KIP-590) and every broker
+// (resource type TOPIC), groups (GROUP) and the cluster-wide broker
+// settings (BROKER with an empty name), which brokers forward here (KIP-590) and every broker
 // applies from the image. One broker's own settings (BROKER named by its
 // id) are not kept in a cluster: INVALID_REQUEST.
 func (c *controller) alterConfigs(id uint64, r *kmsg.IncrementalAlterConfigsRequest) {
@@ -24,7 +24,7 @@ func (c *controller) alterConfigs(id uint64, r *kmsg.IncrementalAlterConfigsRequ
 		out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
 		resp.Resources = append(resp.Resources, out)
 	}
-	c.proposeConfigs(id, r, r.ValidateOnly, r.Resources, resp, func(i int, code int16, msg *string) {
+	c.proposeConfigs(id, r, r.ValidateOnly, r.Resources, c.configRecords, resp, func(i int, code int16, msg *string) {
 		resp.Resources[i].ErrorCode, resp.Resources[i].ErrorMessage = code, msg
 	})
 }
@@ -43,25 +43,36 @@ func (c *controller) replaceConfigs(id uint64, r *kmsg.AlterConfigsRequest) {
 		out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
 		resp.Resources = append(resp.Resources, out)
 	}
-	c.proposeConfigs(id, r, r.ValidateOnly, ops, resp, func(i int, code int16, msg *string) {
+	c.proposeConfigs(id, r, r.ValidateOnly, ops, c.legacyRecords, resp, func(i int, code int16, msg *string) {
 		resp.Resources[i].ErrorCode, resp.Resources[i].ErrorMessage = code, msg
 	})
 }
 
-// proposeConfigs checks every resource on its own (config.Alter, the
-// single broker's rules) and writes one ConfigRecord per value that
+// legacyRecords are configRecords for the legacy AlterConfigs, which
+// serves topics and brokers only.
+func (c *controller) legacyRecords(res *kmsg.IncrementalAlterConfigsRequestResource) ([]cluster.Record, *config.AlterError) {
+	if aerr := config.LegacyAlterable(res.ResourceType); aerr != nil {
+		return nil, aerr
+	}
+	return c.configRecords(res)
+}
+
+// proposeConfigs checks every resource on its own with records
+// (config.Alter, the single broker's rules) and writes one ConfigRecord per value that
 // changes, all in one batch; set records a resource's error. A resource
 // whose topic is deleted before the batch commits gets that record's
 // error. Validate-only requests write nothing.
 func (c *controller) proposeConfigs(id uint64, req kmsg.Request, validateOnly bool,
-	resources []kmsg.IncrementalAlterConfigsRequestResource, resp kmsg.Response, set func(i int, code int16, msg *string)) {
+	resources []kmsg.IncrementalAlterConfigsRequestResource,
+	records func(*kmsg.IncrementalAlterConfigsRequestResource) ([]cluster.Record, *config.AlterError),
+	resp kmsg.Response, set func(i int, code int16, msg *string)) {
 	type span struct{ res, from, to int }
 	var (
 		recs  []cluster.Record
 		spans []span
 	)
 	for i := range resources {
-		mine, aerr := c.configRecords(&resources[i])
+		mine, aerr := records(&resources[i])
 		if aerr != nil {
 			set(i, aerr.Kind.Code, &aerr.Msg)
 			continue
@@ -108,6 +119,9 @@ func (c *controller) configTarget(typ kmsg.ConfigResourceType, name string) (cur
 // that make them: a set for each value that changes, a delete for each
 // value removed, in name order.
 func (c *controller) configRecords(res *kmsg.IncrementalAlterConfigsRequestResource) ([]cluster.Record, *config.AlterError) {
+	if res.ResourceType == kmsg.ConfigResourceTypeGroupConfig {
+		return c.groupConfigRecords(res)
+	}
 	current, topic, lookup := c.configTarget(res.ResourceType, res.ResourceName)
 	switch {
 	case lookup != nil:
@@ -130,6 +144,39 @@ func (c *controller) configRecords(res *kmsg.IncrementalAlterConfigsRequestResou
 	if aerr != nil {
 		return nil, aerr
 	}
+	return diffConfigs(current, next, cluster.ConfigRecord{Topic: topic}), nil
+}
+
+// groupConfigRecords checks a GROUP resource's operations (KIP-848,
+// KIP-932) against the node's settings and the cluster-wide ones, as
+// Kafka's controller validates group configs, and returns their records.
+// A group need not exist to be given configs.
+func (c *controller) groupConfigRecords(res *kmsg.IncrementalAlterConfigsRequestResource) ([]cluster.Record, *config.AlterError) {
+	if res.ResourceName == "" {
+		return nil, &config.AlterError{Kind: kerr.InvalidRequest, Msg: "Group name must not be empty"}
+	}
+	current := c.n.image.Groups[res.ResourceName]
+	next, aerr := c.settings().AlterGroup(current, res.Configs)
+	if aerr != nil {
+		return nil, aerr
+	}
+	return diffConfigs(current, next, cluster.ConfigRecord{Group: res.ResourceName}), nil
+}
+
+// settings are the broker settings the controller checks group configs
+// with: the node's static ones and the cluster-wide dynamic ones.
+func (c *controller) settings() *config.Broker {
+	s := &config.Broker{Dynamic: c.n.image.Defaults}
+	if c.n.cfg.Settings != nil {
+		s.Static = c.n.cfg.Settings.Static
+	}
+	return s
+}
+
+// diffConfigs is the records that turn current into next: a set for each
+// value that changes, a delete for each value removed, in name order, each
+// naming the resource as like does.
+func diffConfigs(current, next map[string]string, like cluster.ConfigRecord) []cluster.Record {
 	var recs []cluster.Record
 	names := slices.Collect(maps.Keys(next))
 	for k := range current {
@@ -141,12 +188,15 @@ func (c *controller) configRecords(res *kmsg.IncrementalAlterConfigsRequestResou
 	for _, name := range names {
 		old, had := current[name]
 		v, has := next[name]
+		rec := like
+		rec.Name = name
 		switch {
 		case has && (!had || old != v):
-			recs = append(recs, cluster.Record{Config: &cluster.ConfigRecord{Topic: topic, Name: name, Value: &v}})
+			rec.Value = &v
+			recs = append(recs, cluster.Record{Config: &rec})
 		case had && !has:
-			recs = append(recs, cluster.Record{Config: &cluster.ConfigRecord{Topic: topic, Name: name}})
+			recs = append(recs, cluster.Record{Config: &rec})
 		}
 	}
-	return recs, nil
+	return recs
 }

@@ -9,6 +9,7 @@ import (
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
 
+	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/store"
 )
 
@@ -42,6 +43,10 @@ type Config struct {
 	// UncleanDefault is unclean.leader.election.enable for topics that do
 	// not set it.
 	UncleanDefault bool
+	// Settings are the node's static broker settings: they bound the
+	// group configs the controller accepts (group.share.min.* and the
+	// like, with the cluster-wide dynamic ones). Nil: the defaults.
+	Settings *config.Broker
 	// AutoLeaderRebalance, ImbalanceCheckTicks and
 	// ImbalancePerBrokerPercentage are auto.leader.rebalance.enable,
 	// leader.imbalance.check.interval.seconds (in ticks) and
