@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -42,8 +41,27 @@ const (
 	MarkInFlight   = "in flight"
 )
 
-var heldID = regexp.MustCompile(`\(in flight (#\d+)\)`)
-var delayBy = regexp.MustCompile(`\(delayed (\d+ms)\)`)
+// parenNumber returns the first field of text written "(" + label + " "
+// + pre + digits + post + ")", as the group of the regular expression
+// \(label (pre\d+post)\) would (model_test.go checks it against regexp,
+// which the browser bundle does without).
+func parenNumber(text, label, pre, post string) (string, bool) {
+	open := "(" + label + " " + pre
+	for i := 0; ; i++ {
+		j := strings.Index(text[i:], open)
+		if j < 0 {
+			return "", false
+		}
+		i += j
+		start, d := i+len(open)-len(pre), i+len(open)
+		for d < len(text) && '0' <= text[d] && text[d] <= '9' {
+			d++
+		}
+		if d > i+len(open) && strings.HasPrefix(text[d:], post+")") {
+			return text[start : d+len(post)], true
+		}
+	}
+}
 
 // Exchanges pairs the messages of one step (events whose Step is step)
 // into request/response rows, in the order they happened. A message is
@@ -95,8 +113,8 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 			// Only a held message (net hold) is printed with its id; a
 			// send without one is followed by its delivery, or is
 			// delivered unprinted (a broker's background traffic).
-			if m := heldID.FindStringSubmatch(e.Text); m != nil {
-				side.Mark = MarkInFlight + " " + m[1]
+			if id, ok := parenNumber(e.Text, MarkInFlight, "#", ""); ok {
+				side.Mark = MarkInFlight + " " + id
 			}
 		case "deliver":
 		case "drop":
@@ -108,8 +126,8 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 			side.Mark = MarkDuplicated
 		case "delay":
 			side.Mark = MarkDelayed
-			if m := delayBy.FindStringSubmatch(e.Text); m != nil {
-				side.Mark += " " + m[1]
+			if by, ok := parenNumber(e.Text, MarkDelayed, "", "ms"); ok {
+				side.Mark += " " + by
 			}
 		default:
 			continue

@@ -2,6 +2,8 @@ package play
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -77,5 +79,46 @@ func TestScriptSaid(t *testing.T) {
 	s.Pos = 2
 	if page := html(t, s.Page()); strings.Contains(page, "The script said") {
 		t.Errorf("step 2, before the What-if, is marked as the script's")
+	}
+}
+
+// TestNormalizeIsRegexp: normalize replaces what the regular expressions
+// in normalize.go's comments match, on samples and random mixtures of
+// their pieces.
+func TestNormalizeIsRegexp(t *testing.T) {
+	uuidRE := regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	shareRE := regexp.MustCompile(`\b__share_group_state-[0-9]+ appended offsets [0-9]+\.\.[0-9]+ \(leo=[0-9]+ hw=[0-9]+\)`)
+	topicRE := regexp.MustCompile(`\b(id[ =])[A-Za-z0-9_-]{22}\b`)
+	want := func(s string) string {
+		s = uuidRE.ReplaceAllString(s, "<uuid>")
+		s = shareRE.ReplaceAllString(s, "__share_group_state-<p> appended")
+		return topicRE.ReplaceAllString(s, "${1}<topic-id>")
+	}
+	pieces := []string{
+		"4f721312-9f9d-451b-9aca-f44c09bc8a64", "4f721312-9f9d-451b-9aca-f44c09bc8a6", "4F721312-9f9d-451b-9aca-f44c09bc8a64",
+		"id ", "id=", "(id ", "xid=", "z7HWbJUhtyORc6hE0LpNaQ", "xB4hHWKOwtjvXtb2_LLd4-", "-", "_", "a", "0", " ", ")", "é",
+		"__share_group_state-28 appended offsets 0..0 (leo=1 hw=1)", "__share_group_state-", " appended offsets ", "..", " (leo=", "1", " hw=",
+	}
+	cases := []string{"", "created topic t (id z7HWbJUhtyORc6hE0LpNaQ)", "member=C1-4f721312-9f9d-451b-9aca-f44c09bc8a64 x"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 50000 {
+		var b strings.Builder
+		for range 1 + r.IntN(6) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		cases = append(cases, b.String())
+	}
+	matched := 0
+	for _, s := range cases {
+		w := want(s)
+		if got := normalize(s); got != w {
+			t.Errorf("normalize(%q) = %q, regexp says %q", s, got, w)
+		}
+		if w != s {
+			matched++
+		}
+	}
+	if matched < 1000 {
+		t.Fatalf("only %d cases had an id to replace", matched)
 	}
 }

@@ -14,10 +14,12 @@
 // `make wasm` and wasm/browsertest build with GOWORK=DIR/go.work; nothing
 // else changes: go.mod, the generator and the server keep templ as it is.
 // A declaration the ui does use would fail the build, not pass silently.
+// The copy also compiles no regular expression (slimRegexps).
 package main
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/format"
@@ -27,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -66,6 +69,11 @@ func run(dir string) error {
 	}
 	for _, pkg := range []string{dst, filepath.Join(dst, "runtime")} {
 		if err := stripPackage(pkg); err != nil {
+			return err
+		}
+	}
+	for _, pkg := range []string{dst, filepath.Join(dst, "safehtml")} {
+		if err := slimRegexps(pkg); err != nil {
 			return err
 		}
 	}
@@ -233,4 +241,55 @@ func declared(d ast.Decl) []string {
 		return names
 	}
 	return nil
+}
+
+//go:embed patterns.go
+var patterns string
+
+// slimRegexps replaces the package's regexp.MustCompile with slimCompile
+// (patterns.go, copied in), so that the package no longer imports regexp.
+// Any other use of regexp fails here.
+func slimRegexps(dir string) error {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	pkg := ""
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(data, []byte(`"regexp"`)) {
+			continue
+		}
+		data = bytes.ReplaceAll(data, []byte("regexp.MustCompile("), []byte("slimCompile("))
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, name, data, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		for _, d := range file.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
+				g.Specs = slices.DeleteFunc(g.Specs, func(s ast.Spec) bool {
+					return s.(*ast.ImportSpec).Path.Value == `"regexp"`
+				})
+			} else if mentions(d, map[string]bool{"regexp": true}) {
+				return fmt.Errorf("%s: uses regexp beyond MustCompile", name)
+			}
+		}
+		var buf bytes.Buffer
+		if err := format.Node(&buf, fset, file); err != nil {
+			return err
+		}
+		if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+		pkg = file.Name.Name
+	}
+	if pkg == "" {
+		return fmt.Errorf("%s compiles no regexp: slimtempl is out of date", dir)
+	}
+	src := strings.Replace(patterns, "package main\n", "package "+pkg+"\n", 1)
+	return os.WriteFile(filepath.Join(dir, "slim_patterns.go"), []byte(src), 0o644)
 }

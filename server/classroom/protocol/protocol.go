@@ -1,13 +1,13 @@
 // Package protocol is the classroom's messages (package classroom): what
 // the teacher's and the students' pages send and what the server answers,
-// as JSON over the room's websocket. It is pure (fmt and regexp), so the
+// as JSON over the room's websocket. It is pure (fmt and strings), so the
 // page's side (lessons/play.Class, run by the wasm) speaks the very same
 // types as the server.
 package protocol
 
 import (
 	"fmt"
-	"regexp"
+	"strings"
 )
 
 // Message types. The teacher sends position, ask and reveal; a student
@@ -44,17 +44,49 @@ const (
 	maxStep    = 100000
 )
 
-var (
-	slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
-	langRE = regexp.MustCompile(`^[a-zA-Z]{2,8}(-[a-zA-Z0-9]{1,8})?$`)
-)
+// The shapes of a slug, a language tag and a question id, checked by hand
+// as the regular expression in each comment would (protocol_test.go
+// checks them against regexp, which the browser bundle does without).
+
+// validSlug: ^[a-z0-9][a-z0-9-]{0,63}$
+func validSlug(s string) bool {
+	return s != "" && lowerOrDigit(s[0]) && span(s[1:], 0, 63, func(c byte) bool { return lowerOrDigit(c) || c == '-' })
+}
+
+// validLang: ^[a-zA-Z]{2,8}(-[a-zA-Z0-9]{1,8})?$
+func validLang(s string) bool {
+	head, tail, dashed := strings.Cut(s, "-")
+	return span(head, 2, 8, letter) && (!dashed || span(tail, 1, 8, alnum))
+}
+
+// validID: ^[A-Za-z0-9_.-]{1,64}$
+func validID(s string) bool {
+	return span(s, 1, 64, func(c byte) bool { return alnum(c) || c == '_' || c == '.' || c == '-' })
+}
+
+// span reports whether s is min to max bytes, each of them ok.
+func span(s string, min, max int, ok func(byte) bool) bool {
+	if len(s) < min || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerOrDigit(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+func letter(c byte) bool       { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func alnum(c byte) bool        { return letter(c) || '0' <= c && c <= '9' }
 
 // Validate checks a position's shape.
 func (p *Position) Validate() error {
 	switch {
-	case p.Lesson != "" && !slugRE.MatchString(p.Lesson):
+	case p.Lesson != "" && !validSlug(p.Lesson):
 		return fmt.Errorf("lesson %q is not a lesson slug", p.Lesson)
-	case p.Lang != "" && !langRE.MatchString(p.Lang):
+	case p.Lang != "" && !validLang(p.Lang):
 		return fmt.Errorf("lang %q is not a language tag", p.Lang)
 	case p.Step < 0 || p.Step > maxStep:
 		return fmt.Errorf("step %d is out of range", p.Step)
@@ -77,11 +109,9 @@ const (
 	maxText    = 500
 )
 
-var idRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
-
 // Validate checks a question's shape.
 func (q *Question) Validate() error {
-	if !idRE.MatchString(q.ID) {
+	if !validID(q.ID) {
 		return fmt.Errorf("question id %q: 1 to 64 letters, digits, _ . -", q.ID)
 	}
 	if len(q.Choices) < 2 || len(q.Choices) > maxChoices {
