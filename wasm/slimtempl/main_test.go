@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,22 @@ func Render(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }
 	_, empty, err = strip("h.go", []byte("package templ\n\nimport \"net/http\"\n\nfunc H(w http.ResponseWriter) {}\n"))
 	if err != nil || !empty {
 		t.Errorf("a file of HTTP handlers only: empty=%v err=%v", empty, err)
+	}
+}
+
+func TestNoDevMode(t *testing.T) {
+	name := t.TempDir() + "/watchmode.go"
+	src := "package runtime\n\n" + devMode + "\n"
+	if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := noDevMode(name); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(name); string(got) != "package runtime\n\nconst developmentMode = false\n" {
+		t.Errorf("noDevMode wrote:\n%s", got)
+	}
+	if err := noDevMode(name); err == nil {
+		t.Error("a file without templ's development-mode switch passed")
 	}
 }
