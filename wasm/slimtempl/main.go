@@ -14,8 +14,9 @@
 // `make wasm` and wasm/browsertest build with GOWORK=DIR/go.work; nothing
 // else changes: go.mod, the generator and the server keep templ as it is.
 // A declaration the ui does use would fail the build, not pass silently.
-// The copy also compiles no regular expression (slimRegexps), and has no
-// development mode (noDevMode).
+// The copy also has no development mode (dropDevMode), no SHA-256 (the
+// script and CSS-class hashing the ui does not use) and compiles no
+// regular expression (slimRegexps).
 package main
 
 import (
@@ -68,6 +69,9 @@ func run(dir string) error {
 	if err := copyDir(src, dst); err != nil {
 		return err
 	}
+	if err := dropDevMode(filepath.Join(dst, "runtime", "watchmode.go")); err != nil {
+		return err
+	}
 	for _, pkg := range []string{dst, filepath.Join(dst, "runtime")} {
 		if err := stripPackage(pkg); err != nil {
 			return err
@@ -77,9 +81,6 @@ func run(dir string) error {
 		if err := slimRegexps(pkg); err != nil {
 			return err
 		}
-	}
-	if err := noDevMode(filepath.Join(dst, "runtime", "watchmode.go")); err != nil {
-		return err
 	}
 	work := fmt.Sprintf("go %s\n\nuse %s\n\nreplace github.com/a-h/templ %s => %s\n", r[1], r[0], version, dst)
 	return os.WriteFile(filepath.Join(dir, "go.work"), []byte(work), 0o644)
@@ -106,8 +107,12 @@ func copyDir(src, dst string) error {
 // declarations use: net/http for the handlers, and html/template for
 // FromGoHTML and ToGoHTML, which keep text/template in the wasm, and with
 // it reflect's MethodByName, which makes the linker keep every exported
-// method of every type the program reaches.
-var dropped = map[string]string{"net/http": "http", "html/template": "template"}
+// method of every type the program reaches. And crypto/sha256 (with
+// encoding/hex, which only prints its sums) for the constructors of
+// scripts and CSS classes (JSFuncCall, CSSID...), which hash them: the ui
+// has neither, and SHA-256 keeps Go's FIPS module (AES, SHA-3, a DRBG)
+// in the wasm.
+var dropped = map[string]string{"net/http": "http", "html/template": "template", "crypto/sha256": "sha256", "encoding/hex": "hex"}
 
 func importsDropped(src []byte) bool {
 	for path := range dropped {
@@ -252,20 +257,33 @@ func declared(d ast.Decl) []string {
 // beside its source (templ generate --watch).
 const devMode = `var developmentMode = os.Getenv("TEMPL_DEV_MODE") == "true"`
 
-// noDevMode makes development mode a constant false: the page sets no
-// environment, so os.Getenv("TEMPL_DEV_MODE") is "" there, and with the
-// constant the compiler drops the watched-file reading (os files,
-// path/filepath, runtime.Caller), 150 KB of gregor.wasm, 24 KB gzipped.
-func noDevMode(name string) error {
+// noDevMode is the copy's runtime/watchmode.go: WriteString as it is when
+// development mode is off, as it always is in the page, which sets no
+// environment. The mode's machinery (runtime.Caller, os files,
+// path/filepath, a SHA-256 of the path) is 150 KB of gregor.wasm.
+const noDevMode = `package runtime
+
+import "io"
+
+// WriteString writes the string to the writer (slimtempl: without
+// templ's development mode).
+func WriteString(w io.Writer, index int, s string) error {
+	_, err := io.WriteString(w, s)
+	return err
+}
+`
+
+// dropDevMode replaces the runtime's watchmode.go by noDevMode, after
+// checking that it switches the mode as slimtempl knows.
+func dropDevMode(name string) error {
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return err
 	}
-	if !bytes.Contains(data, []byte(devMode)) {
-		return fmt.Errorf("%s: no %s: slimtempl is out of date", name, devMode)
+	if !bytes.Contains(data, []byte(devMode)) || !bytes.Contains(data, []byte("func WriteString(w io.Writer, index int, s string) (err error)")) {
+		return fmt.Errorf("%s: not templ's development-mode switch as slimtempl knows it: slimtempl is out of date", name)
 	}
-	data = bytes.Replace(data, []byte(devMode), []byte("const developmentMode = false"), 1)
-	return os.WriteFile(name, data, 0o644)
+	return os.WriteFile(name, []byte(noDevMode), 0o644)
 }
 
 //go:embed patterns.go
