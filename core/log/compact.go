@@ -1,7 +1,6 @@
 package log
 
 import (
-	"crypto/md5"
 	"errors"
 	"fmt"
 	"path"
@@ -26,8 +25,9 @@ import (
 //     horizon has passed, or when a dirty segment is older than
 //     max.compaction.lag.ms (KIP-354).
 //   - A pass first maps every key of the dirty segments to its last offset
-//     (by the MD5 of the key, as Kafka does; aborted transactional data
-//     does not count), then rewrites every cleanable segment from the log
+//     (by the MD5 of the key, as Kafka does, or by the key itself in the
+//     browser: compact_key_js.go; aborted transactional data does not
+//     count), then rewrites every cleanable segment from the log
 //     start: a record stays if it is the latest of its key; a tombstone
 //     (null value) stays until its batch's delete horizon, set to now +
 //     delete.retention.ms the first time a pass keeps it (KIP-534).
@@ -88,7 +88,7 @@ type cleaner struct {
 type cleanPass struct {
 	end    int64 // first offset not cleaned: a segment base
 	mapped bool  // the offset map is complete; copying
-	keys   map[[md5.Size]byte]int64
+	keys   map[offsetKey]int64
 	// cursor: the segment being read (by base) and the position in it
 	segBase int64
 	pos     int64
@@ -105,9 +105,6 @@ type cleanStats struct {
 }
 
 func isNotExist(err error) bool { return errors.Is(err, store.ErrNotExist) }
-
-// keyHash is the offset map's key (Kafka's SkimpyOffsetMap hashes with MD5).
-func keyHash(k []byte) [md5.Size]byte { return md5.Sum(k) }
 
 func (l *Log) checkpointName() string { return path.Join(l.dir, CleanerCheckpointFile) }
 
@@ -217,7 +214,7 @@ func (l *Log) startPass(ctx CleanContext) bool {
 	if !due {
 		return false
 	}
-	p := &cleanPass{end: end, keys: map[[md5.Size]byte]int64{}, horizon: -1}
+	p := &cleanPass{end: end, keys: map[offsetKey]int64{}, horizon: -1}
 	p.aborted = l.AbortedTxns(l.segs[0].base, end)
 	// The map covers the dirty segments; start at the first of them.
 	p.segBase = end
