@@ -125,6 +125,22 @@ func importsDropped(src []byte) bool {
 
 // stripPackage rewrites the package's files that import what is dropped.
 func stripPackage(dir string) error {
+	return eachSource(dir, importsDropped, func(name string, data []byte) error {
+		data = bytes.ReplaceAll(data, []byte("http.Flusher"), []byte("interface{ Flush() }"))
+		slim, empty, err := strip(name, data)
+		if err != nil {
+			return err
+		}
+		if empty {
+			return os.Remove(name)
+		}
+		return os.WriteFile(name, slim, 0o644)
+	})
+}
+
+// eachSource calls f on each non-test Go file of dir whose source want
+// accepts, with that source.
+func eachSource(dir string, want func([]byte) bool, f func(name string, src []byte) error) error {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
@@ -134,20 +150,10 @@ func stripPackage(dir string) error {
 		if err != nil {
 			return err
 		}
-		if !importsDropped(data) {
+		if !want(data) {
 			continue
 		}
-		data = bytes.ReplaceAll(data, []byte("http.Flusher"), []byte("interface{ Flush() }"))
-		slim, empty, err := strip(name, data)
-		if err != nil {
-			return err
-		}
-		if empty {
-			err = os.Remove(name)
-		} else {
-			err = os.WriteFile(name, slim, 0o644)
-		}
-		if err != nil {
+		if err := f(name, data); err != nil {
 			return err
 		}
 	}
@@ -293,19 +299,9 @@ var patterns string
 // (patterns.go, copied in), so that the package no longer imports regexp.
 // Any other use of regexp fails here.
 func slimRegexps(dir string) error {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	pkg := ""
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		if !bytes.Contains(data, []byte(`"regexp"`)) {
-			continue
-		}
+	compiles := func(src []byte) bool { return bytes.Contains(src, []byte(`"regexp"`)) }
+	err := eachSource(dir, compiles, func(name string, data []byte) error {
 		data = bytes.ReplaceAll(data, []byte("regexp.MustCompile("), []byte("slimCompile("))
 		fset := token.NewFileSet()
 		file, err := parser.ParseFile(fset, name, data, parser.ParseComments)
@@ -325,10 +321,11 @@ func slimRegexps(dir string) error {
 		if err := format.Node(&buf, fset, file); err != nil {
 			return err
 		}
-		if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
-			return err
-		}
 		pkg = file.Name.Name
+		return os.WriteFile(name, buf.Bytes(), 0o644)
+	})
+	if err != nil {
+		return err
 	}
 	if pkg == "" {
 		return fmt.Errorf("%s compiles no regexp: slimtempl is out of date", dir)
