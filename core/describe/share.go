@@ -7,8 +7,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// describeShare renders the share group messages (KIP-932). Partitions
-// are named by index (p0): the messages carry topic ids only.
+// describeShare renders the share group messages (KIP-932), and the
+// group configs that steer them. Partitions are named by index (p0): the
+// messages carry topic ids only.
 func describeShare(msg any) (string, bool) {
 	switch m := msg.(type) {
 	case *kmsg.ShareGroupHeartbeatRequest:
@@ -68,8 +69,32 @@ func describeShare(msg any) (string, bool) {
 			}
 		}
 		return "ShareAcknowledge " + strings.Join(ps, " ") + errField(m.ErrorCode), true
+	case *kmsg.IncrementalAlterConfigsRequest:
+		return groupConfigs(m)
 	}
 	return "", false
+}
+
+// groupConfigs renders an IncrementalAlterConfigs of group configs (the
+// simulator's group-config command); other resources are left to the
+// generic form.
+func groupConfigs(m *kmsg.IncrementalAlterConfigsRequest) (string, bool) {
+	var b strings.Builder
+	b.WriteString("IncrementalAlterConfigs")
+	for _, r := range m.Resources {
+		if r.ResourceType != kmsg.ConfigResourceTypeGroupConfig {
+			return "", false
+		}
+		fmt.Fprintf(&b, " group=%s", r.ResourceName)
+		for _, c := range r.Configs {
+			if c.Op == kmsg.IncrementalAlterConfigOpDelete {
+				fmt.Fprintf(&b, " %s=(delete)", c.Name)
+			} else {
+				fmt.Fprintf(&b, " %s=%s", c.Name, deref(c.Value))
+			}
+		}
+	}
+	return b.String(), len(m.Resources) > 0
 }
 
 // acks renders acknowledgement batches as " accept=0..2 release=3".

@@ -42,6 +42,7 @@ var usages = []Usage{
 	{"poll", "poll MEMBER", "read once from each partition the member owns"},
 	{"leave", "leave MEMBER", "close a group member (LeaveGroup, unless static)"},
 	{"share", "share join NAME group=G topics=T1,T2 | share poll NAME [max=N] [wait=MS] | share ack NAME accept|release|reject [offsets=N,M] | share leave NAME", "a share group member (KIP-932): join (ShareGroupHeartbeat), acquire records (ShareFetch), acknowledge what it holds (ShareAcknowledge), leave"},
+	{"group-config", "group-config GROUP KEY=VALUE|delete ...", "set or delete a group's configs, as share.auto.offset.reset=earliest (IncrementalAlterConfigs on the GROUP resource)"},
 	{"offsets", "offsets GROUP", "every offset the group committed (OffsetFetch)"},
 	{"committed", "committed GROUP TOPIC-P", "the group's committed offset, as read_committed consumers ask (OffsetFetch require_stable)"},
 	{"assign", "assign STRATEGY members=C1-0,C2-0 topics=T1:10,T2:10", "run an assignor as a pure function and print its result"},
