@@ -27,9 +27,9 @@ func TestShareView(t *testing.T) {
 		step int
 		want string
 	}{
-		{8, "workers jobs-0 b0 start=0 0:acquired/w1/15000/1 1:acquired/w1/15000/1 2:acquired/w2/15000/1 3:acquired/w2/15000/1"},
-		{11, "workers jobs-0 b0 start=2 2:available//0/1 3:available//0/1"},
-		{19, "workers jobs-0 b0 start=4"},
+		{9, "workers jobs-0 b0 start=0 0:acquired/w1/15000/1 1:acquired/w1/15000/1 2:acquired/w2/15000/1 3:acquired/w2/15000/1"},
+		{12, "workers jobs-0 b0 start=2 2:available//0/1 3:available//0/1"},
+		{20, "workers jobs-0 b0 start=4"},
 	} {
 		if got := cells(at(t, "share-groups", tc.step)); got != tc.want {
 			t.Errorf("after step %d:\n got %s\nwant %s", tc.step, got, tc.want)

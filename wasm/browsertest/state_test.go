@@ -32,7 +32,7 @@ func TestStatePanel(t *testing.T) {
 			`.group[data-group="shop"] ol.machine li.here`, `ol.grid li.own.c0.moved`, `ol.grid li.own.c1`, `ul.members .swatch`}},
 		{"segments", "/?lesson=segments&step=8&answers=8:0", []string{ // its question shown
 			`.lookup[data-lookup="offset 7"]`, `.cell.found[data-offset="7"]`, `.cell.scanned`, `.entries li.chosen`, `.seg[data-segment="00000000000000000008.log"] .cell.next`}},
-		{"share-groups", "/?lesson=share-groups&step=9", []string{
+		{"share-groups", "/?lesson=share-groups&step=10", []string{
 			`.shares .group[data-share="workers/jobs-0"] li.own.sh-acquired.c0[data-offset="0"]`, `li.own.sh-acquired.c1[data-offset="3"]`}},
 		{"replication", "/?lesson=replication&step=17", []string{
 			`.role.leader`, `.role.follower`, `.partition .cell.above-hw`, `ul.replicas li.leader`, `.isr.in`}},
