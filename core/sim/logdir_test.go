@@ -15,19 +15,8 @@ import (
 // the new leader, and every acknowledged record is there once the halted
 // broker is back.
 func TestLogDirFailureInCluster(t *testing.T) {
-	w := New(1)
+	w, lead := ackedOnLeader(t, "")
 	s := execAll(t, w,
-		"cluster 3 log.flush.interval.messages=1",
-		"topic t partitions=1 rf=3 min.insync.replicas=2",
-		"producer p idempotent acks=all",
-		"produce p t partition=0 value=a",
-		"advance 1s",
-	)
-	lead := w.Leader("t", 0)
-	if lead == nil {
-		t.Fatalf("no leader:\n%s", s)
-	}
-	s = execAll(t, w,
 		"disk "+lead.Name+" fail sync t-0",
 		"produce p t partition=0 value=b",
 		"advance 2s",
@@ -108,19 +97,8 @@ func TestControlledShutdownState(t *testing.T) {
 // halts without it once log.dir.failure.timeout.ms has passed, not before
 // (KIP-858).
 func TestLogDirFailureControllerUnreachable(t *testing.T) {
-	w := New(1)
+	w, lead := ackedOnLeader(t, " log.dir.failure.timeout.ms=5000")
 	s := execAll(t, w,
-		"cluster 3 log.flush.interval.messages=1 log.dir.failure.timeout.ms=5000",
-		"topic t partitions=1 rf=3 min.insync.replicas=2",
-		"producer p idempotent acks=all",
-		"produce p t partition=0 value=a",
-		"advance 1s",
-	)
-	lead := w.Leader("t", 0)
-	if lead == nil {
-		t.Fatalf("no leader:\n%s", s)
-	}
-	s = execAll(t, w,
 		"partition "+lead.Name,
 		"disk "+lead.Name+" fail sync t-0",
 		"produce p t partition=0 value=b",
@@ -135,4 +113,23 @@ func TestLogDirFailureControllerUnreachable(t *testing.T) {
 	if lead.Up {
 		t.Fatalf("%s is still up 6s after its log dir failed, cut off from the controller:\n%s", lead.Name, s)
 	}
+}
+
+// ackedOnLeader starts a three-broker cluster (with the extra settings)
+// whose topic t has one acknowledged record, and returns t-0's leader.
+func ackedOnLeader(t *testing.T, settings string) (*World, *Node) {
+	t.Helper()
+	w := New(1)
+	s := execAll(t, w,
+		"cluster 3 log.flush.interval.messages=1"+settings,
+		"topic t partitions=1 rf=3 min.insync.replicas=2",
+		"producer p idempotent acks=all",
+		"produce p t partition=0 value=a",
+		"advance 1s",
+	)
+	lead := w.Leader("t", 0)
+	if lead == nil {
+		t.Fatalf("no leader:\n%s", s)
+	}
+	return w, lead
 }
