@@ -164,6 +164,16 @@ func TestCLI(t *testing.T) {
 		expectOneLineError(t, code, out, b.DataDir)
 	})
 
+	// A signal the moment the Kafka port accepts (as a supervisor's stop
+	// right after a start, or Ctrl-C during recovery) is still a clean
+	// shutdown: the broker catches signals before it opens any port.
+	t.Run("CleanShutdownRightAfterStart", func(t *testing.T) {
+		b := startBroker(t)
+		if code, err := b.Stop(); err != nil || code != 0 {
+			t.Fatalf("stop right after start: exit code %d, %v; want 0", code, err)
+		}
+	})
+
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run("CleanShutdownOn"+sig.String(), func(t *testing.T) {
 			b := startBroker(t)

@@ -55,6 +55,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if args[0] != "serve" {
 		return fmt.Errorf("unknown command %q (try: gregor serve --help)", args[0])
 	}
+	// Signals are caught from the start: the Kafka port accepts inside
+	// server.Start, and a SIGINT that arrives between then and Run must
+	// still shut the broker down cleanly, not kill it half-started.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	kafkaAddr := fs.String("kafka-addr", "127.0.0.1:9092", "address the Kafka protocol listens on (and is advertised)")
@@ -198,8 +203,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	return srv.Run(ctx)
 }
 
