@@ -236,16 +236,11 @@ func (d *clusterDriver) serveController(e *engine) {
 				d.mu.Unlock()
 			}()
 			r := bufio.NewReaderSize(nc, 64<<10)
-			var user string
-			if d.peer != nil && d.peer.Mechanism != "" {
-				from, u, err := d.authenticatePeer(nc, r, e)
-				d.refused(nc, from, err)
-				if err != nil {
-					return
-				}
-				user = u
+			who, err := d.admitPeer(nc, r, e)
+			if err == nil {
+				err = readPeerFrames(r, e, who)
 			}
-			if err := readPeerFrames(r, e, d.linkPrincipal(user)); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, errRefused) {
 				d.logf("controller connection from %s: %v", nc.RemoteAddr(), err)
 			}
 		}()
@@ -516,11 +511,8 @@ func (e *engine) brokerSend(to int32, reqID uint64, req kmsg.Request) {
 		if to == d.id {
 			// Submit after the broker's call returns: Send must not call
 			// back into the broker, and Process may answer at once.
-			self := ""
-			if d.peer != nil {
-				self = d.peer.User // a SASL node's own user, which its peers check
-			}
-			e.later = append(e.later, func() { e.submitCtl(d.id, reqID, req, d.linkPrincipal(self)) })
+			self := d.selfPrincipal()
+			e.later = append(e.later, func() { e.submitCtl(d.id, reqID, req, self) })
 			return
 		}
 	}

@@ -27,7 +27,7 @@ type inbound struct {
 
 	// cluster events (cluster.go)
 	peer int32 // the node it came from
-	// principal is the peer's on its connection (linkPrincipal).
+	// principal is the peer's on its connection (admitPeer).
 	principal string
 	raft      *pb.Message
 	id        uint64

@@ -118,21 +118,6 @@ func (d *clusterDriver) authenticatePeer(nc net.Conn, r io.Reader, e *engine) (f
 	return from, s.user, nil
 }
 
-// linkPrincipal is the principal of a node on a controller connection
-// (core/broker/envelope.go checks it on each Envelope), as Kafka's
-// DefaultKafkaPrincipalBuilder names it: User:<its SASL user>, or
-// User:ANONYMOUS on a PLAINTEXT controller listener; on an SSL one none:
-// there the certificate is the check (README).
-func (d *clusterDriver) linkPrincipal(user string) string {
-	switch {
-	case user != "":
-		return "User:" + user
-	case d.peer == nil:
-		return anonymous
-	}
-	return ""
-}
-
 // peerCredential is a SCRAM credential of the metadata, else one this
 // node was started with: raft needs authenticated links before the
 // metadata can replicate (security.go).

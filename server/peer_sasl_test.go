@@ -21,51 +21,9 @@ import (
 // principal outside super.users, a mechanism it does not offer and a
 // frame sent before authenticating; a refused connection is closed.
 func TestPeerSASL(t *testing.T) {
-	b := config.NewBroker()
-	if err := b.SetStatic("node.id", "1"); err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var logs strings.Builder
-	logf := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(&logs, format+"\n", args...)
-	}
-	srv, err := Start(Config{KafkaAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), Settings: b, Logf: logf,
-		ControllerQuorum: map[int32]string{1: "127.0.0.1:0"},
-		Peer: &PeerSecurity{Listener: "CONTROLLER", Mechanism: "PLAIN", User: "broker", Password: "b-secret",
-			Accept: Security{Mechanisms: []string{"PLAIN", "SCRAM-SHA-512"}, PlainUsers: map[string]string{"broker": "b-secret", "intruder": "i-secret"}}},
-		Authorizer:     &cluster.Authorizer{SuperUsers: []string{"User:broker"}},
-		ScramBootstrap: []string{"SCRAM-SHA-512=[name=broker,password=b-secret]"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	addr := srv.e.cl.ln.Addr().String()
-	logged := func(want string) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if !strings.Contains(logs.String(), want) {
-			return fmt.Errorf("the log does not say %q:\n%s", want, logs.String())
-		}
-		return nil
-	}
-	// closed reports whether the node closed nc (a read ends).
-	closed := func(nc net.Conn) bool {
-		_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-		_, err := nc.Read(make([]byte, 1))
-		return errors.Is(err, io.EOF)
-	}
+	addr, logged := startPeerNode(t, &PeerSecurity{Listener: "CONTROLLER", Mechanism: "PLAIN", User: "broker", Password: "b-secret",
+		Accept: Security{Mechanisms: []string{"PLAIN", "SCRAM-SHA-512"}, PlainUsers: map[string]string{"broker": "b-secret", "intruder": "i-secret"}}},
+		"User:broker", "SCRAM-SHA-512=[name=broker,password=b-secret]")
 	for _, tc := range []struct {
 		mech, user, pass string
 		refused          string // part of the refusal, "" when accepted
@@ -124,21 +82,52 @@ func TestPeerSASL(t *testing.T) {
 	}
 }
 
-// TestLinkPrincipal: the principal a node's Envelopes are checked with is
-// its SASL user, User:ANONYMOUS on a PLAINTEXT controller listener, and
-// none on an SSL one (the certificate was the check).
-func TestLinkPrincipal(t *testing.T) {
-	plain, ssl := &clusterDriver{}, &clusterDriver{peer: &PeerSecurity{Listener: "CONTROLLER"}}
-	for _, c := range []struct {
-		d          *clusterDriver
-		user, want string
-	}{
-		{ssl, "broker", "User:broker"},
-		{plain, "", "User:ANONYMOUS"},
-		{ssl, "", ""},
-	} {
-		if got := c.d.linkPrincipal(c.user); got != c.want {
-			t.Errorf("linkPrincipal(%q), peer security %v: %q, want %q", c.user, c.d.peer != nil, got, c.want)
-		}
+// startPeerNode runs a node that is the one voter of its own quorum, with
+// peer security on its controller listener and an authorizer whose only
+// super user is superUser; it returns the listener's address and a check
+// that the node's log says something.
+func startPeerNode(t *testing.T, peer *PeerSecurity, superUser string, scram ...string) (string, func(string) error) {
+	t.Helper()
+	b := config.NewBroker()
+	if err := b.SetStatic("node.id", "1"); err != nil {
+		t.Fatal(err)
 	}
+	var mu sync.Mutex
+	var logs strings.Builder
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(&logs, format+"\n", args...)
+	}
+	srv, err := Start(Config{KafkaAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), Settings: b, Logf: logf,
+		ControllerQuorum: map[int32]string{1: "127.0.0.1:0"}, Peer: peer,
+		Authorizer: &cluster.Authorizer{SuperUsers: []string{superUser}}, ScramBootstrap: scram,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return srv.e.cl.ln.Addr().String(), func(want string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !strings.Contains(logs.String(), want) {
+			return fmt.Errorf("the log does not say %q:\n%s", want, logs.String())
+		}
+		return nil
+	}
+}
+
+// closed reports whether the node closed nc (a read ends).
+func closed(nc net.Conn) bool {
+	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err := nc.Read(make([]byte, 1))
+	return errors.Is(err, io.EOF)
 }

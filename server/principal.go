@@ -24,12 +24,18 @@ func (c *conn) principal() string {
 		}
 		c.who = "User:" + c.sasl.user
 	case t != nil:
-		c.who = anonymous
-		if cs := t.ConnectionState(); len(cs.VerifiedChains) > 0 && len(cs.VerifiedChains[0]) > 0 {
-			c.who = "User:" + cs.VerifiedChains[0][0].Subject.String()
-		}
+		c.who = certPrincipal(t.ConnectionState())
 	default:
 		c.who = anonymous
 	}
 	return c.who
+}
+
+// certPrincipal is the principal of a TLS connection: User:<the subject
+// of its verified client certificate>, else User:ANONYMOUS.
+func certPrincipal(cs tls.ConnectionState) string {
+	if len(cs.VerifiedChains) > 0 && len(cs.VerifiedChains[0]) > 0 {
+		return "User:" + cs.VerifiedChains[0][0].Subject.String()
+	}
+	return anonymous
 }

@@ -51,8 +51,7 @@ import (
 //     the driver) must CLUSTER_ACTION the cluster, else the Envelope is
 //     answered CLUSTER_AUTHORIZATION_FAILED (and the client
 //     UNKNOWN_SERVER_ERROR). An Envelope without a principal (the
-//     simulator's, a peer authenticated by its certificate) is not
-//     checked. The request-time quota is charged by the forwarding
+//     simulator's) is not checked. The request-time quota is charged by the forwarding
 //     broker only.
 
 // enveloped is what a request that arrived in an Envelope needs to be

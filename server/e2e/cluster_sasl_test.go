@@ -27,8 +27,10 @@ import (
 // replicated on all three; its DeleteTopics of that topic and one it may
 // delete, forwarded to the controller, deletes only the latter. A
 // plaintext peer is refused on the controller
-// listener.
+// listener, and a node whose certificate's subject is not a super user
+// is refused by its peers.
 func TestClusterSecure(t *testing.T) {
+	const nodePrincipal = "User:CN=localhost,O=Gregor tests" // every node's certificate
 	dir := t.TempDir()
 	ca := newTestCA(t, "Gregor test CA")
 	_, serverPEM := ca.issue("localhost", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
@@ -37,7 +39,7 @@ func TestClusterSecure(t *testing.T) {
 		"--controller.listener.names", "CONTROLLER",
 		"--ssl.keystore.location", writeFile(t, dir, "server.pem", serverPEM),
 		"--ssl.truststore.location", writeFile(t, dir, "ca.pem", ca.pem),
-		"--authorizer.class.name", "StandardAuthorizer", "--super.users", "User:ANONYMOUS",
+		"--authorizer.class.name", "StandardAuthorizer", "--super.users", "User:ANONYMOUS;"+nodePrincipal,
 		"--add-scram", "SCRAM-SHA-512=[name=boot,password=boot-secret]"))
 	ctx := testCtx(t, opTimeout)
 
@@ -155,6 +157,15 @@ func TestClusterSecure(t *testing.T) {
 	}
 	nc.Close()
 	waitForLog(t, bs[0], "does not look like a TLS handshake")
+
+	// On an SSL controller listener a node is its certificate's subject,
+	// which must be a super user: broker 3, restarted without it in
+	// super.users, refuses its peers and says whom to name.
+	bad := bs[2]
+	bad.Kill()
+	bad.extra = append(bad.extra, "--super.users", "User:ANONYMOUS")
+	bad.Restart()
+	waitForLog(t, bad, nodePrincipal+" may not CLUSTER_ACTION on the cluster: name it in super.users")
 }
 
 // controllerAddr is the --controller-addr startCluster gave b.

@@ -1,0 +1,69 @@
+package server
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"time"
+)
+
+// The principal of a node on a controller connection, which
+// core/broker/envelope.go checks on each Envelope the node sends, is
+// named as Kafka's DefaultKafkaPrincipalBuilder names an inter-broker
+// principal: User:<its SASL user> on a SASL controller listener;
+// User:<the subject of its certificate> (User:CN=broker1,O=Example) on an
+// SSL one, where mutual TLS makes the certificate required; User:ANONYMOUS
+// on a PLAINTEXT one. With an authorizer, an authenticated node must
+// CLUSTER_ACTION on the cluster (name it in super.users), or its
+// connection is refused before any of its frames reaches the engine.
+
+// errRefused is a peer connection refused and already logged (refused).
+var errRefused = errors.New("refused")
+
+// admitPeer authenticates a connection accepted on the controller
+// listener and returns its principal.
+func (d *clusterDriver) admitPeer(nc net.Conn, r io.Reader, e *engine) (string, error) {
+	t, _ := nc.(*tls.Conn)
+	switch {
+	case d.peer != nil && d.peer.Mechanism != "":
+		from, user, err := d.authenticatePeer(nc, r, e)
+		d.refused(nc, from, err)
+		if err != nil {
+			return "", errRefused
+		}
+		return "User:" + user, nil
+	case t != nil:
+		_ = nc.SetDeadline(time.Now().Add(peerAuthTimeout))
+		err := t.Handshake()
+		_ = nc.SetDeadline(time.Time{})
+		if err != nil {
+			return "", err
+		}
+		who := certPrincipal(t.ConnectionState())
+		err = d.mayJoin(e, who, remoteIP(nc))
+		d.refused(nc, -1, err)
+		if err != nil {
+			return "", errRefused
+		}
+		return who, nil
+	}
+	return anonymous, nil
+}
+
+// selfPrincipal is this node's own principal, for the requests it sends
+// to itself as the controller: what its peers would see it as.
+func (d *clusterDriver) selfPrincipal() string {
+	switch {
+	case d.peer == nil:
+		return anonymous
+	case d.peer.Mechanism != "":
+		return "User:" + d.peer.User
+	case d.peer.DialTLS != nil && len(d.peer.DialTLS.Certificates) > 0:
+		if leaf, err := x509.ParseCertificate(d.peer.DialTLS.Certificates[0].Certificate[0]); err == nil {
+			return "User:" + leaf.Subject.String()
+		}
+	}
+	return anonymous
+}
