@@ -150,6 +150,9 @@ type clusterDriver struct {
 	peer      *PeerSecurity
 	authz     *cluster.Authorizer
 	bootstrap []*cluster.ScramCredential
+	// reauth (connections.max.reauth.ms) bounds a peer's SASL session
+	// on this node's controller listener (peer_reauth.go); 0: for ever.
+	reauth time.Duration
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
@@ -202,7 +205,7 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage, creds []*clu
 	}
 	d := &clusterDriver{id: id, node: q, ln: ln, links: map[int32]*peerLink{},
 		pending: map[uint64]ctlPending{}, outstanding: map[uint64]int32{}, logf: c.Logf, conns: map[net.Conn]bool{},
-		peer: c.Peer, authz: c.Authorizer, bootstrap: creds, refusals: map[string]string{}}
+		peer: c.Peer, authz: c.Authorizer, bootstrap: creds, refusals: map[string]string{}, reauth: c.SASLReauth}
 	for pid, paddr := range c.ControllerQuorum {
 		if pid != id {
 			d.links[pid] = newPeerLink(id, pid, paddr, c.Peer, s.e)
@@ -236,9 +239,9 @@ func (d *clusterDriver) serveController(e *engine) {
 				d.mu.Unlock()
 			}()
 			r := bufio.NewReaderSize(nc, 64<<10)
-			who, err := d.admitPeer(nc, r, e)
+			who, expires, err := d.admitPeer(nc, r, e)
 			if err == nil {
-				err = readPeerFrames(r, e, who)
+				err = readPeerFrames(r, e, who, expires)
 			}
 			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, errRefused) {
 				d.logf("controller connection from %s: %v", nc.RemoteAddr(), err)
@@ -261,11 +264,14 @@ func (d *clusterDriver) close() {
 
 // readPeerFrames decodes frames from one peer connection, whose peer is
 // principal, into engine events.
-func readPeerFrames(r io.Reader, e *engine, principal string) error {
+func readPeerFrames(r io.Reader, e *engine, principal string, expires time.Time) error {
 	for {
 		buf, err := readPeerFrame(r)
 		if err != nil {
 			return err
+		}
+		if !expires.IsZero() && time.Now().After(expires) {
+			return fmt.Errorf("the SASL session of %s expired (connections.max.reauth.ms) without re-authentication: closing", principal)
 		}
 		in, err := decodePeerFrame(buf)
 		if err != nil {
@@ -393,8 +399,9 @@ func (l *peerLink) unreachable() {
 func (l *peerLink) run() {
 	var nc net.Conn
 	var w *bufio.Writer
-	var gone chan struct{} // closed when the peer has ended nc
-	var retryAt time.Time
+	var gone chan struct{}   // closed when the peer has ended nc
+	var retire chan struct{} // closed when this side ends nc (renewal)
+	var retryAt, renewAt time.Time
 	defer func() {
 		if nc != nil {
 			nc.Close()
@@ -412,6 +419,13 @@ func (l *peerLink) run() {
 			case <-gone: // the peer went away: redial for this frame
 				nc, w = nil, nil
 			default:
+				if !renewAt.IsZero() && time.Now().After(renewAt) {
+					// The SASL session nears its end: authenticate
+					// again on a new connection (peer_reauth.go).
+					close(retire)
+					nc.Close()
+					nc, w = nil, nil
+				}
 			}
 		}
 		if nc == nil {
@@ -423,22 +437,30 @@ func (l *peerLink) run() {
 				l.unreachable() // dropped
 				continue
 			}
-			c, err := l.dial()
+			c, lifetime, err := l.dial()
 			if err != nil {
 				retryAt = time.Now().Add(200 * time.Millisecond)
 				l.unreachable()
 				continue
 			}
-			nc, w, gone = c, bufio.NewWriterSize(c, 64<<10), make(chan struct{})
+			nc, w, gone, retire = c, bufio.NewWriterSize(c, 64<<10), make(chan struct{}), make(chan struct{})
+			renewAt = time.Time{}
+			if lifetime > 0 {
+				renewAt = time.Now().Add(lifetime * renewPercent / 100)
+			}
 			// Nothing comes back on this connection; reading notices at
 			// once when the peer goes away (a killed process), so the
 			// next frame redials instead of vanishing into a dead socket.
-			go func(gone chan struct{}) {
+			go func(gone, retire chan struct{}) {
 				_, _ = io.Copy(io.Discard, c)
 				c.Close()
 				close(gone)
-				l.unreachable()
-			}(gone)
+				select {
+				case <-retire:
+				default:
+					l.unreachable()
+				}
+			}(gone, retire)
 		}
 		_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
 		_, err := w.Write(frame)
@@ -457,12 +479,14 @@ func (l *peerLink) run() {
 	}
 }
 
-// dial connects to the peer, over TLS and with SASL when configured; a
-// refusal of this node's credentials is logged once.
-func (l *peerLink) dial() (net.Conn, error) {
+// dial connects to the peer, over TLS and with SASL when configured, and
+// returns the SASL session's lifetime (0: for ever); a refusal of this
+// node's credentials is logged once.
+func (l *peerLink) dial() (net.Conn, time.Duration, error) {
 	d := peerDialer()
 	if l.sec == nil {
-		return d.Dial("tcp", l.addr)
+		nc, err := d.Dial("tcp", l.addr)
+		return nc, 0, err
 	}
 	var nc net.Conn
 	var err error
@@ -472,9 +496,9 @@ func (l *peerLink) dial() (net.Conn, error) {
 		nc, err = d.Dial("tcp", l.addr)
 	}
 	if err != nil || l.sec.Mechanism == "" {
-		return nc, err
+		return nc, 0, err
 	}
-	err = l.authenticate(nc)
+	lifetime, err := l.authenticate(nc)
 	var refused *peerAuthError
 	switch {
 	case errors.As(err, &refused):
@@ -489,9 +513,9 @@ func (l *peerLink) dial() (net.Conn, error) {
 	}
 	if err != nil {
 		nc.Close()
-		return nil, err
+		return nil, 0, err
 	}
-	return nc, nil
+	return nc, lifetime, nil
 }
 
 // --- on the engine goroutine ---

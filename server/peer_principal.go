@@ -23,33 +23,38 @@ import (
 var errRefused = errors.New("refused")
 
 // admitPeer authenticates a connection accepted on the controller
-// listener and returns its principal.
-func (d *clusterDriver) admitPeer(nc net.Conn, r io.Reader, e *engine) (string, error) {
+// listener and returns its principal and, for a SASL session with a
+// lifetime, when it expires (peer_reauth.go).
+func (d *clusterDriver) admitPeer(nc net.Conn, r io.Reader, e *engine) (string, time.Time, error) {
 	t, _ := nc.(*tls.Conn)
 	switch {
 	case d.peer != nil && d.peer.Mechanism != "":
 		from, user, err := d.authenticatePeer(nc, r, e)
 		d.refused(nc, from, err)
 		if err != nil {
-			return "", errRefused
+			return "", time.Time{}, errRefused
 		}
-		return "User:" + user, nil
+		var expires time.Time
+		if d.reauth > 0 {
+			expires = time.Now().Add(d.reauth)
+		}
+		return "User:" + user, expires, nil
 	case t != nil:
 		_ = nc.SetDeadline(time.Now().Add(peerAuthTimeout))
 		err := t.Handshake()
 		_ = nc.SetDeadline(time.Time{})
 		if err != nil {
-			return "", err
+			return "", time.Time{}, err
 		}
 		who := certPrincipal(t.ConnectionState())
 		err = d.mayJoin(e, who, remoteIP(nc))
 		d.refused(nc, -1, err)
 		if err != nil {
-			return "", errRefused
+			return "", time.Time{}, errRefused
 		}
-		return who, nil
+		return who, time.Time{}, nil
 	}
-	return anonymous, nil
+	return anonymous, time.Time{}, nil
 }
 
 // selfPrincipal is this node's own principal, for the requests it sends

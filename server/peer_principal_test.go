@@ -24,7 +24,7 @@ func TestPeerSSL(t *testing.T) {
 	addr, logged := startPeerNode(t, &PeerSecurity{Listener: "CONTROLLER",
 		Accept:  Security{TLS: &tls.Config{Certificates: []tls.Certificate{node}, ClientCAs: ca.Pool(), ClientAuth: tls.RequireAndVerifyClientCert}},
 		DialTLS: &tls.Config{Certificates: []tls.Certificate{node}, RootCAs: ca.Pool()},
-	}, "User:CN=broker,O=Gregor tests")
+	}, "User:CN=broker,O=Gregor tests", 0)
 	dial := func(cn string) net.Conn {
 		nc, err := tls.Dial("tcp", addr, &tls.Config{Certificates: []tls.Certificate{issue(cn)}, RootCAs: ca.Pool()})
 		if err != nil {

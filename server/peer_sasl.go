@@ -98,6 +98,7 @@ func (d *clusterDriver) authenticatePeer(nc net.Conn, r io.Reader, e *engine) (f
 			ar.SASLAuthBytes, failure = s.step(req.SASLAuthBytes)
 			if failure == nil && s.user != "" {
 				failure = d.mayJoin(e, "User:"+s.user, remoteIP(nc))
+				ar.SessionLifetimeMillis = d.reauth.Milliseconds()
 			}
 			if failure != nil {
 				msg := failure.Error()
@@ -178,8 +179,9 @@ type peerAuthError struct{ msg string }
 
 func (e *peerAuthError) Error() string { return e.msg }
 
-// authenticate runs the dialing side of the exchange on nc.
-func (l *peerLink) authenticate(nc net.Conn) error {
+// authenticate runs the dialing side of the exchange on nc and returns
+// the session lifetime the peer gave (KIP-368; 0: for ever).
+func (l *peerLink) authenticate(nc net.Conn) (time.Duration, error) {
 	p := l.sec
 	_ = nc.SetDeadline(time.Now().Add(peerAuthTimeout))
 	defer nc.SetDeadline(time.Time{})
@@ -188,10 +190,10 @@ func (l *peerLink) authenticate(nc net.Conn) error {
 	hs.Version, hs.Mechanism = 1, p.Mechanism
 	resp, err := l.roundTrip(nc, r, hs)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if h := resp.(*kmsg.SASLHandshakeResponse); h.ErrorCode != 0 {
-		return &peerAuthError{fmt.Sprintf("SASL mechanism %s: %v (the peer offers %s)", p.Mechanism, kerr.ErrorForCode(h.ErrorCode), strings.Join(h.SupportedMechanisms, ", "))}
+		return 0, &peerAuthError{fmt.Sprintf("SASL mechanism %s: %v (the peer offers %s)", p.Mechanism, kerr.ErrorForCode(h.ErrorCode), strings.Join(h.SupportedMechanisms, ", "))}
 	}
 	var mech sasl.Mechanism
 	switch p.Mechanism {
@@ -204,14 +206,14 @@ func (l *peerLink) authenticate(nc net.Conn) error {
 	}
 	sess, token, err := mech.Authenticate(context.Background(), l.addr)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for {
 		ar := kmsg.NewPtrSASLAuthenticateRequest()
 		ar.Version, ar.SASLAuthBytes = 1, token
 		resp, err := l.roundTrip(nc, r, ar)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		a := resp.(*kmsg.SASLAuthenticateResponse)
 		if a.ErrorCode != 0 {
@@ -219,14 +221,14 @@ func (l *peerLink) authenticate(nc net.Conn) error {
 			if a.ErrorMessage != nil {
 				msg = *a.ErrorMessage
 			}
-			return &peerAuthError{msg}
+			return 0, &peerAuthError{msg}
 		}
 		done, next, err := sess.Challenge(a.SASLAuthBytes)
 		if err != nil {
-			return &peerAuthError{err.Error()} // the peer did not prove it knows the credential
+			return 0, &peerAuthError{err.Error()} // the peer did not prove it knows the credential
 		}
 		if done {
-			return nil
+			return time.Duration(a.SessionLifetimeMillis) * time.Millisecond, nil
 		}
 		token = next
 	}

@@ -23,7 +23,7 @@ import (
 func TestPeerSASL(t *testing.T) {
 	addr, logged := startPeerNode(t, &PeerSecurity{Listener: "CONTROLLER", Mechanism: "PLAIN", User: "broker", Password: "b-secret",
 		Accept: Security{Mechanisms: []string{"PLAIN", "SCRAM-SHA-512"}, PlainUsers: map[string]string{"broker": "b-secret", "intruder": "i-secret"}}},
-		"User:broker", "SCRAM-SHA-512=[name=broker,password=b-secret]")
+		"User:broker", 0, "SCRAM-SHA-512=[name=broker,password=b-secret]")
 	for _, tc := range []struct {
 		mech, user, pass string
 		refused          string // part of the refusal, "" when accepted
@@ -43,7 +43,7 @@ func TestPeerSASL(t *testing.T) {
 			}
 			defer nc.Close()
 			l := &peerLink{self: 2, addr: addr, sec: &PeerSecurity{Listener: "CONTROLLER", Mechanism: tc.mech, User: tc.user, Password: tc.pass}}
-			err = l.authenticate(nc)
+			_, err = l.authenticate(nc)
 			var refused *peerAuthError
 			switch {
 			case tc.refused == "" && err != nil:
@@ -83,10 +83,11 @@ func TestPeerSASL(t *testing.T) {
 }
 
 // startPeerNode runs a node that is the one voter of its own quorum, with
-// peer security on its controller listener and an authorizer whose only
-// super user is superUser; it returns the listener's address and a check
-// that the node's log says something.
-func startPeerNode(t *testing.T, peer *PeerSecurity, superUser string, scram ...string) (string, func(string) error) {
+// peer security on its controller listener, an authorizer whose only
+// super user is superUser and SASL sessions of reauth (0: for ever); it
+// returns the listener's address and a check that the node's log says
+// something.
+func startPeerNode(t *testing.T, peer *PeerSecurity, superUser string, reauth time.Duration, scram ...string) (string, func(string) error) {
 	t.Helper()
 	b := config.NewBroker()
 	if err := b.SetStatic("node.id", "1"); err != nil {
@@ -101,7 +102,7 @@ func startPeerNode(t *testing.T, peer *PeerSecurity, superUser string, scram ...
 	}
 	srv, err := Start(Config{KafkaAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), Settings: b, Logf: logf,
 		ControllerQuorum: map[int32]string{1: "127.0.0.1:0"}, Peer: peer,
-		Authorizer: &cluster.Authorizer{SuperUsers: []string{superUser}}, ScramBootstrap: scram,
+		Authorizer: &cluster.Authorizer{SuperUsers: []string{superUser}}, ScramBootstrap: scram, SASLReauth: reauth,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -35,6 +35,7 @@ listener.name.controller.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.
 add-scram=SCRAM-SHA-512=[name=broker,password=broker-secret];SCRAM-SHA-256=[name=alice,password=alice-secret]
 authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 super.users=User:ANONYMOUS;User:broker
+connections.max.reauth.ms=6000
 `, keystore, truststore, password)
 }
 
@@ -44,7 +45,7 @@ super.users=User:ANONYMOUS;User:broker
 // with; a client produces acks=all and consumes over SASL_SSL across the
 // kill of a leader, whose restart rejoins; a node given a wrong
 // inter-broker password cannot join, says why, and the two others keep
-// serving.
+// serving. Sessions between nodes last 6 s: links renew them in time.
 func TestClusterSecurePeersSASL(t *testing.T) {
 	dir := t.TempDir()
 	ca := newTestCA(t, "Gregor test CA")
@@ -156,5 +157,13 @@ func TestClusterSecurePeersSASL(t *testing.T) {
 		t.Fatal(err)
 	} else if slices.Contains(p.ISR, bad.NodeID) {
 		t.Fatalf("node %d, refused by its peers, is in the ISR %v", bad.NodeID, p.ISR)
+	}
+	// Sessions last 6 s (connections.max.reauth.ms) and raft's messages
+	// never stop: every link renewed its session in time, over the
+	// test's half a minute, or its peer would have closed it.
+	for _, b := range bs {
+		if out := b.log.String(); strings.Contains(out, "expired (connections.max.reauth.ms)") {
+			t.Errorf("a SASL session between nodes expired, in broker %d's log:\n%s", b.NodeID, out)
+		}
 	}
 }

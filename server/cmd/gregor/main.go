@@ -252,7 +252,7 @@ var serverKeys = []struct{ name, doc string }{
 	{"sasl.enabled.mechanisms", "the SASL mechanisms SASL_PLAINTEXT and SASL_SSL listeners offer (default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)"},
 	{"sasl.mechanism.controller.protocol", "the SASL mechanism nodes authenticate each other with on a SASL controller listener, with the username and password of listener.name.<controller listener>.<mechanism>.sasl.jaas.config"},
 	{"sasl.mechanism.inter.broker.protocol", "synonym of sasl.mechanism.controller.protocol (follower fetches travel on the controller listener too); if both are given they must agree"},
-	{"connections.max.reauth.ms", "how long a SASL session lasts before the client must re-authenticate on its connection (KIP-368); 0 (default): for ever"},
+	{"connections.max.reauth.ms", "how long a SASL session lasts before the client must re-authenticate on its connection (KIP-368), nodes on a SASL controller listener included; 0 (default): for ever"},
 	{"add-scram", "SCRAM credentials to add at startup unless the user has one, as kafka-storage --add-scram: 'SCRAM-SHA-256=[name=admin,password=secret]', several separated by ;. In a cluster also what a node accepts from its peers on a SASL controller listener until the metadata has that user"},
 	{"feature", "levels a new data directory (a new cluster) starts with in place of Kafka 4.0's defaults, as kafka-storage format --feature: transaction.version=1, several separated by ,; existing data keeps its levels (change them with UpdateFeatures)"},
 	{"authorizer.class.name", "any class name (e.g. org.apache.kafka.metadata.authorizer.StandardAuthorizer) turns on ACL enforcement; empty (default): no ACL is enforced"},
