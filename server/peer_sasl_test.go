@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -100,21 +99,9 @@ func startPeerNode(t *testing.T, peer *PeerSecurity, superUser string, reauth ti
 		defer mu.Unlock()
 		fmt.Fprintf(&logs, format+"\n", args...)
 	}
-	srv, err := Start(Config{KafkaAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), Settings: b, Logf: logf,
+	srv := run(t, Config{KafkaAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), Settings: b, Logf: logf,
 		ControllerQuorum: map[int32]string{1: "127.0.0.1:0"}, Peer: peer,
 		Authorizer: &cluster.Authorizer{SuperUsers: []string{superUser}}, ScramBootstrap: scram, SASLReauth: reauth,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
 	})
 	return srv.e.cl.ln.Addr().String(), func(want string) error {
 		mu.Lock()

@@ -21,7 +21,13 @@ func startInProcess(t *testing.T, dir string, settings map[string]string) *Serve
 			t.Fatal(err)
 		}
 	}
-	srv, err := Start(Config{KafkaAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataDir: dir, Settings: b, Logf: t.Logf})
+	return run(t, Config{KafkaAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataDir: dir, Settings: b, Logf: t.Logf})
+}
+
+// run starts a server with cfg and stops it when the test ends.
+func run(t *testing.T, cfg Config) *Server {
+	t.Helper()
+	srv, err := Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
