@@ -153,6 +153,9 @@ type clusterDriver struct {
 	// reauth (connections.max.reauth.ms) bounds a peer's SASL session
 	// on this node's controller listener (peer_reauth.go); 0: for ever.
 	reauth time.Duration
+	// self is this node's principal, which the requests it sends to
+	// itself as the controller carry (selfPrincipal).
+	self string
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
@@ -205,7 +208,8 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage, creds []*clu
 	}
 	d := &clusterDriver{id: id, node: q, ln: ln, links: map[int32]*peerLink{},
 		pending: map[uint64]ctlPending{}, outstanding: map[uint64]int32{}, logf: c.Logf, conns: map[net.Conn]bool{},
-		peer: c.Peer, authz: c.Authorizer, bootstrap: creds, refusals: map[string]string{}, reauth: c.SASLReauth}
+		peer: c.Peer, authz: c.Authorizer, bootstrap: creds, refusals: map[string]string{}, reauth: c.SASLReauth,
+		self: selfPrincipal(c.Peer)}
 	for pid, paddr := range c.ControllerQuorum {
 		if pid != id {
 			d.links[pid] = newPeerLink(id, pid, paddr, c.Peer, s.e)
@@ -535,8 +539,7 @@ func (e *engine) brokerSend(to int32, reqID uint64, req kmsg.Request) {
 		if to == d.id {
 			// Submit after the broker's call returns: Send must not call
 			// back into the broker, and Process may answer at once.
-			self := d.selfPrincipal()
-			e.later = append(e.later, func() { e.submitCtl(d.id, reqID, req, self) })
+			e.later = append(e.later, func() { e.submitCtl(d.id, reqID, req, d.self) })
 			return
 		}
 	}

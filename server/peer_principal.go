@@ -57,16 +57,17 @@ func (d *clusterDriver) admitPeer(nc net.Conn, r io.Reader, e *engine) (string, 
 	return anonymous, time.Time{}, nil
 }
 
-// selfPrincipal is this node's own principal, for the requests it sends
-// to itself as the controller: what its peers would see it as.
-func (d *clusterDriver) selfPrincipal() string {
+// selfPrincipal is a node's own principal, for the requests it sends to
+// itself as the controller: what its peers see it as, with peer security
+// p (nil: plaintext).
+func selfPrincipal(p *PeerSecurity) string {
 	switch {
-	case d.peer == nil:
+	case p == nil:
 		return anonymous
-	case d.peer.Mechanism != "":
-		return "User:" + d.peer.User
-	case d.peer.DialTLS != nil && len(d.peer.DialTLS.Certificates) > 0:
-		if leaf, err := x509.ParseCertificate(d.peer.DialTLS.Certificates[0].Certificate[0]); err == nil {
+	case p.Mechanism != "":
+		return "User:" + p.User
+	case p.DialTLS != nil && len(p.DialTLS.Certificates) > 0:
+		if leaf, err := x509.ParseCertificate(p.DialTLS.Certificates[0].Certificate[0]); err == nil {
 			return "User:" + leaf.Subject.String()
 		}
 	}

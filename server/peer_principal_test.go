@@ -63,7 +63,7 @@ func TestSelfPrincipal(t *testing.T) {
 		{&PeerSecurity{Mechanism: "PLAIN", User: "broker", DialTLS: &tls.Config{Certificates: []tls.Certificate{cert}}}, "User:broker"},
 		{&PeerSecurity{DialTLS: &tls.Config{Certificates: []tls.Certificate{cert}}}, "User:CN=node1,O=Gregor tests"},
 	} {
-		if got := (&clusterDriver{peer: c.peer}).selfPrincipal(); got != c.want {
+		if got := selfPrincipal(c.peer); got != c.want {
 			t.Errorf("peer security %+v: %q, want %q", c.peer, got, c.want)
 		}
 	}
