@@ -16,7 +16,7 @@ func shareHeartbeat(h *harness, member string, epoch int32, topics ...string) *k
 	if topics != nil {
 		req.SubscribedTopicNames = topics
 	}
-	return call[*kmsg.ShareGroupHeartbeatResponse](h, req)
+	return rt[*kmsg.ShareGroupHeartbeatResponse](h, req) // answered once its records are synced
 }
 
 // shareFetchReq fetches partition 0 of topic id at a session epoch, with

@@ -249,3 +249,33 @@ func TestOffsetCommitSyncFails(t *testing.T) {
 		t.Fatalf("after restart the committed offset is %d, want 5 (the one acknowledged)", got)
 	}
 }
+
+// TestShareHeartbeatSyncFails: a member learns its epoch and assignment
+// only once the share group records that carry them are synced; when
+// that sync fails the heartbeat is answered NOT_COORDINATOR, not with a
+// membership the coordinator could not keep.
+func TestShareHeartbeatSyncFails(t *testing.T) {
+	h := newHarness(t, map[string]string{"log.flush.interval.messages": "1"})
+	h.createTopic("t", 1, nil)
+	join := func(member string) []Response {
+		req := kmsg.NewPtrShareGroupHeartbeatRequest()
+		req.SetVersion(1)
+		req.GroupID, req.MemberID, req.SubscribedTopicNames = "sg", member, []string{"t"}
+		if out := h.send(req); len(out) != 0 {
+			t.Fatalf("%s's heartbeat answered before its records were synced", member)
+		}
+		h.out = nil
+		_ = h.b.Commit()
+		if len(h.out) != 1 {
+			t.Fatalf("%d answers, want 1", len(h.out))
+		}
+		return h.out
+	}
+	if r := join("m1")[0].Msg.(*kmsg.ShareGroupHeartbeatResponse); r.ErrorCode != 0 || r.MemberEpoch != 1 {
+		t.Fatalf("first member: %v, epoch %d", kerr.ErrorForCode(r.ErrorCode), r.MemberEpoch)
+	}
+	h.arm("sync", "__consumer_offsets-")
+	if r := join("m2")[0].Msg.(*kmsg.ShareGroupHeartbeatResponse); r.ErrorCode != kerr.NotCoordinator.Code {
+		t.Fatalf("heartbeat whose records failed to sync: %v epoch %d, want NOT_COORDINATOR", kerr.ErrorForCode(r.ErrorCode), r.MemberEpoch)
+	}
+}
