@@ -215,23 +215,15 @@ func countRecords(t *testing.T, data []byte) int {
 func TestOffsetCommitSyncFails(t *testing.T) {
 	h := newHarness(t, map[string]string{"log.flush.interval.messages": "1"})
 	h.createTopic("t", 1, nil)
-	commit := func(offset int64) []Response {
+	commit := func(offset int64) kmsg.Response {
 		req := kmsg.NewPtrOffsetCommitRequest()
 		req.SetVersion(7)
 		req.Group, req.Generation = "g", -1
 		req.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "t", Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: offset}}}}
-		if out := h.send(req); len(out) != 0 {
-			t.Fatal("OffsetCommit answered before its record was synced")
-		}
-		h.out = nil
-		_ = h.b.Commit()
-		return h.out
+		return h.afterSync(req)
 	}
-	code := func(out []Response) int16 {
-		if len(out) != 1 {
-			t.Fatalf("%d answers, want 1", len(out))
-		}
-		return out[0].Msg.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode
+	code := func(out kmsg.Response) int16 {
+		return out.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode
 	}
 	must(t, "first commit", code(commit(5)))
 	h.arm("sync", "__consumer_offsets-")
@@ -257,25 +249,33 @@ func TestOffsetCommitSyncFails(t *testing.T) {
 func TestShareHeartbeatSyncFails(t *testing.T) {
 	h := newHarness(t, map[string]string{"log.flush.interval.messages": "1"})
 	h.createTopic("t", 1, nil)
-	join := func(member string) []Response {
+	join := func(member string) *kmsg.ShareGroupHeartbeatResponse {
 		req := kmsg.NewPtrShareGroupHeartbeatRequest()
 		req.SetVersion(1)
 		req.GroupID, req.MemberID, req.SubscribedTopicNames = "sg", member, []string{"t"}
-		if out := h.send(req); len(out) != 0 {
-			t.Fatalf("%s's heartbeat answered before its records were synced", member)
-		}
-		h.out = nil
-		_ = h.b.Commit()
-		if len(h.out) != 1 {
-			t.Fatalf("%d answers, want 1", len(h.out))
-		}
-		return h.out
+		return h.afterSync(req).(*kmsg.ShareGroupHeartbeatResponse)
 	}
-	if r := join("m1")[0].Msg.(*kmsg.ShareGroupHeartbeatResponse); r.ErrorCode != 0 || r.MemberEpoch != 1 {
+	if r := join("m1"); r.ErrorCode != 0 || r.MemberEpoch != 1 {
 		t.Fatalf("first member: %v, epoch %d", kerr.ErrorForCode(r.ErrorCode), r.MemberEpoch)
 	}
 	h.arm("sync", "__consumer_offsets-")
-	if r := join("m2")[0].Msg.(*kmsg.ShareGroupHeartbeatResponse); r.ErrorCode != kerr.NotCoordinator.Code {
+	if r := join("m2"); r.ErrorCode != kerr.NotCoordinator.Code {
 		t.Fatalf("heartbeat whose records failed to sync: %v epoch %d, want NOT_COORDINATOR", kerr.ErrorForCode(r.ErrorCode), r.MemberEpoch)
 	}
+}
+
+// afterSync sends a request whose answer must wait for the sync of what it
+// wrote (log.flush.interval.messages=1), runs the Commit that syncs (or
+// fails to), and returns the one answer it released.
+func (h *harness) afterSync(req kmsg.Request) kmsg.Response {
+	h.t.Helper()
+	if out := h.send(req); len(out) != 0 {
+		h.t.Fatalf("%s answered before what it wrote was synced", kmsg.NameForKey(req.Key()))
+	}
+	h.out = nil
+	_ = h.b.Commit()
+	if len(h.out) != 1 {
+		h.t.Fatalf("%s: the Commit released %d answers, want 1", kmsg.NameForKey(req.Key()), len(h.out))
+	}
+	return h.out[0].Msg
 }
