@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,7 +166,15 @@ func TestClusterSecure(t *testing.T) {
 	bad.Kill()
 	bad.extra = append(bad.extra, "--super.users", "User:ANONYMOUS")
 	bad.Restart()
-	waitForLog(t, bad, nodePrincipal+" may not CLUSTER_ACTION on the cluster: name it in super.users")
+	// Its peers redial it once raft has a leader among them, which may
+	// take an election: longer than waitForLog's few seconds.
+	refusal := nodePrincipal + " may not CLUSTER_ACTION on the cluster: name it in super.users"
+	eventually(t, 30*time.Second, "broker 3 refuses its peers", func() error {
+		if !strings.Contains(bad.Output(), refusal) {
+			return errors.New("not yet")
+		}
+		return nil
+	})
 }
 
 // controllerAddr is the --controller-addr startCluster gave b.
