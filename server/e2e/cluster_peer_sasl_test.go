@@ -35,7 +35,7 @@ listener.name.controller.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.
 add-scram=SCRAM-SHA-512=[name=broker,password=broker-secret];SCRAM-SHA-256=[name=alice,password=alice-secret]
 authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 super.users=User:ANONYMOUS;User:broker
-connections.max.reauth.ms=6000
+connections.max.reauth.ms=10000
 `, keystore, truststore, password)
 }
 
@@ -45,7 +45,7 @@ connections.max.reauth.ms=6000
 // with; a client produces acks=all and consumes over SASL_SSL across the
 // kill of a leader, whose restart rejoins; a node given a wrong
 // inter-broker password cannot join, says why, and the two others keep
-// serving. Sessions between nodes last 6 s: links renew them in time.
+// serving. Sessions between nodes last 10 s: links renew them in time.
 func TestClusterSecurePeersSASL(t *testing.T) {
 	dir := t.TempDir()
 	ca := newTestCA(t, "Gregor test CA")
@@ -158,7 +158,7 @@ func TestClusterSecurePeersSASL(t *testing.T) {
 	} else if slices.Contains(p.ISR, bad.NodeID) {
 		t.Fatalf("node %d, refused by its peers, is in the ISR %v", bad.NodeID, p.ISR)
 	}
-	// Sessions last 6 s (connections.max.reauth.ms) and raft's messages
+	// Sessions last 10 s (connections.max.reauth.ms) and raft's messages
 	// never stop: every link renewed its session in time, over the
 	// test's half a minute, or its peer would have closed it.
 	for _, b := range bs {
