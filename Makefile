@@ -8,7 +8,7 @@ DATA    ?= ./data
 # serves the playground by itself.
 DIST    := wasm/dist
 
-.PHONY: build run cluster test check-fmt vet wasm wasm-core generate check-templ bench clean
+.PHONY: build run cluster test check test-stress check-fmt vet wasm wasm-core generate check-templ bench clean
 
 build: wasm
 	$(GO) build -o bin/gregor ./server/cmd/gregor
@@ -33,9 +33,36 @@ cluster: build
 	wait; wait
 
 # The bundles are built first: the root package embeds them, and its test
-# holds each to its size budget (play.Budgets).
+# holds each to its size budget (play.Budgets); wasm/browsertest serves
+# them as they are. The end-to-end and browser tests mostly wait (for
+# sessions, elections, a page's engine), so they run side by side
+# (t.Parallel, PARALLEL at a time per package), each package well under
+# half of the timeout.
+PARALLEL ?= 4
+TESTFLAGS := -count=1 -timeout 12m -parallel $(PARALLEL)
 test: check-fmt vet check-templ wasm-core wasm
-	$(GO) test -count=1 -timeout 12m ./...
+	$(GO) test $(TESTFLAGS) ./...
+
+# The inner loop, in under two minutes: formatting, vet, the committed
+# templ code, and every test but the real-client (server/e2e) and browser
+# (wasm/browsertest) ones: the engine, the simulator, the lessons' golden
+# output, the server's unit tests.
+check: check-fmt vet check-templ
+	$(GO) test -count=1 -timeout 6m $$($(GO) list ./... | grep -v -e /server/e2e -e /wasm/browsertest)
+
+# Steadiness: the end-to-end and browser tests three times in a row with
+# both CPUs kept busy beside them (Debian's stress-ng); any failure stops it.
+STRESS_RUNS ?= 3
+test-stress: wasm
+	@command -v stress-ng >/dev/null || { echo "test-stress needs stress-ng (apt-get install stress-ng)"; exit 1; }
+	@for i in $$(seq $(STRESS_RUNS)); do \
+		echo "==> test-stress run $$i of $(STRESS_RUNS): stress-ng --cpu 2 beside server/e2e and wasm/browsertest"; \
+		stress-ng --cpu 2 --quiet & stress=$$!; start=$$(date +%s); \
+		CI=true $(GO) test $(TESTFLAGS) ./server/e2e ./wasm/browsertest; rc=$$?; \
+		kill $$stress; wait $$stress 2>/dev/null; \
+		echo "==> run $$i: exit $$rc after $$(( $$(date +%s) - start )) s"; \
+		[ $$rc -eq 0 ] || exit $$rc; \
+	done
 
 check-fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -63,11 +90,14 @@ vet:
 # development mode, 40 KB more), through a go.work in $(SLIM).
 # Both without inlining (-l: 6% smaller gzipped for gregor.wasm, 10% for
 # gregor-cluster.wasm, no measurable loss; wasm/browsertest measures it).
-# zopfli writes plain gzip 4% smaller than gzip -9 (it keeps gregor.wasm
-# under 2.5 MB) but takes half a minute for gregor.wasm and 45 s for
-# gregor-cluster.wasm, so a bundle is recompressed only when its wasm
-# changed; `make -j2 wasm` compresses both at once.
+# They are gzipped with gzip -9 (a second or two), or, with ZOPFLI=1, with
+# zopfli, whose gzip is 4% smaller but takes half a minute for gregor.wasm
+# and 45 s for gregor-cluster.wasm: worth it for what is published, not
+# for every test run. A bundle is recompressed only when its wasm changed
+# (or ZOPFLI=1 asks for more than it has);
+# `make -j2 wasm` builds both at once.
 BUNDLES := gregor gregor-cluster
+ZOPFLI  ?=
 .PHONY: $(BUNDLES:%=wasm-%)
 wasm-gregor:         WASMTAGS := -tags noquorum
 wasm-gregor-cluster: WASMTAGS :=
@@ -83,13 +113,13 @@ slimtempl:
 $(BUNDLES:%=wasm-%): wasm-%: slimtempl
 	@mkdir -p bin $(DIST)
 	GOWORK=$(abspath $(SLIM))/go.work GOOS=js GOARCH=wasm $(GO) build -trimpath $(WASMTAGS) -gcflags=all=-l -ldflags='-s -w' -o bin/$*.wasm.new ./wasm
-	@if cmp -s bin/$*.wasm.new bin/$*.wasm && [ -s $(DIST)/$*.wasm.gz ]; then \
+	@if cmp -s bin/$*.wasm.new bin/$*.wasm && [ -s $(DIST)/$*.wasm.gz ] && { [ -z "$(ZOPFLI)" ] || [ "$$(cat bin/$*.wasm.gzip 2>/dev/null)" = zopfli ]; }; then \
 		rm bin/$*.wasm.new; \
 	else \
-		if command -v zopfli >/dev/null; then zopfli --i1 -c bin/$*.wasm.new > $(DIST)/$*.wasm.gz.new; \
-		else echo "zopfli not found: gzip -9 instead (apt-get install zopfli for a smaller download)"; \
-			gzip -9 -n -c bin/$*.wasm.new > $(DIST)/$*.wasm.gz.new; fi && \
-		mv $(DIST)/$*.wasm.gz.new $(DIST)/$*.wasm.gz && mv bin/$*.wasm.new bin/$*.wasm; \
+		if [ -n "$(ZOPFLI)" ]; then zopfli --i1 -c bin/$*.wasm.new > $(DIST)/$*.wasm.gz.new; \
+		else gzip -9 -n -c bin/$*.wasm.new > $(DIST)/$*.wasm.gz.new; fi && \
+		mv $(DIST)/$*.wasm.gz.new $(DIST)/$*.wasm.gz && mv bin/$*.wasm.new bin/$*.wasm && \
+		echo "$(if $(ZOPFLI),zopfli,gzip)" > bin/$*.wasm.gzip; \
 	fi
 	@echo "$*.wasm: $$(wc -c < bin/$*.wasm) bytes, $$(wc -c < $(DIST)/$*.wasm.gz) gzipped"
 

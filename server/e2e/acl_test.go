@@ -24,6 +24,7 @@ import (
 // and the ACL APIs (CLUSTER_AUTHORIZATION_FAILED). A DENY wins over her
 // ALLOW, and deleting her WRITE binding stops her writes.
 func TestACLs(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, opTimeout)
 	as, adm := aclBroker(t, ctx)
 	orders, secret, other := "orders-"+topicName(t, ""), "orders-secret", topicName(t, "other")
@@ -132,6 +133,7 @@ func TestACLs(t *testing.T) {
 // Fetch and OffsetFetch name both topics); kadm's DeleteTopics of both
 // deletes the orders and refuses the other, which stays.
 func TestACLsPerTopic(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, opTimeout)
 	as, adm := aclBroker(t, ctx)
 	orders, other := "orders-"+topicName(t, ""), topicName(t, "other")
@@ -201,7 +203,7 @@ func TestACLsPerTopic(t *testing.T) {
 // connects as a user.
 func aclBroker(t *testing.T, ctx context.Context) (as func(user, pass string, opts ...kgo.Opt) *kgo.Client, adm *kadm.Client) {
 	requireBinary(t)
-	addrs := freeAddrs(t, 1)
+	addrs := reserveAddrs(t, 1)
 	b := startBroker(t, WithListeners("SASL_PLAINTEXT://"+addrs[0], addrs[0]), WithArgs(
 		"--add-scram", "SCRAM-SHA-512=[name=admin,password="+adminPassword+"]",
 		"--authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
@@ -245,6 +247,7 @@ func createACLs(t *testing.T, ctx context.Context, adm *kadm.Client, acl *kadm.A
 // TOPIC_AUTHORIZATION_FAILED without members; not asked, the field is
 // INT32_MIN.
 func TestAuthorizedOperations(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, opTimeout)
 	as, adm := aclBroker(t, ctx)
 	const topic, other = "ops-t", "other"
@@ -366,6 +369,7 @@ func TestAuthorizedOperations(t *testing.T) {
 // on the group only, may not subscribe to the topic
 // (TOPIC_AUTHORIZATION_FAILED). Kafka asks no CLUSTER_ACTION of them.
 func TestShareGroupACLs(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, opTimeout)
 	as, adm := aclBroker(t, ctx)
 	const topic, group = "share-acl-t", "share-acl-g"

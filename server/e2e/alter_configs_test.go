@@ -26,6 +26,7 @@ import (
 // and kafka-go's Client.AlterConfigs. Each change is read back with
 // DescribeConfigs and, where it has one, seen in the broker's behaviour.
 func TestAlterConfigsLegacy(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	ctx := testCtx(t, opTimeout)
@@ -146,6 +147,7 @@ func TestAlterConfigsLegacy(t *testing.T) {
 // IncrementalAlterConfigs sent to any broker; every broker applies the
 // change, and a partition's leader enforces it.
 func TestClusterAlterConfigs(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3)
 	cl := clusterClient(t, bs, kgo.RetryTimeout(20*time.Second))
 	adm := kadm.NewClient(cl)
@@ -281,6 +283,7 @@ func saramaAdmin(t *testing.T, addrs ...string) sarama.ClusterAdmin {
 // topic's values (retention.ms, left out, goes back to its default), and
 // an unknown config is INVALID_CONFIG.
 func TestKafkajsAlterConfigs(t *testing.T) {
+	t.Parallel()
 	node := requireTool(t, "node")
 	dir := filepath.Join(repoRoot, "server", "e2e", "kafkajs")
 	requireNpmPackage(t, dir, "kafkajs")

@@ -19,6 +19,7 @@ import (
 // unsupported requests over raw TCP. A frame it cannot read, or a request
 // for an API or version it does not serve, closes only that connection.
 func TestBadFrames(t *testing.T) {
+	t.Parallel()
 	b := startBroker(t)
 
 	// Every case ends by checking the broker still serves a new connection.
@@ -73,7 +74,7 @@ func TestBadFrames(t *testing.T) {
 		binary.BigEndian.PutUint32(hdr[:], 200_000_000)
 		c.write(t, append(hdr[:], 0, 18, 0, 3))
 		c.expectClosed(t)
-		eventually(t, 5*time.Second, "the broker logs why it closed the connection", func() error {
+		eventually(t, 30*time.Second, "the broker logs why it closed the connection", func() error {
 			out := b.Output()[before:]
 			if mentionsAny(out, "size", "large", "exceed", "max", "104857600", "socket.request.max.bytes") {
 				t.Logf("broker said: %s", strings.TrimSpace(out))
@@ -319,6 +320,7 @@ func mentionsAny(out string, words ...string) bool {
 // the limit: a frame just over it closes the connection, one under it is
 // served.
 func TestSocketRequestMaxBytesFlag(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("socket.request.max.bytes", "2048"))
 

@@ -48,7 +48,7 @@ func writeFile(t testing.TB, dir, name string, data []byte) string {
 func waitForLog(t *testing.T, b *Broker, wants ...string) {
 	t.Helper()
 	for _, want := range wants {
-		eventually(t, 5*time.Second, fmt.Sprintf("the broker's log says %q", want), func() error {
+		eventually(t, 30*time.Second, fmt.Sprintf("the broker's log says %q", want), func() error {
 			if !strings.Contains(b.Output(), want) {
 				return errors.New("not yet")
 			}

@@ -30,6 +30,7 @@ const quotaRate = 10_000
 // client without a quota is not; and a throttled connection is muted: the
 // broker reads nothing from it until the throttle time has passed.
 func TestClientQuotas(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	ctx := testCtx(t, 2*opTimeout)
@@ -199,6 +200,7 @@ func TestClientQuotas(t *testing.T) {
 // CreateTopics reaches enforces the controller mutation quota and
 // forwards only the topics it admits.
 func TestClusterClientQuotas(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3)
 	cl := clusterClient(t, bs, kgo.RetryTimeout(20*time.Second))
 	adm := kadm.NewClient(cl)

@@ -23,6 +23,7 @@ import (
 // input record is in the committed output exactly once, and the group's
 // committed offsets cover the input.
 func TestClusterGroupTransactSession(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3, WithConfig("auto.create.topics.enable", "false"))
 	in, out := topicName(t, "in"), topicName(t, "out")
 	adm := kadm.NewClient(clusterClient(t, bs, kgo.RetryTimeout(20*time.Second)))

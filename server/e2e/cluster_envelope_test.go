@@ -24,6 +24,7 @@ import (
 // broker (Gregor before) broker 3 would have created it. A client
 // sending an Envelope itself is disconnected.
 func TestClusterEnvelope(t *testing.T) {
+	t.Parallel()
 	external := map[*Broker]string{}
 	bs := startCluster(t, 3, withExternal(t, external), WithArgs("--listener.security.protocol.map", "INTERNAL:PLAINTEXT,EXTERNAL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"--controller.listener.names", "CONTROLLER",

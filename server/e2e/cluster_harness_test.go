@@ -34,9 +34,9 @@ func startCluster(t *testing.T, n int, opts ...BrokerOpt) []*Broker {
 func startClusterEach(t *testing.T, n int, each func(i int) []BrokerOpt, opts ...BrokerOpt) []*Broker {
 	t.Helper()
 	requireBinary(t)
-	// Every port is picked up front, all distinct: a node's Kafka or HTTP
+	// Every port is reserved up front, all distinct: a node's Kafka or HTTP
 	// port must not be the controller port of a node not started yet.
-	addrs := freeAddrs(t, 3*n)
+	addrs := reserveAddrs(t, 3*n)
 	ctl, kafka, http := addrs[:n], addrs[n:2*n], addrs[2*n:]
 	var voters []string
 	for i := range n {
@@ -54,7 +54,7 @@ func startClusterEach(t *testing.T, n int, each func(i int) []BrokerOpt, opts ..
 		bs[i].NodeID = int32(i + 1)
 	}
 	for _, b := range bs {
-		eventually(t, 30*time.Second, "every broker registered", func() error {
+		eventually(t, 60*time.Second, "every broker registered", func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr))
@@ -81,7 +81,7 @@ func startClusterEach(t *testing.T, n int, each func(i int) []BrokerOpt, opts ..
 func withExternal(t *testing.T, external map[*Broker]string) BrokerOpt {
 	return WithListenersFor(func(b *Broker) string {
 		if external[b] == "" {
-			external[b] = freeAddrs(t, 1)[0]
+			external[b] = reserveAddrs(t, 1)[0]
 		}
 		return "INTERNAL://" + b.Addr + ",EXTERNAL://" + external[b] + ",CONTROLLER://" + controllerAddr(b)
 	})

@@ -47,6 +47,7 @@ connections.max.reauth.ms=10000
 // inter-broker password cannot join, says why, and the two others keep
 // serving. Sessions between nodes last 10 s: links renew them in time.
 func TestClusterSecurePeersSASL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ca := newTestCA(t, "Gregor test CA")
 	_, serverPEM := ca.issue("localhost", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
@@ -58,7 +59,7 @@ func TestClusterSecurePeersSASL(t *testing.T) {
 		return []BrokerOpt{WithArgs("--config", configs[i])}
 	}, WithListenersFor(func(b *Broker) string {
 		if external[b] == "" {
-			external[b] = freeAddrs(t, 1)[0]
+			external[b] = reserveAddrs(t, 1)[0]
 		}
 		return "INTERNAL://" + b.Addr + ",EXTERNAL://" + external[b] + ",CONTROLLER://" + controllerAddr(b)
 	}))
@@ -141,7 +142,7 @@ func TestClusterSecurePeersSASL(t *testing.T) {
 		"check listener.name.controller.scram-sha-512.sasl.jaas.config")
 	// Node 3 dials only the peers it has something for (the raft leader,
 	// the leaders it follows): at least one of them says why it refused.
-	eventually(t, 10*time.Second, "a good node logs the refusal", func() error {
+	eventually(t, 30*time.Second, "a good node logs the refusal", func() error {
 		for _, b := range bs[:2] {
 			if strings.Contains(b.Output(), "controller listener CONTROLLER: refused node 3") {
 				return nil

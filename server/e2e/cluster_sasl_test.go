@@ -31,6 +31,7 @@ import (
 // listener, and a node whose certificate's subject is not a super user
 // is refused by its peers.
 func TestClusterSecure(t *testing.T) {
+	t.Parallel()
 	const nodePrincipal = "User:CN=localhost,O=Gregor tests" // every node's certificate
 	dir := t.TempDir()
 	ca := newTestCA(t, "Gregor test CA")

@@ -29,6 +29,7 @@ import (
 // was elected. In the end it has read every offset once, in order, and the
 // log holds every acknowledged record exactly once and no record twice.
 func TestClusterLeaderKill(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3)
 	topic := topicName(t, "")
 	cl, p := createReplicated(t, bs, topic)
@@ -259,6 +260,7 @@ func followersDown(t *testing.T, n int, down func(w writer, leader *Broker) []st
 // writes are acknowledged again, and the log holds exactly the
 // acknowledged records, each once, and not the refused one.
 func TestClusterTwoDown(t *testing.T) {
+	t.Parallel()
 	followersDown(t, 5, func(w writer, _ *Broker) []string {
 		waitPartition(t, w.leaderView(), w.topic, "the leader's ISR shrunk to itself",
 			func(p partition) bool { return slices.Equal(p.ISR, []int32{w.leader}) })
@@ -278,6 +280,7 @@ func TestClusterTwoDown(t *testing.T) {
 // promises nothing either way about a write that timed out, only that it
 // was not acknowledged.
 func TestClusterQuorumLost(t *testing.T) {
+	t.Parallel()
 	followersDown(t, 3, func(w writer, leader *Broker) []string {
 		eventually(t, 30*time.Second, "the leader asking to shrink the ISR", func() error {
 			if !mentions(leader.Output(), w.topic, "shrinking the isr") {
@@ -300,6 +303,7 @@ func TestClusterQuorumLost(t *testing.T) {
 // in Metadata and DescribeCluster. Adding partitions and deleting topics
 // go through the controller; each broker opens and removes its own logs.
 func TestClusterTopicAdmin(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3)
 	topic := topicName(t, "")
 	cl := clusterClient(t, bs, kgo.RetryTimeout(20*time.Second))

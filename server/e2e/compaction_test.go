@@ -149,6 +149,7 @@ func checkLatest(got map[string][]string, rounds, keys, deleted int, tombstonesG
 // only committed transactional data; both producers go on writing across
 // cleanings and a restart.
 func TestCompaction(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("log.cleaner.backoff.ms", "100"))
 	topic := topicName(t, "")
@@ -234,6 +235,7 @@ func TestCompaction(t *testing.T) {
 // file and takes the partition offline, then SIGKILLs the broker: the
 // restart completes the swap, and the latest value of every key is there.
 func TestCompactionCrashMidClean(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	topic := topicName(t, "")
 	swap := topic + "-0/00000000000000000000.log.swap"

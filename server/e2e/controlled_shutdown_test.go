@@ -19,6 +19,7 @@ import (
 // the broker exits 0 well before its session would have expired, and a
 // consumer reads every acknowledged record once, in order.
 func TestClusterControlledShutdown(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3)
 	topic := topicName(t, "")
 	cl, p := createReplicated(t, bs, topic)

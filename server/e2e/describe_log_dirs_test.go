@@ -16,6 +16,7 @@ import (
 // DescribeLogDirs report the data directory, its volume, and per
 // partition the size of its segment files on disk.
 func TestDescribeLogDirs(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	ctx := testCtx(t, opTimeout)
@@ -114,6 +115,7 @@ func TestDescribeLogDirs(t *testing.T) {
 // replicas in its own directory; once the followers have caught up, every
 // replica is the same size.
 func TestClusterDescribeLogDirs(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3)
 	topic := topicName(t, "")
 	adm := kadm.NewClient(clusterClient(t, bs, kgo.RetryTimeout(20*time.Second)))

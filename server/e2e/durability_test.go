@@ -24,6 +24,7 @@ import (
 // the same data directory, and checks that every acknowledged record is
 // there, in order, with nothing duplicated or invented.
 func TestDurabilityKillUnderLoad(t *testing.T) {
+	t.Parallel()
 	t.Run("PageCache", func(t *testing.T) { killUnderLoad(t) })
 	// fsync on every batch (group-committed): the same guarantees, through
 	// the flush path.
@@ -158,6 +159,7 @@ func killUnderLoad(t *testing.T, opts ...BrokerOpt) {
 // TestDurabilityCorruptTail corrupts a stopped broker's files, as a crash
 // mid-write or a bad disk would, and checks what the restart keeps and says.
 func TestDurabilityCorruptTail(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t,
 		WithConfig("log.segment.bytes", "4096"),
@@ -450,9 +452,10 @@ func lastBatchPos(t testing.TB, data []byte) int {
 }
 
 // outputMentions polls the broker's output (its pipe is copied
-// asynchronously) for a line with subject and one of the words.
+// asynchronously) for a line with subject and one of the words, for up to
+// 30 s (a loaded machine's pipe).
 func outputMentions(b *Broker, subject string, words ...string) bool {
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if mentions(b.Output(), subject, words...) {
 			return true
@@ -501,6 +504,7 @@ func trunc(b []byte) string {
 // TestCleanRestartKeepsState stops the broker cleanly and starts it again:
 // topics (with their ids, partition counts and configs) and records survive.
 func TestCleanRestartKeepsState(t *testing.T) {
+	t.Parallel()
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	adm := b.Admin(t)
 	ctx := testCtx(t, opTimeout)

@@ -22,6 +22,7 @@ import (
 // ELECTION_NOT_NEEDED, never a success that elected nothing; all
 // partitions asked for answer none; a missing one is unknown.
 func TestElectLeaders(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	ctx := testCtx(t, opTimeout)
@@ -80,6 +81,7 @@ func TestElectLeaders(t *testing.T) {
 // only in-sync replica is down gets the live out-of-sync replica as its
 // leader only when asked, and takes writes again.
 func TestClusterElectLeaders(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3, WithConfig("replica.lag.time.max.ms", "2000"))
 	cl := clusterClient(t, bs, kgo.RetryTimeout(20*time.Second))
 	adm := kadm.NewClient(cl)

@@ -40,6 +40,7 @@ func mountTmpfs(t *testing.T, size int) string {
 // is freed (the tmpfs grown) and the broker restarted, every acknowledged
 // record is there, once, in order.
 func TestENOSPCOnTmpfs(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	dir := mountTmpfs(t, 4<<20)
 	topic := topicName(t, "")

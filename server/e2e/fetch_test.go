@@ -14,6 +14,7 @@ import (
 // puts on the wire is checked byte-for-byte by kmsg rather than forgiven by
 // a lenient client.
 func TestFetchWire(t *testing.T) {
+	t.Parallel()
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	topic := topicName(t, "")
 	mustCreateTopic(t, b.Admin(t), topic, 1, nil)

@@ -17,6 +17,7 @@ import (
 // follower by the leader (PreferredReadReplica) and reads every record
 // from it, in order; a consumer without a rack reads from the leader.
 func TestClusterFollowerFetch(t *testing.T) {
+	t.Parallel()
 	bs := startClusterEach(t, 3, func(i int) []BrokerOpt {
 		return []BrokerOpt{WithConfig("broker.rack", fmt.Sprintf("r%d", i+1))}
 	}, WithConfig("replica.selector.class", "org.apache.kafka.common.replica.RackAwareReplicaSelector"))

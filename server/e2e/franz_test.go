@@ -18,6 +18,7 @@ import (
 // feature, all on one broker process started with non-default flags so that
 // the tests also see that flags reach the broker.
 func TestFranz(t *testing.T) {
+	t.Parallel()
 	b := startBroker(t,
 		WithConfig("num.partitions", "3"),
 		WithConfig("log.segment.bytes", "1048576"),
@@ -375,7 +376,7 @@ func TestFranz(t *testing.T) {
 		if r, _ := rs.On(topic, nil); r.Err != nil {
 			t.Fatalf("grow to 5: %v (%s)", r.Err, r.ErrMessage)
 		}
-		eventually(t, 10*time.Second, "metadata shows 5 partitions", func() error {
+		eventually(t, 30*time.Second, "metadata shows 5 partitions", func() error {
 			md, err := adm.Metadata(ctx, topic)
 			if err != nil {
 				return err
@@ -471,7 +472,7 @@ func TestFranz(t *testing.T) {
 		if r, _ := rs.On(topic, nil); r.Err != nil {
 			t.Fatalf("DeleteTopics: %v", r.Err)
 		}
-		eventually(t, 10*time.Second, "deleted topic disappears from metadata", func() error {
+		eventually(t, 30*time.Second, "deleted topic disappears from metadata", func() error {
 			tds, err := adm.ListTopics(ctx)
 			if err != nil {
 				return err
@@ -521,6 +522,7 @@ func TestFranz(t *testing.T) {
 // TestFranzAutoCreate checks auto.create.topics.enable and num.partitions
 // from the command line.
 func TestFranzAutoCreate(t *testing.T) {
+	t.Parallel()
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "true"), WithConfig("num.partitions", "4"))
 	ctx := testCtx(t, opTimeout)
 	topic := topicName(t, "")

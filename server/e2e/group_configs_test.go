@@ -65,6 +65,7 @@ func describeGroupConfig(ctx context.Context, r kmsg.Requestor, group, name stri
 // group's; a value Kafka refuses is refused; and the config survives a
 // SIGKILL.
 func TestGroupConfigShareEarliest(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("group.share.heartbeat.interval.ms", "1000"))
 	adm := b.Admin(t)
@@ -119,6 +120,7 @@ func TestGroupConfigShareEarliest(t *testing.T) {
 // broker of three (written by the controller to the metadata log) is the
 // one the group's coordinator, another broker, gives the group's members.
 func TestClusterGroupConfigOnCoordinator(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3, WithConfig("auto.create.topics.enable", "false"))
 	topic, group := topicName(t, "q"), topicName(t, "sg")
 	cl := clusterClient(t, bs, kgo.RetryTimeout(20*time.Second))

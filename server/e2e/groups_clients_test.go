@@ -268,6 +268,7 @@ func (k *kcatMember) offsets(t testing.TB) *offsets {
 }
 
 func TestGroupsKcat(t *testing.T) {
+	t.Parallel()
 	kcat := requireTool(t, "kcat")
 	b := startGroupBroker(t)
 	adm := b.Admin(t)

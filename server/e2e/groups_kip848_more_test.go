@@ -28,6 +28,7 @@ func (m *member) readFrom(topic string) int {
 // it, assigns the matching topics, and assigns a matching topic created
 // while the member runs, never one that does not match.
 func TestGroupsFranzKIP848Regex(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("group.initial.rebalance.delay.ms", "0"), WithConfig("group.consumer.heartbeat.interval.ms", "300"))
 	adm := b.Admin(t)
@@ -80,6 +81,7 @@ func TestGroupsFranzKIP848Regex(t *testing.T) {
 // forgot would rejoin at a new epoch and lose its partitions), and a third
 // member joining afterwards moves the group epoch by exactly one.
 func TestGroupsFranzKIP848Restart(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b, adm, topic, group := start848(t, 12)
 	var lost atomic.Int32
@@ -141,6 +143,7 @@ func describe848(t testing.TB, adm *kadm.Client, group string) described848 {
 // When the KIP-848 member leaves, the group downgrades to a classic one
 // and the classic member goes on alone.
 func TestGroupsFranzKIP848Mixed(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	next := []kgo.Opt{kgo.Balancers(kgo.StickyBalancer()), kgo.ServerSideBalancer()}
 	classic := []kgo.Opt{kgo.Balancers(kgo.CooperativeStickyBalancer())}

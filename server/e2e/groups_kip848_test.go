@@ -54,6 +54,7 @@ func start848(t *testing.T, n int) (b *Broker, adm *kadm.Client, topic, group st
 // and leaving, a SIGKILL and restart, and a new member resuming from the
 // committed offsets.
 func TestGroupsFranzKIP848(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	for _, tc := range []struct {
 		name     string

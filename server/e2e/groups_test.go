@@ -190,6 +190,7 @@ func waitRead(t testing.TB, m *member, each int64) {
 }
 
 func TestGroupsFranz(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		balancer kgo.GroupBalancer
@@ -244,6 +245,7 @@ func TestGroupsFranz(t *testing.T) {
 // TestGroupsFranzStatic restarts a static member (group.instance.id,
 // KIP-345) and checks that the group neither rebalances nor loses it.
 func TestGroupsFranzStatic(t *testing.T) {
+	t.Parallel()
 	b := startGroupBroker(t)
 	adm := b.Admin(t)
 	topic, group := topicName(t, ""), topicName(t, "group")

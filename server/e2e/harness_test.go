@@ -22,10 +22,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// Timeouts. They bound waits; nothing sleeps for them.
+// Timeouts. They bound waits, sized for a loaded machine (tests run side
+// by side, and test-stress keeps both CPUs busy beside them); nothing
+// sleeps for them.
 const (
-	readyTimeout    = 20 * time.Second // process start → Kafka port accepts
-	shutdownTimeout = 15 * time.Second // SIGINT → exit
+	readyTimeout    = 60 * time.Second // process start → Kafka port accepts
+	shutdownTimeout = 30 * time.Second // SIGINT → exit
 	opTimeout       = 60 * time.Second // one test's client operations
 	pollInterval    = 20 * time.Millisecond
 )
@@ -190,7 +192,7 @@ func WithWrapper(cmd ...string) BrokerOpt {
 }
 
 // WithAddrs runs the broker on the given Kafka and HTTP listener addresses
-// instead of free ones picked when it starts.
+// instead of ones reserved when it starts.
 func WithAddrs(kafka, http string) BrokerOpt {
 	return func(b *Broker) { b.Addr, b.HTTPAddr = kafka, http }
 }
@@ -216,7 +218,7 @@ func WithArgs(args ...string) BrokerOpt {
 	return func(b *Broker) { b.extra = append(b.extra, args...) }
 }
 
-// startBroker starts a broker on free loopback ports, waits until its Kafka
+// startBroker starts a broker on reserved loopback ports (reserveAddrs), waits until its Kafka
 // port accepts connections, and stops it (SIGINT, then SIGKILL) when the
 // test ends. On failure the test log gets everything the broker printed.
 func startBroker(t testing.TB, opts ...BrokerOpt) *Broker {
@@ -232,7 +234,7 @@ func startBroker(t testing.TB, opts ...BrokerOpt) *Broker {
 		b.DataDir = t.TempDir()
 	}
 	if b.Addr == "" || b.HTTPAddr == "" {
-		addrs := freeAddrs(t, 2) // picked together, so never the same port
+		addrs := reserveAddrs(t, 2)
 		if b.Addr == "" {
 			b.Addr = addrs[0]
 		}
@@ -527,20 +529,55 @@ func (b *Broker) Admin(t testing.TB) *kadm.Client {
 // ---------------------------------------------------------------------------
 // Small helpers
 
-// freeAddrs picks n distinct free loopback addresses: each stays bound
-// until all are picked, so none is handed out twice.
-func freeAddrs(t testing.TB, n int) []string {
+// reserveAddrs reserves n distinct loopback addresses for the rest of the
+// test: each is a socket bound to its port (SO_REUSEADDR) that never
+// listens. A broker can still bind and listen there (its listener sets
+// SO_REUSEADDR too, and the reservation is not listening), while the
+// kernel hands the port to no one else, neither to a bind to port 0 nor as
+// the local port of an outgoing connection. So the port is the test's from
+// the first start to the last restart, with tests running side by side,
+// and a connection to it while the broker is down is refused at once, as
+// with no reservation at all. (These are Linux's rules for SO_REUSEADDR,
+// which the end-to-end tests assume throughout.)
+func reserveAddrs(t testing.TB, n int) []string {
 	t.Helper()
 	var out []string
 	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		fd, port, err := reservePort()
 		if err != nil {
-			t.Fatalf("picking a free port: %v", err)
+			t.Fatalf("reserving a loopback port: %v", err)
 		}
-		defer ln.Close()
-		out = append(out, ln.Addr().String())
+		// Released after the brokers stop: cleanups run last-in first-out,
+		// and the brokers using the port register theirs later.
+		t.Cleanup(func() { syscall.Close(fd) })
+		out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	}
 	return out
+}
+
+// reservePort binds a socket to a free loopback port, without listening.
+func reservePort() (fd, port int, err error) {
+	syscall.ForkLock.RLock() // not inherited by a broker started meanwhile
+	fd, err = syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return 0, 0, err
+	}
+	if err = syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1); err == nil {
+		err = syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
+	}
+	var sa syscall.Sockaddr
+	if err == nil {
+		sa, err = syscall.Getsockname(fd)
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return 0, 0, err
+	}
+	return fd, sa.(*syscall.SockaddrInet4).Port, nil
 }
 
 // testCtx is a context that ends after d or when the test ends.

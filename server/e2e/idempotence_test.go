@@ -26,6 +26,7 @@ import (
 // original offsets. Every record must be in the log exactly once, in
 // order (KIP-98).
 func TestIdempotentProducerSurvivesKill(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	const partitions, perPartition = 2, 3000
 	b := startBroker(t,
@@ -114,6 +115,7 @@ func TestIdempotentProducerSurvivesKill(t *testing.T) {
 // sequence gets OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch after a newer
 // one gets INVALID_PRODUCER_EPOCH.
 func TestRawProducerSequences(t *testing.T) {
+	t.Parallel()
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	topic := topicName(t, "")
 	mustCreateTopic(t, b.Admin(t), topic, 1, nil)

@@ -13,6 +13,7 @@ import (
 // TestKafkaGo runs segmentio/kafka-go's Client (admin and offsets), Writer
 // and Reader against the broker.
 func TestKafkaGo(t *testing.T) {
+	t.Parallel()
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	ctx := testCtx(t, opTimeout)
 	// A short metadata TTL: kafka-go's transport caches metadata (6s by
@@ -210,7 +211,7 @@ func TestKafkaGo(t *testing.T) {
 	if err != nil || !errors.Is(cp.Errors[topic], kafka.InvalidPartitionNumber) {
 		t.Errorf("CreatePartitions shrink: %v %v, want InvalidPartitionNumber", err, cp.Errors[topic])
 	}
-	eventually(t, 10*time.Second, "metadata shows 4 partitions", func() error {
+	eventually(t, 30*time.Second, "metadata shows 4 partitions", func() error {
 		md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
 		if err != nil {
 			return err
@@ -224,7 +225,7 @@ func TestKafkaGo(t *testing.T) {
 	if err != nil || dt.Errors[topic] != nil {
 		t.Fatalf("DeleteTopics: %v %v", err, dt)
 	}
-	eventually(t, 10*time.Second, "topic gone", func() error {
+	eventually(t, 30*time.Second, "topic gone", func() error {
 		md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
 		if err != nil {
 			return err

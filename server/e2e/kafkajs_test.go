@@ -20,6 +20,7 @@ const groupsSupported = true
 // TestKafkajs runs kafkajs (npm, pinned in kafkajs/package.json) through
 // kafkajs/script.js and checks the facts it reports.
 func TestKafkajs(t *testing.T) {
+	t.Parallel()
 	node := requireTool(t, "node")
 	dir := filepath.Join(repoRoot, "server", "e2e", "kafkajs")
 	requireNpmPackage(t, dir, "kafkajs")

@@ -16,6 +16,7 @@ import (
 // TestKcat drives the broker with Debian's kcat (librdkafka): metadata (-L),
 // produce (-P) with each codec, consume (-C) and offset query (-Q).
 func TestKcat(t *testing.T) {
+	t.Parallel()
 	kcat := requireTool(t, "kcat")
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	topic := topicName(t, "")

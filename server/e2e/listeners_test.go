@@ -17,8 +17,9 @@ import (
 // FindCoordinator), and that a client reaching the broker only through
 // the advertised name can produce and consume.
 func TestListenersAdvertise(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
-	addrs := freeAddrs(t, 2)
+	addrs := reserveAddrs(t, 2)
 	in, ext := addrs[0], addrs[1]
 	_, extPort, _ := net.SplitHostPort(ext)
 	startBroker(t,

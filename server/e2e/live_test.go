@@ -176,6 +176,7 @@ func checkConnections(t *testing.T, who string, evs []liveEvent, firstCorr int32
 // sent appears once, in order per connection, with its response, and the
 // watcher skipped nothing.
 func TestLiveWatch(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("num.partitions", "2"))
 	ctx := testCtx(t, opTimeout)
@@ -316,6 +317,7 @@ var byIDText = regexp.MustCompile(`(^|[ ;])-\d`)
 // the group Stable with its member owning the partitions; and the
 // one-line texts name the topic, not "-0".
 func TestLiveState(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("num.partitions", "2"))
 	ctx := testCtx(t, opTimeout)
@@ -393,6 +395,7 @@ func TestLiveState(t *testing.T) {
 // only, named by topic though v13 gives its id) and its own copy of a replicated partition, linked to the same
 // partition on the other replicas' /live pages (--http-peers).
 func TestLiveCluster(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3)
 	topic := topicName(t, "")
 	_, part := createReplicated(t, bs, topic)

@@ -21,6 +21,7 @@ import (
 // goes on after a short stall, and a consumer reads every acknowledged
 // record once, in order. Node 1, restarted, rejoins the ISR.
 func TestClusterLogDirFailure(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	topic := topicName(t, "")
 	bs := startClusterEach(t, 3, func(i int) []BrokerOpt {
@@ -109,6 +110,7 @@ func TestClusterLogDirFailure(t *testing.T) {
 // handler does, instead of running on outside the quorum; the other two
 // go on.
 func TestClusterMetadataLogFailure(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	bs := startClusterEach(t, 3, func(i int) []BrokerOpt {
 		if i != 2 {

@@ -57,6 +57,7 @@ func sumOf(fams map[string]*dto.MetricFamily, family, name, value string) float6
 // killed, its leader counts an ISR shrink and an under-replicated
 // partition.
 func TestClusterMetrics(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3, WithConfig("replica.lag.time.max.ms", "1500"))
 	topic := topicName(t, "")
 	_, p := createReplicated(t, bs, topic)

@@ -30,6 +30,9 @@ import (
 // is fenced after broker.session.timeout.ms, 9 s, and its partitions get
 // new leaders in the same step), and failures under 1% of what was
 // acknowledged.
+//
+// It runs alone, before the parallel tests (no t.Parallel): it times
+// stretches of the cluster's availability, so it gets the machine to itself.
 func TestNetworkSplitAvailability(t *testing.T) {
 	const (
 		n        = 3

@@ -23,6 +23,7 @@ import (
 // hundred requests through, where a client without the quota is never
 // throttled.
 func TestRequestPercentageQuota(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t)
 	adm := b.Admin(t)
@@ -67,6 +68,7 @@ func TestRequestPercentageQuota(t *testing.T) {
 // topic does not exist. A DeleteTopics v4 (permissive) in debt still
 // deletes, and is throttled.
 func TestControllerMutationQuota(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	setQuota(t, b.Admin(t), clientEntity(kmsg.StringPtr("mutator")), quota("controller_mutation_rate", 1))
@@ -116,6 +118,7 @@ func TestControllerMutationQuota(t *testing.T) {
 // max.connection.creation.rate, the broker makes connections past the
 // rate wait instead: answered, but late.
 func TestConnectionCreationRate(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	t.Run("ip", func(t *testing.T) {
 		b := startBroker(t)
@@ -185,6 +188,7 @@ func dialMany(t *testing.T, addr string, n int, wait time.Duration) (answered, c
 // directory (a success that moves nothing: the partition is still
 // described there) and is told LOG_DIR_NOT_FOUND for another directory.
 func TestAlterReplicaLogDirs(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	ctx := testCtx(t, opTimeout)

@@ -20,6 +20,7 @@ import (
 // moving a partition to it changes nothing, any other broker is not
 // registered, nothing is ever being reassigned.
 func TestReassignSingleBroker(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	ctx := testCtx(t, opTimeout)
@@ -63,6 +64,7 @@ func TestReassignSingleBroker(t *testing.T) {
 // to a broker that is down stays in progress (ListPartitionReassignments
 // shows it, through kadm and sarama) until it is cancelled.
 func TestClusterReassign(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3, WithConfig("replica.lag.time.max.ms", "2000"))
 	cl := clusterClient(t, bs, kgo.RetryTimeout(30*time.Second))
 	adm := kadm.NewClient(cl)

@@ -19,6 +19,7 @@ import (
 // topic id, offsets from 0, none of the old records (KIP-516), and a
 // Fetch that names the old id is refused with UNKNOWN_TOPIC_ID.
 func TestTopicRecreated(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "true"))
 	bs := []*Broker{b}
@@ -35,6 +36,7 @@ func TestTopicRecreated(t *testing.T) {
 // TestClusterTopicRecreated: the same on three brokers, with every replica
 // of the new topic holding the new records only.
 func TestClusterTopicRecreated(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3, WithConfig("default.replication.factor", "3"))
 	t.Run("CreateTopics", func(t *testing.T) {
 		checkRecreated(t, bs, 3, func(t *testing.T, adm *kadm.Client, topic string) {

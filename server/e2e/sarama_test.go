@@ -13,6 +13,7 @@ import (
 // offset listing against the broker, once per protocol version sarama is
 // told the broker speaks.
 func TestSarama(t *testing.T) {
+	t.Parallel()
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	for _, v := range []struct {
 		name    string
@@ -178,7 +179,7 @@ func TestSarama(t *testing.T) {
 			if err := admin.DeleteTopic(topic); err != nil {
 				t.Fatalf("DeleteTopic: %v", err)
 			}
-			eventually(t, 10*time.Second, "topic gone after DeleteTopic", func() error {
+			eventually(t, 30*time.Second, "topic gone after DeleteTopic", func() error {
 				ts, err := admin.ListTopics()
 				if err != nil {
 					return err

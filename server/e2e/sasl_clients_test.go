@@ -36,6 +36,7 @@ func (s *saslSetup) addAlice(t *testing.T) {
 // TestSASLKafkajs: kafkajs produces with PLAIN and SCRAM-SHA-256 and is
 // refused with a wrong password.
 func TestSASLKafkajs(t *testing.T) {
+	t.Parallel()
 	node := requireTool(t, "node")
 	dir := filepath.Join(repoRoot, "server", "e2e", "kafkajs")
 	requireNpmPackage(t, dir, "kafkajs")
@@ -72,6 +73,7 @@ func TestSASLKafkajs(t *testing.T) {
 // TestSASLSarama: sarama authenticates with SCRAM-SHA-256 (handshake v1)
 // and PLAIN (handshake v0, then bare tokens), and produces.
 func TestSASLSarama(t *testing.T) {
+	t.Parallel()
 	s := saslBroker(t)
 	s.addAlice(t)
 	topic := topicName(t, "sarama")

@@ -18,6 +18,7 @@ import (
 // on its connections (KIP-368) and goes on producing; a client that does
 // not is disconnected at its first request after its session expired.
 func TestSASLReauth(t *testing.T) {
+	t.Parallel()
 	s := saslBroker(t, "--connections.max.reauth.ms", "1500")
 	topic := topicName(t, "")
 	cl := s.client(t, s.plain, scram.Auth{User: "admin", Pass: adminPassword}.AsSha512Mechanism(),
@@ -51,7 +52,7 @@ func TestSASLReauth(t *testing.T) {
 		t.Fatalf("SaslAuthenticate: error %d, session lifetime %d ms, want 0 and 1500", ar.ErrorCode, ar.SessionLifetimeMillis)
 	}
 	answered := 0
-	eventually(t, 10*time.Second, "the expired session is closed", func() error {
+	eventually(t, 30*time.Second, "the expired session is closed", func() error {
 		md := kmsg.NewPtrMetadataRequest()
 		md.Version = 1
 		if _, err := rc.roundTrip(md); err != nil {

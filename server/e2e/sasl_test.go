@@ -34,7 +34,7 @@ func saslBroker(t *testing.T, args ...string) *saslSetup {
 	dir := t.TempDir()
 	ca := newTestCA(t, "Gregor test CA")
 	_, serverPEM := ca.issue("localhost", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	addrs := freeAddrs(t, 2)
+	addrs := reserveAddrs(t, 2)
 	b := startBroker(t, WithListeners("SASL_PLAINTEXT://"+addrs[0]+",SASL_SSL://"+addrs[1], addrs[0]), WithArgs(append([]string{
 		"--ssl.keystore.location", writeFile(t, dir, "server.pem", serverPEM),
 		"--add-scram", "SCRAM-SHA-512=[name=admin,password=" + adminPassword + "]"}, args...)...))
@@ -62,6 +62,7 @@ func (s *saslSetup) client(t *testing.T, seed string, m sasl.Mechanism, opts ...
 // handshake are refused, and the broker serves on. The credentials
 // survive a restart, stored salted and hashed.
 func TestSASL(t *testing.T) {
+	t.Parallel()
 	s := saslBroker(t)
 	ctx := testCtx(t, opTimeout)
 	admin := scram.Auth{User: "admin", Pass: adminPassword}.AsSha512Mechanism()
@@ -166,6 +167,7 @@ func TestSASL(t *testing.T) {
 // TestSASLKcat: librdkafka (kcat) produces and consumes over SASL_SSL
 // with SCRAM-SHA-512.
 func TestSASLKcat(t *testing.T) {
+	t.Parallel()
 	kcat := requireTool(t, "kcat")
 	s := saslBroker(t)
 	dir := t.TempDir()

@@ -24,6 +24,7 @@ import (
 // is written through it before an acknowledgement is answered, and the
 // next leader reads it).
 func TestClusterShareGroupLeadersKilled(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3, WithConfig("share.auto.offset.reset", "earliest"), WithConfig("auto.create.topics.enable", "false"))
 	topic, groupID := topicName(t, "q"), topicName(t, "sg")
 	adm := kadm.NewClient(clusterClient(t, bs, kgo.RetryTimeout(20*time.Second)))

@@ -120,6 +120,7 @@ func startShareBroker(t *testing.T) (*Broker, *kadm.Client, string, string) {
 // accept, and the share-partition start offset ends past the last record,
 // where it still is after a restart.
 func TestShareGroupsFranzSplit(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b, adm, topic, group := startShareBroker(t)
 	m1 := startShareMember(t, b, group, topic, kgo.AckAccept)
@@ -209,6 +210,7 @@ func TestShareGroupsFranzSplit(t *testing.T) {
 // limit archives them; a member that holds records without acknowledging
 // them loses them when their lock expires, and another member gets them.
 func TestShareGroupsFranzRedelivery(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b, adm, topic, group := startShareBroker(t)
 	rel := startShareMember(t, b, group, topic, kgo.AckRelease)

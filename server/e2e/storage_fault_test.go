@@ -25,6 +25,7 @@ import (
 // partition goes offline while partition 1 keeps working, and after a
 // restart partition 0 holds exactly the acknowledged records, once each.
 func TestStorageFaultFailedSync(t *testing.T) {
+	t.Parallel()
 	if useKfake {
 		t.Skip("SKIP: storage faults are injected into Gregor's file store; kfake has none")
 	}
@@ -179,6 +180,7 @@ func (a *diskAcks) sorted() []int {
 // with the failed fsync) the coordinator aborts the transaction at its
 // timeout: read_committed never sees its records.
 func TestStorageFaultTxnPrepare(t *testing.T) {
+	t.Parallel()
 	if useKfake {
 		t.Skip("SKIP: storage faults are injected into Gregor's file store; kfake has none")
 	}

@@ -20,7 +20,7 @@ func tlsBroker(t *testing.T, clientAuth string) (b *Broker, ca *testCA, plain, s
 	dir := t.TempDir()
 	ca = newTestCA(t, "Gregor test CA")
 	_, serverPEM := ca.issue("localhost", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	addrs := freeAddrs(t, 2)
+	addrs := reserveAddrs(t, 2)
 	plain, ssl = addrs[0], addrs[1]
 	b = startBroker(t, WithListeners("PLAINTEXT://"+plain+",SSL://"+ssl, plain), WithArgs(
 		"--ssl.keystore.location", writeFile(t, dir, "server.pem", serverPEM),
@@ -50,6 +50,7 @@ func apiVersions(t *testing.T, seed string, opts ...kgo.Opt) error {
 // during the handshake, as are a plaintext client on the SSL port and a
 // TLS client on the plaintext port; the broker serves on afterwards.
 func TestTLSMutual(t *testing.T) {
+	t.Parallel()
 	b, ca, plain, ssl := tlsBroker(t, "required")
 	now := time.Now()
 	good, _ := ca.issue("alice", now.Add(-time.Hour), now.Add(time.Hour))
@@ -107,6 +108,7 @@ func TestTLSMutual(t *testing.T) {
 // certificate, but must trust the broker's: a client that verifies
 // against other roots refuses the broker.
 func TestTLSServerOnly(t *testing.T) {
+	t.Parallel()
 	_, ca, _, ssl := tlsBroker(t, "none")
 	if err := apiVersions(t, ssl, kgo.DialTLSConfig(&tls.Config{RootCAs: ca.pool()})); err != nil {
 		t.Fatalf("TLS without a client certificate: %v", err)
@@ -121,6 +123,7 @@ func TestTLSServerOnly(t *testing.T) {
 // TestTLSKcat: librdkafka (kcat) produces and consumes on the SSL
 // listener with a client certificate, verifying the broker's.
 func TestTLSKcat(t *testing.T) {
+	t.Parallel()
 	kcat := requireTool(t, "kcat")
 	_, ca, _, ssl := tlsBroker(t, "required")
 	dir := t.TempDir()

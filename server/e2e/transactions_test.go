@@ -66,6 +66,7 @@ func readAll(t testing.TB, b *Broker, topic string, partitions int32, committed 
 // afterwards every input record is in the output exactly once for a
 // read_committed reader, and the group's committed offsets cover the input.
 func TestFranzGroupTransactSession(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	in, out := topicName(t, "in"), topicName(t, "out")
@@ -207,6 +208,7 @@ func transactSession(t *testing.T, brokers []*Broker, adm *kadm.Client, in, out 
 // sees its records, and not those of a franz-go transaction left open then
 // aborted, which read_uncommitted does see.
 func TestKcatTransactions(t *testing.T) {
+	t.Parallel()
 	kcat := requireTool(t, "kcat")
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	topic := topicName(t, "")
@@ -260,6 +262,7 @@ func TestKcatTransactions(t *testing.T) {
 // two records and sendOffsets that commits, one that aborts; the output
 // and the group's offset must show only the committed one.
 func TestKafkajsTransactions(t *testing.T) {
+	t.Parallel()
 	node := requireTool(t, "node")
 	dir := filepath.Join(repoRoot, "server", "e2e", "kafkajs")
 	requireNpmPackage(t, dir, "kafkajs")

@@ -134,6 +134,7 @@ func updateTV(t *testing.T, adm *kadm.Client, level int16, kind int8) error {
 // producer runs classic transactions, its epoch fixed; upgraded again,
 // the epoch moves per transaction again. The level survives a restart.
 func TestTransactionsV2(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"))
 	adm := b.Admin(t)
@@ -183,6 +184,7 @@ func TestTransactionsV2(t *testing.T) {
 // uses AddPartitionsToTxn, AddOffsetsToTxn and EndTxn v4; the default
 // broker of TestFranzGroupTransactSession runs it at 2.
 func TestFranzGroupTransactSessionTV1(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t, WithConfig("auto.create.topics.enable", "false"), WithConfig("feature", "transaction.version=1"))
 	if f := finalized(t, b.Addr); f["transaction.version"] != 1 {
@@ -199,6 +201,7 @@ func TestFranzGroupTransactSessionTV1(t *testing.T) {
 // the metadata log, so every broker reports them and a downgrade reaches
 // all; TV2 transactions commit and abort across the cluster.
 func TestClusterTransactionsV2(t *testing.T) {
+	t.Parallel()
 	bs := startCluster(t, 3, WithConfig("auto.create.topics.enable", "false"))
 	adm := kadm.NewClient(clusterClient(t, bs, kgo.RetryTimeout(20*time.Second)))
 	levelEverywhere := func(level int16) {
@@ -241,6 +244,7 @@ func TestClusterTransactionsV2(t *testing.T) {
 // transaction.version at 0 after the upgrade, so franz-go stays on the
 // classic protocol, until an operator upgrades the level.
 func TestOldDataDirKeepsTransactionVersion0(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	b := startBroker(t)
 	if _, err := b.Stop(); err != nil {

@@ -21,6 +21,7 @@ import (
 // on them, every broker adopts the quorum's id and says so, and the
 // records written before are all there.
 func TestClusterUpgradeFromOldDataDirs(t *testing.T) {
+	t.Parallel()
 	requireBinary(t)
 	bs := startCluster(t, 3)
 	topic := topicName(t, "")
@@ -48,7 +49,7 @@ func TestClusterUpgradeFromOldDataDirs(t *testing.T) {
 	for _, b := range bs {
 		b.Restart()
 	}
-	eventually(t, 30*time.Second, "every broker registered again", func() error {
+	eventually(t, 60*time.Second, "every broker registered again", func() error {
 		if id := describeClusterID(t, bs); id != before {
 			return fmt.Errorf("cluster id %q, want %q", id, before)
 		}
