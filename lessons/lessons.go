@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strconv"
@@ -112,8 +113,12 @@ type Translations map[string]string
 // Lesson is a parsed script.
 type Lesson struct {
 	Meta
-	Seed  uint64
-	Steps []Step
+	// Version names the script the lesson was parsed from (Version): a
+	// saved link carries it, so that a link saved before the lesson
+	// changed says so instead of replaying something else.
+	Version string
+	Seed    uint64
+	Steps   []Step
 	// Trailer is narration after the last command: the lesson's recap, one
 	// paragraph per point.
 	Trailer             string
@@ -149,8 +154,16 @@ func Load(slug string) (*Lesson, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lessons: %s: %w", slug, err)
 	}
-	l.Meta = *meta
+	l.Meta, l.Version = *meta, Version(raw)
 	return l, nil
+}
+
+// Version is a script's version: 16 hex digits of its FNV-1a hash, the
+// same in every build (the browser hashes the script it fetched).
+func Version(script []byte) string {
+	h := fnv.New64a()
+	h.Write(script)
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // Parse reads a script. `#!seed: N` sets the seed; other `#` lines are

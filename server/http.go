@@ -3,11 +3,8 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"html"
-	"io"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -18,21 +15,27 @@ import (
 	"sync"
 
 	"github.com/gregor-kafka/gregor/lessons"
+	"github.com/gregor-kafka/gregor/lessons/link"
 	"github.com/gregor-kafka/gregor/lessons/play"
 	"github.com/gregor-kafka/gregor/server/access"
 	"github.com/gregor-kafka/gregor/server/classroom"
 	"github.com/gregor-kafka/gregor/server/live"
+	"github.com/gregor-kafka/gregor/server/site"
 	"github.com/gregor-kafka/gregor/ui"
 )
 
-// routes is the HTTP side of `gregor serve`: the playground, a health
-// check and the Prometheus metrics (metrics.go), open to all unless
-// MetricsNeedToken; the live trace and opening a class, for the operator
-// (package access); a class's join page and socket, for whoever has its
-// code (package classroom).
+// routes is the HTTP side of `gregor serve`: the playground and its saved
+// links (package saved), a health check and the Prometheus metrics
+// (metrics.go), open to all unless MetricsNeedToken; the live trace and
+// opening a class, for the operator (package access); a class's join page
+// and socket, for whoever has its code (package classroom).
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", WebHandler(s.cfg.IndexHTML, s.cfg.Assets))
+	if s.links != nil {
+		mux.HandleFunc("POST /api/saved", s.links.ServeSave)
+		mux.HandleFunc("GET /s/{id}", s.links.ServeOpen)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok\n"))
 	})
@@ -56,30 +59,76 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
-// WebHandler serves the browser playground: index.html at / (whatever the
-// query: the page reads it) and the browser build under /assets/. The
+// WebHandler serves the browser playground: every page at its path (a
+// lesson's step at /LANG/SLUG/N/, the list at /LANG/, embeds under
+// /embed/: lessons/play's Paths), the query URLs of before at / (whatever
+// the query: the page reads it), and the browser build under /assets/. The
 // build holds two wasm bundles (play.Bundle, and play.ClusterBundle for
-// the pages that run a multi-broker world), each only gzipped, as
-// NAME.wasm.gz; a bundle is sent as is with Content-Encoding: gzip, or
-// unzipped for the rare client that does not accept gzip. assets may be
-// nil or lack the build (`make wasm` was not run); the page then says so.
+// the pages that run a multi-broker world), each gzipped, as NAME.wasm.gz,
+// which are sent as the files they are, as a static host sends them (the
+// page unzips them). assets may be nil or lack the build (`make wasm` was
+// not run); the page then says so. Any other path gets the page that
+// says there is no such page, with 404.
 func WebHandler(index []byte, assets fs.FS) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Type", "text/html; charset=utf-8")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("Vary", "Accept-Encoding, Accept-Language")
-		// A URL without a lang is shown in the browser's (the wasm
-		// picks the same from navigator.language).
-		q := play.WithLang(r.URL.RawQuery, ui.PickLang(r.Header.Get("Accept-Language")))
-		page, status := prerender(index, q)
-		writeText(w, r, status, page)
+		servePage(w, r, index, r.URL.RawQuery)
 	})
+	paths := func(w http.ResponseWriter, r *http.Request) {
+		q, ok := link.FromPath(strings.TrimPrefix(r.URL.Path, "/"), r.URL.RawQuery)
+		if !ok {
+			serveNoPage(w, r, index)
+			return
+		}
+		servePage(w, r, index, q)
+	}
+	for _, lang := range ui.Languages {
+		mux.HandleFunc("GET /"+lang+"/", paths)
+	}
+	mux.HandleFunc("GET /embed/", paths)
 	a := &assetServer{fs: assets}
 	mux.HandleFunc("GET /assets/{name}", a.serve)
 	mux.HandleFunc("GET /assets/lessons/{name}", serveScript)
+	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) { serveNoPage(w, r, index) })
 	return mux
+}
+
+// servePage answers with the page a query shows, prerendered (see
+// prerender), with the headers every page has (site.FrameHeaders).
+func servePage(w http.ResponseWriter, r *http.Request, index []byte, query string) {
+	h := w.Header()
+	for k, v := range site.FrameHeaders(play.IsEmbed(query)) {
+		h[k] = v
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Vary", "Accept-Encoding, Accept-Language")
+	// A URL without a lang is shown in the browser's (the wasm picks the
+	// same from navigator.language).
+	page, status := prerender(index, play.WithLang(query, ui.PickLang(r.Header.Get("Accept-Language"))))
+	writeText(w, r, status, page)
+}
+
+// serveNoPage answers a path that names no page with 404 and a page that
+// says so, in the browser's language.
+func serveNoPage(w http.ResponseWriter, r *http.Request, index []byte) {
+	h := w.Header()
+	for k, v := range site.FrameHeaders(false) {
+		h[k] = v
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	writeText(w, r, http.StatusNotFound, site.NoPage(index, r.URL.Path, ui.PickLang(r.Header.Get("Accept-Language"))))
+}
+
+// lessonVersion is a lesson's current version (lessons.Version of its
+// script), for the saved links.
+func lessonVersion(slug string) (string, bool) {
+	raw, err := lessons.Script(slug)
+	if err != nil {
+		return "", false
+	}
+	return lessons.Version(raw), true
 }
 
 // serveScript sends a lesson's script (SLUG.txt), which the browser build
@@ -117,10 +166,6 @@ func writeText(w http.ResponseWriter, r *http.Request, status int, page []byte) 
 	w.Write(gz.Bytes())
 }
 
-// loadingMark is the placeholder in index.html that the first render
-// replaces.
-const loadingMark = `<p class="loading">Loading the engine…</p>`
-
 // maxPrerenderQuery bounds the URLs the server replays itself: a lesson
 // link with a few of the learner's steps, not an arbitrary script.
 const maxPrerenderQuery = 2048
@@ -128,26 +173,14 @@ const maxPrerenderQuery = 2048
 // prerenderSlots bounds the replays running at once, server-wide.
 var prerenderSlots = make(chan struct{}, max(1, runtime.NumCPU()/2))
 
-// bundleMark is the attribute in index.html that names the wasm bundle the
-// page's loader fetches.
-func bundleMark(bundle string) []byte { return []byte(`data-bundle="` + bundle + `"`) }
-
-// prerender puts the page the query asks for into index.html, rendered
-// natively by the same ui components the wasm uses, so the first step
-// shows as soon as the HTML arrives; the wasm then takes over the same
-// markup. A page that runs a multi-broker world is marked for the cluster
-// bundle, so the loader fetches that one straight away. It returns the
-// status to answer with: 404 for a lesson that does not exist (the page
-// lists those that do), 422 for a query over play.ServerBudget (the page
-// says which limit). A query too long to replay here, or one that fails
-// to render, gets the plain page, which the wasm renders on its own
-// (handing over to the cluster bundle itself if the page needs it).
-//
-// At most prerenderSlots queries replay at once; a query that finds them
-// all taken gets the plain page too, so a flood of URLs costs the server
-// a bounded share of its CPU (each replay is bounded by the budget).
+// prerender is the page a query shows (site.Page) within
+// play.ServerBudget. A query too long to replay here gets the plain page,
+// which the wasm renders on its own (handing over to the cluster bundle
+// itself if the page needs it). At most prerenderSlots queries replay at
+// once; a query that finds them all taken gets the plain page too, so a
+// flood of URLs costs the server a bounded share of its CPU.
 func prerender(index []byte, query string) ([]byte, int) {
-	if len(query) > maxPrerenderQuery || !bytes.Contains(index, []byte(loadingMark)) {
+	if len(query) > maxPrerenderQuery {
 		return index, http.StatusOK
 	}
 	select {
@@ -156,33 +189,7 @@ func prerender(index []byte, query string) ([]byte, int) {
 	default:
 		return index, http.StatusOK
 	}
-	comp, title, status := play.Render(query, play.ServerBudget)
-	var body bytes.Buffer
-	if err := comp.Render(context.Background(), &body); err != nil {
-		return index, http.StatusOK
-	}
-	out := bytes.Replace(index, []byte(loadingMark), body.Bytes(), 1)
-	if lang := ui.HTMLLang(play.Parse(query).Lang); lang != "en" {
-		out = bytes.Replace(out, []byte(`<html lang="en"`), []byte(`<html lang="`+lang+`"`), 1)
-	}
-	if b := play.BundleFor(query); b != play.Bundle {
-		out = bytes.Replace(out, bundleMark(play.Bundle), bundleMark(b), 1)
-	}
-	return replaceTitle(out, title), status
-}
-
-// replaceTitle sets the page's <title>.
-func replaceTitle(page []byte, title string) []byte {
-	start := bytes.Index(page, []byte("<title>"))
-	end := bytes.Index(page, []byte("</title>"))
-	if start < 0 || end < start {
-		return page
-	}
-	var out bytes.Buffer
-	out.Write(page[:start+len("<title>")])
-	out.WriteString(html.EscapeString(title))
-	out.Write(page[end:])
-	return out.Bytes()
+	return site.Page(index, query, play.ServerBudget)
 }
 
 type assetServer struct {
@@ -193,45 +200,23 @@ type assetServer struct {
 
 func (a *assetServer) serve(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if a.fs == nil || strings.HasSuffix(name, ".gz") {
-		http.NotFound(w, r)
-		return
-	}
-	gz := false
 	data, err := fs.ReadFile(a.fs, name)
-	if err != nil {
-		if data, err = fs.ReadFile(a.fs, name+".gz"); err != nil {
-			http.Error(w, name+" is not built: run `make wasm`", http.StatusNotFound)
-			return
-		}
-		gz = true
+	if a.fs == nil || err != nil {
+		http.Error(w, name+" is not built: run `make wasm`", http.StatusNotFound)
+		return
 	}
 	h := w.Header()
 	ctype := mime.TypeByExtension(path.Ext(name))
-	if path.Ext(name) == ".wasm" {
-		ctype = "application/wasm"
+	if path.Ext(name) == ".gz" {
+		ctype = "application/gzip" // as a static host sends it: the page unzips it
 	}
 	h.Set("Content-Type", ctype)
+	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-cache") // revalidate: cheap with the ETag
 	h.Set("ETag", a.etag(name, data))
-	if gz {
-		h.Set("Vary", "Accept-Encoding")
-	}
 	if match := r.Header.Get("If-None-Match"); match != "" && match == h.Get("ETag") {
 		w.WriteHeader(http.StatusNotModified)
 		return
-	}
-	if gz && !acceptsGzip(r) {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		io.Copy(w, zr)
-		return
-	}
-	if gz {
-		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("Content-Length", strconv.Itoa(len(data)))
 	w.Write(data)

@@ -13,6 +13,7 @@ import (
 	"github.com/gregor-kafka/gregor"
 	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/lessons/play"
+	"github.com/gregor-kafka/gregor/server/site"
 )
 
 // TestPrerender: the page served for a lesson URL already holds that step,
@@ -35,14 +36,19 @@ func TestPrerender(t *testing.T) {
 			t.Errorf("the prerendered step lacks %q", want)
 		}
 	}
-	if strings.Contains(page, loadingMark) {
+	if strings.Contains(page, site.LoadingMark) {
 		t.Errorf("the loading placeholder is still there")
 	}
-	if index := get("/"); !strings.Contains(index, `href="?lesson=segments&amp;lang=en"`) {
+	if index := get("/"); !strings.Contains(index, `href="en/segments/"`) {
 		t.Errorf("the lesson list is not prerendered")
 	}
+	// Every page at its path, as every home answers it (lessons/play's
+	// Paths), the same bytes as its query URL of before.
+	if page := get("/en/segments/4/"); page != get("/?lesson=segments&step=4&lang=en") {
+		t.Errorf("/en/segments/4/ is not the page of ?lesson=segments&step=4&lang=en")
+	}
 	long := get("/?playground=1&cmds=" + strings.Repeat("broker,", 400))
-	if !strings.Contains(long, loadingMark) {
+	if !strings.Contains(long, site.LoadingMark) {
 		t.Errorf("a query over %d bytes must not be replayed by the server", maxPrerenderQuery)
 	}
 
@@ -56,19 +62,23 @@ func TestPrerender(t *testing.T) {
 		{"/?lesson=leader-election", play.ClusterBundle, "cluster 3"},
 		{"/?playground=1&cmds=cluster+3", play.ClusterBundle, "registered and unfenced"},
 		{"/?playground=1&cmds=broker", play.Bundle, "broker"},
+		{"/en/replication/2/", play.ClusterBundle, "topic orders partitions=1 rf=3"},
+		{"/en/playground/?cmds=cluster+3", play.ClusterBundle, "registered and unfenced"},
+		{"/embed/en/segments/4/", play.Bundle, "produce p1 orders"},
 	} {
 		page := get(tc.path)
 		if want := `<html lang="en" data-bundle="` + tc.bundle + `">`; !strings.Contains(page, want) {
 			t.Errorf("%s: the page lacks %s", tc.path, want)
 		}
-		if !strings.Contains(page, tc.shows) || strings.Contains(page, loadingMark) {
+		if !strings.Contains(page, tc.shows) || strings.Contains(page, site.LoadingMark) {
 			t.Errorf("%s: the first step is not prerendered (no %q)", tc.path, tc.shows)
 		}
 	}
 }
 
-// TestAssets: both wasm bundles are served from their .gz with the wasm
-// content type, gzip-encoded or unzipped for a client that refuses gzip.
+// TestAssets: both wasm bundles are served as the gzip files they are,
+// as a static host serves them (the page unzips them), revalidated by
+// ETag.
 func TestAssets(t *testing.T) {
 	bundles := map[string][]byte{
 		play.Bundle:        []byte("\x00asm default"),
@@ -85,10 +95,11 @@ func TestAssets(t *testing.T) {
 	srv := httptest.NewServer(WebHandler(gregor.IndexHTML, assets))
 	defer srv.Close()
 	tr := &http.Transport{DisableCompression: true} // see the encoding as sent
-	get := func(path, acceptEncoding string) (*http.Response, []byte) {
+	get := func(path string, header ...string) (*http.Response, []byte) {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
-		if acceptEncoding != "" {
-			req.Header.Set("Accept-Encoding", acceptEncoding)
+		req.Header.Set("Accept-Encoding", "gzip, deflate, br")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
 		}
 		resp, err := tr.RoundTrip(req)
 		if err != nil {
@@ -98,24 +109,68 @@ func TestAssets(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return resp, body
 	}
-	for name, raw := range bundles {
-		resp, body := get("/assets/"+name, "gzip, deflate, br")
-		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/wasm" || resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("Vary") != "Accept-Encoding" {
-			t.Errorf("%s: %d, Content-Type %q, Content-Encoding %q, Vary %q", name, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"))
+	for name := range bundles {
+		resp, body := get("/assets/" + name + ".gz")
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/gzip" || resp.Header.Get("Content-Encoding") != "" {
+			t.Errorf("%s.gz: %d, Content-Type %q, Content-Encoding %q", name, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"))
 		}
 		if !bytes.Equal(body, assets[name+".gz"].Data) {
-			t.Errorf("%s: the body is not the stored gzip", name)
+			t.Errorf("%s.gz: the body is not the stored gzip", name)
 		}
-		resp, body = get("/assets/"+name, "identity")
-		if resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, raw) {
-			t.Errorf("%s without gzip: Content-Encoding %q, body %q", name, resp.Header.Get("Content-Encoding"), body)
+		if resp, _ := get("/assets/"+name+".gz", "If-None-Match", resp.Header.Get("ETag")); resp.StatusCode != http.StatusNotModified {
+			t.Errorf("%s.gz with its ETag: %d, want 304", name, resp.StatusCode)
 		}
-		if resp, _ := get("/assets/"+name+".gz", "gzip"); resp.StatusCode != 404 {
-			t.Errorf("%s.gz itself is served: %d", name, resp.StatusCode)
+		if resp, _ := get("/assets/" + name); resp.StatusCode != 404 {
+			t.Errorf("%s, not built as such, is served: %d", name, resp.StatusCode)
 		}
 	}
-	if a, b := etagOf(t, srv.URL+"/assets/"+play.Bundle), etagOf(t, srv.URL+"/assets/"+play.ClusterBundle); a == b || a == "" {
+	if a, b := etagOf(t, srv.URL+"/assets/"+play.Bundle+".gz"), etagOf(t, srv.URL+"/assets/"+play.ClusterBundle+".gz"); a == b || a == "" {
 		t.Errorf("the bundles share an ETag %q", a)
+	}
+}
+
+// TestPagePaths: a path that names no page is a 404 page that says so
+// (lessons/play's NoPage), in the browser's language; only embeds may be
+// framed.
+func TestPagePaths(t *testing.T) {
+	srv := httptest.NewServer(WebHandler(gregor.IndexHTML, nil))
+	defer srv.Close()
+	get := func(path, accept string) (*http.Response, string) {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Accept-Language", accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, string(body)
+	}
+	for _, tc := range []struct {
+		path, accept string
+		status       int
+		shows        string
+	}{
+		{"/en/segments/3/", "", 200, "Step 3 of"},
+		{"/zh/segments/3", "", 200, "第 3 步"},
+		{"/zh/", "", 200, "<h1>课程</h1>"},
+		{"/en/nope/", "", 404, "No such lesson"},
+		{"/en/segments/0/", "", 404, "There is no page at /en/segments/0/."},
+		{"/fr/segments/", "zh-CN", 404, "没有这个页面"},
+		{"/no/such/thing", "", 404, "No such page"},
+		{"/s/unknown", "", 404, "No such saved link"},
+	} {
+		resp, body := get(tc.path, tc.accept)
+		if resp.StatusCode != tc.status || !strings.Contains(body, tc.shows) {
+			t.Errorf("%s: %d, want %d showing %q", tc.path, resp.StatusCode, tc.status, tc.shows)
+		}
+		if got := resp.Header.Get("Content-Security-Policy"); got != "frame-ancestors 'none'" || resp.Header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("%s may be framed: CSP %q, X-Frame-Options %q", tc.path, got, resp.Header.Get("X-Frame-Options"))
+		}
+	}
+	resp, body := get("/embed/en/segments/2/", "")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Security-Policy") != "frame-ancestors *" || resp.Header.Get("X-Frame-Options") != "" || !strings.Contains(body, "Step 2 of") {
+		t.Errorf("embed: %d, CSP %q, X-Frame-Options %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"), resp.Header.Get("X-Frame-Options"))
 	}
 }
 
@@ -179,8 +234,8 @@ func TestUnknownLessonAndGzip(t *testing.T) {
 		return resp, body
 	}
 	resp, body := fetch("/?lesson=no-such-thing", "identity")
-	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `href="?lesson=segments&amp;lang=en"`) || !strings.Contains(string(body), "no-such-thing") {
-		t.Errorf("unknown lesson: %d, lists the lessons: %v", resp.StatusCode, strings.Contains(string(body), `href="?lesson=segments&amp;lang=en"`))
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `href="en/segments/"`) || !strings.Contains(string(body), "no-such-thing") {
+		t.Errorf("unknown lesson: %d, lists the lessons: %v", resp.StatusCode, strings.Contains(string(body), `href="en/segments/"`))
 	}
 	if resp, _ := fetch("/?lesson=segments", "identity"); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" {
 		t.Errorf("a lesson, without gzip: %d, Content-Encoding %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
@@ -224,9 +279,9 @@ func TestPrerenderLanguage(t *testing.T) {
 		path, accept string
 		want, lacks  []string
 	}{
-		{"/", "zh-CN,zh;q=0.9,en;q=0.8", []string{`<html lang="zh-Hans"`, "<h1>课程</h1>", `href="?lesson=segments&amp;lang=zh"`, "日志段与索引"}, []string{"<h1>Lessons</h1>"}},
-		{"/", "en-US,en;q=0.9", []string{`<html lang="en"`, "<h1>Lessons</h1>", `href="?lesson=segments&amp;lang=en"`}, []string{"日志段"}},
-		{"/?lesson=segments&step=2", "zh-CN", []string{"<title>日志段与索引 — Gregor</title>", "第 2 步，共", "&amp;lang=zh"}, []string{"Step 2 of"}},
+		{"/", "zh-CN,zh;q=0.9,en;q=0.8", []string{`<html lang="zh-Hans"`, "<h1>课程</h1>", `href="zh/segments/"`, "日志段与索引"}, []string{"<h1>Lessons</h1>"}},
+		{"/", "en-US,en;q=0.9", []string{`<html lang="en"`, "<h1>Lessons</h1>", `href="en/segments/"`}, []string{"日志段"}},
+		{"/?lesson=segments&step=2", "zh-CN", []string{"<title>日志段与索引 — Gregor</title>", "第 2 步，共", `href="zh/segments/3/"`}, []string{"Step 2 of"}},
 		{"/?lesson=segments&step=2&lang=en", "zh-CN", []string{"<title>Segments and indexes — Gregor</title>", "Step 2 of"}, []string{"第 2 步"}},
 		{"/?lesson=nope&lang=zh", "", []string{"没有这节课", "现有的课程："}, []string{"No such lesson"}},
 	} {
@@ -268,10 +323,10 @@ func TestPrerenderBudget(t *testing.T) {
 	for range cap(prerenderSlots) {
 		<-prerenderSlots
 	}
-	if status != http.StatusOK || !bytes.Contains(page, []byte(loadingMark)) {
+	if status != http.StatusOK || !bytes.Contains(page, []byte(site.LoadingMark)) {
 		t.Errorf("with no slot free: status %d, rendered anyway", status)
 	}
-	if page, _ := prerender(gregor.IndexHTML, "lesson=segments&step=4"); bytes.Contains(page, []byte(loadingMark)) {
+	if page, _ := prerender(gregor.IndexHTML, "lesson=segments&step=4"); bytes.Contains(page, []byte(site.LoadingMark)) {
 		t.Errorf("with slots free again, the page is not rendered")
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/server/access"
 	"github.com/gregor-kafka/gregor/server/filestore"
+	"github.com/gregor-kafka/gregor/server/linkstore"
 )
 
 // Config is what `gregor serve` was asked to run.
@@ -87,6 +88,7 @@ type Config struct {
 type Server struct {
 	cfg    Config
 	e      *engine
+	links  *linkstore.Store // the playground's saved links
 	kafka  []*kafkaListener
 	web    *http.Server
 	webLn  net.Listener
@@ -192,6 +194,16 @@ func Start(cfg Config) (*Server, error) {
 		_ = s.e.b.Close()
 		return fail(err)
 	}
+	links, err := linkstore.Open(cfg.DataDir, linkstore.Defaults, lessonVersion, func(w http.ResponseWriter, r *http.Request) { serveNoPage(w, r, cfg.IndexHTML) })
+	if err != nil {
+		if s.e.cl != nil {
+			s.e.cl.close()
+			_ = s.e.cl.node.Close()
+		}
+		_ = s.e.b.Close()
+		return fail(err)
+	}
+	s.links = links
 	s.web = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
 	return s, nil
 }

@@ -133,5 +133,6 @@ func LangLinks(lang string, href func(lang string) string) []LangLink {
 	return out
 }
 
-// homeHref is the lesson list in the component's language.
-func homeHref(ctx context.Context) string { return "?lang=" + LangOf(ctx) }
+// homeHref is the lesson list in the component's language, relative to
+// the site's root (lessons/play's Paths).
+func homeHref(ctx context.Context) string { return LangOf(ctx) + "/" }

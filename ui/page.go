@@ -19,11 +19,17 @@ type Page struct {
 	Lang       string     // the page's language (Languages); its words come from InLang
 	LangLinks  []LangLink // the same page in each language
 	Playground bool
+	Embed      bool   // the compact view for an iframe (Embed)
+	FullHref   string // an embed's link out to the whole lesson
 	Slug       string
 	Title      string
 	About      string
 	Seed       uint64
 	Error      string // a lesson that cannot be shown, or a bad URL
+	// StaleHref is set on a saved link made from an earlier version of
+	// the lesson: the lesson as it is now, which the page offers instead
+	// of replaying the link.
+	StaleHref string
 
 	Pos, Total int  // the current step (1-based) and how many there are
 	PastEnd    bool // the URL asked for a step after the last one

@@ -28,6 +28,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/gregor-kafka/gregor/core/sim"
+	"github.com/gregor-kafka/gregor/lessons/link"
 	"github.com/gregor-kafka/gregor/lessons/play"
 	"github.com/gregor-kafka/gregor/ui"
 )
@@ -138,7 +139,47 @@ func handOver() {
 // startCluster asks the page's loader (index.html) for the cluster bundle.
 func startCluster() { win.Call("gregorStart", play.ClusterBundle) }
 
-func query() string { return strings.TrimPrefix(win.Get("location").Get("search").String(), "?") }
+// siteRoot is the site's root path as the page names it (<base href>):
+// "/" on the native server and the Worker, "/REPO/" on a project's GitHub
+// Pages. Every link the page makes is relative to it (play's Paths).
+func siteRoot() string {
+	return js.Global().Get("URL").New(doc.Get("baseURI")).Get("pathname").String()
+}
+
+// relPath is the path of u (a location or a URL) relative to the site's
+// root; "" at the root itself or outside it.
+func relPath(u js.Value) string {
+	p, root := u.Get("pathname").String(), siteRoot()
+	if rel, ok := strings.CutPrefix(p, root); ok {
+		return rel
+	}
+	return ""
+}
+
+// pageQuery is the session the page's URL names, as a query (play's
+// FromPath); ok is false when its path names no page.
+func pageQuery() (string, bool) {
+	loc := win.Get("location")
+	return link.FromPath(relPath(loc), strings.TrimPrefix(loc.Get("search").String(), "?"))
+}
+
+func query() string { q, _ := pageQuery(); return q }
+
+// inRoomPage reports whether the page is a class's join page
+// (/join/CODE), which keeps its address and moves in the query.
+func inRoomPage() bool {
+	return doc.Get("documentElement").Get("dataset").Get("room").Type() == js.TypeString
+}
+
+// hrefOf is the address bar's URL for a query: its path (play's
+// Canonical, relative to the site's root), or, on a class's join page,
+// that page's own path with the query.
+func hrefOf(q string) string {
+	if inRoomPage() {
+		return win.Get("location").Get("pathname").String() + "?" + q
+	}
+	return play.Canonical(q)
+}
 
 // pageLang is the language the URL asks for, or the browser's.
 func pageLang() string {
@@ -149,13 +190,22 @@ func pageLang() string {
 func browserLang() string { return ui.PickLang(win.Get("navigator").Get("language").String()) }
 
 // route renders whatever the current URL asks for, in the URL's language;
-// a URL without one gets the browser's, written into it so that every
-// link and a copied URL keep it.
+// a URL without one gets the browser's. The address bar then shows the
+// page's path (play's Paths), so that every link and a copied URL keep
+// it: a query URL of before becomes its path.
 func route() {
-	q := query()
-	if withLang := play.WithLang(q, browserLang()); withLang != q {
-		q = withLang
-		win.Get("history").Call("replaceState", nil, "", "?"+q)
+	q, ok := pageQuery()
+	if !ok {
+		session = nil
+		stop()
+		lang := browserLang()
+		setLang(lang)
+		show(play.NoPage(relPath(win.Get("location")), lang))
+		return
+	}
+	q = play.WithLang(q, browserLang())
+	if want, loc := hrefOf(q), win.Get("location"); js.Global().Get("URL").New(want, doc.Get("baseURI")).Get("href").String() != loc.Get("href").String() {
+		win.Get("history").Call("replaceState", nil, "", want)
 	}
 	if slug := missingScript(q); slug != "" {
 		loadScript(slug, func(err error) {
@@ -250,7 +300,7 @@ func show(c templ.Component, title string) {
 
 func showError(msg string) {
 	lang := pageLang()
-	app.Set("innerHTML", `<main class="index"><p class="error" role="alert"></p><p><a href="/"></a></p></main>`)
+	app.Set("innerHTML", `<main class="index"><p class="error" role="alert"></p><p><a href="`+lang+`/"></a></p></main>`)
 	app.Call("querySelector", ".error").Set("textContent", ui.Trf(lang, "Something broke: %s", msg))
 	app.Call("querySelector", ".index a").Set("textContent", ui.Tr(lang, "All lessons"))
 }
@@ -259,7 +309,7 @@ func showError(msg string) {
 // history entry, so a copied link replays exactly this.
 func replaceURL() {
 	roomMoved()
-	win.Get("history").Call("replaceState", nil, "", session.Href(session.Pos))
+	win.Get("history").Call("replaceState", nil, "", hrefOf(session.Query(session.Pos)))
 }
 
 func closest(e js.Value, sel string) js.Value {
@@ -274,7 +324,7 @@ func onClick(e js.Value) {
 	if e.Get("button").Int() != 0 || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() || e.Get("shiftKey").Bool() {
 		return // let the browser open links in a new tab
 	}
-	if roomClick(e) {
+	if roomClick(e) || noticeClick(e) {
 		return
 	}
 	if a := closest(e, "a[data-nav]"); !a.IsNull() {
@@ -336,23 +386,20 @@ func update() {
 	render()
 }
 
-// navigate follows an in-app link: a step of the same lesson replaces the
-// history entry, anything else pushes one. A page this build cannot run is
-// loaded anew, so that a server renders it while the cluster bundle loads.
+// navigate follows an in-app link (relative to the site's root): a step
+// of the same lesson replaces the history entry, anything else pushes one.
+// A page this build cannot run, or a link that names no page of the
+// playground, is loaded anew, so that a server renders it (while the
+// cluster bundle loads).
 func navigate(href string) {
-	q := strings.TrimPrefix(href, "?")
-	if href == "/" {
-		q = ""
-	}
-	if needsCluster(q) {
-		win.Get("location").Call("assign", href)
+	u := js.Global().Get("URL").New(href, doc.Get("baseURI"))
+	q, ok := link.FromPath(relPath(u), strings.TrimPrefix(u.Get("search").String(), "?"))
+	if !ok || needsCluster(q) {
+		win.Get("location").Call("assign", u.Get("href"))
 		return
 	}
 	same := session != nil && !play.IsIndex(q) && sameSession(session, play.Parse(q))
-	url := "?" + q
-	if q == "" {
-		url = win.Get("location").Get("pathname").String()
-	}
+	url := hrefOf(play.WithLang(q, browserLang()))
 	if same {
 		win.Get("history").Call("replaceState", nil, "", url)
 	} else {

@@ -43,7 +43,8 @@ const (
 // this tab teaches; it reads projector=1 from the URL.
 func startRoom() {
 	setProjector(strings.Contains("&"+query()+"&", "&projector=1&"))
-	if code := doc.Get("documentElement").Get("dataset").Get("room"); code.Type() == js.TypeString {
+	if inRoomPage() {
+		code := doc.Get("documentElement").Get("dataset").Get("room")
 		class = play.NewClass(code.String(), false)
 		if d := win.Get("sessionStorage").Call("getItem", detachedKey); d.Type() == js.TypeString && d.String() == class.Code {
 			class.Detached()
@@ -101,18 +102,24 @@ func roomClick(e js.Value) bool {
 // openRoom asks the server for a room (POST /rooms; it answers with the
 // code and sets the teacher's cookie), then connects to it.
 func openRoom() {
+	lang := pageLang()
 	resp, err := await(win.Call("fetch", "/rooms", map[string]any{"method": "POST", "credentials": "same-origin"}))
-	if err == nil && !resp.Get("ok").Bool() {
-		text, _ := await(resp.Call("text"))
-		err = jsError(resp.Get("status").String() + " " + text.String())
+	if err == nil {
+		switch status := resp.Get("status").Int(); {
+		case status == 404 || status == 405 || status == 501: // a static host: no rooms here
+			showNotice(ui.NoticeView{Text: ui.Tr(lang, "A class needs a Gregor server to run it, and this copy of the playground has none: run `make run` (or bin/gregor serve) and press Teach on its page.")})
+			return
+		case !resp.Get("ok").Bool():
+			text, _ := await(resp.Call("text"))
+			err = jsError(resp.Get("status").String() + " " + text.String())
+		}
 	}
 	var body js.Value
 	if err == nil {
 		body, err = await(resp.Call("json"))
 	}
 	if err != nil {
-		announce("Could not open a class: " + err.Error())
-		win.Call("alert", "Could not open a class: "+err.Error())
+		showNotice(ui.NoticeView{Text: ui.Trf(lang, "Could not open a class: %s", err.Error())})
 		return
 	}
 	code := body.Get("code").String()
@@ -273,7 +280,7 @@ func detach() {
 // showPosition shows the teacher's position on a student's page.
 func showPosition(p *play.Position) {
 	stop()
-	win.Get("history").Call("replaceState", nil, "", "?"+play.PositionQuery(*p))
+	win.Get("history").Call("replaceState", nil, "", hrefOf(play.PositionQuery(*p)))
 	route()
 }
 

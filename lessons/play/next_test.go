@@ -25,7 +25,7 @@ func TestNextLessonLink(t *testing.T) {
 		t.Errorf("step 1 of %s links to the next lesson", first.Slug)
 	}
 	html := render("lesson=" + first.Slug + "&step=999")
-	if !strings.Contains(html, `href="?lesson=`+second.Slug+`"`) || !strings.Contains(html, "Next lesson: "+second.Title) {
+	if !strings.Contains(html, `href="en/`+second.Slug+`/"`) || !strings.Contains(html, "Next lesson: "+second.Title) {
 		t.Errorf("the last step of %s has no link to %s", first.Slug, second.Slug)
 	}
 	last := lessons.Catalog[len(lessons.Catalog)-1]

@@ -41,6 +41,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/lessons"
+	"github.com/gregor-kafka/gregor/lessons/link"
 	"github.com/gregor-kafka/gregor/ui"
 )
 
@@ -55,13 +56,18 @@ type Item struct {
 type Session struct {
 	Lesson     *lessons.Lesson // nil in the playground
 	Playground bool
-	Seed       uint64
-	Items      []Item
-	Pos        int  // 1-based; 0 only when there are no items
-	PastEnd    bool // the URL asked for a step after the last
-	Err        string
-	Lang       string      // "" until set: English, and no lang in the URL
-	Answers    map[int]int // script step index -> ui.Shown or a choice's index
+	Embed      bool // a lesson's compact view, for an iframe (see Paths)
+	// Stale is the version of the lesson a saved link was made from
+	// (lessons/link's Saved links) when that is not the lesson's now: the
+	// page says so instead of replaying it.
+	Stale   string
+	Seed    uint64
+	Items   []Item
+	Pos     int  // 1-based; 0 only when there are no items
+	PastEnd bool // the URL asked for a step after the last
+	Err     string
+	Lang    string      // "" until set: English, and no lang in the URL
+	Answers map[int]int // script step index -> ui.Shown or a choice's index
 }
 
 // IsIndex reports whether a query asks for the lesson list.
@@ -89,13 +95,10 @@ func Index(lang string) []ui.LessonItem {
 	return items
 }
 
-// lessonItem is a lesson's entry in the list, in lang; its link carries
-// lang unless it is "" (a URL without one).
+// lessonItem is a lesson's entry in the list, in lang (English for ""),
+// linked by its path.
 func lessonItem(m lessons.Meta, lang string) ui.LessonItem {
-	it := ui.LessonItem{Slug: m.Slug, Title: m.Title, About: m.About, Href: "?lesson=" + m.Slug}
-	if lang != "" {
-		it.Href += "&lang=" + lang
-	}
+	it := ui.LessonItem{Slug: m.Slug, Title: m.Title, About: m.About, Href: ui.Lang(lang) + "/" + m.Slug + "/"}
 	if h, ok := m.Headings[lang]; ok {
 		it.Title, it.About = h.Title, h.About
 	}
@@ -122,6 +125,10 @@ func Parse(rawQuery string) *Session {
 			return s
 		}
 		s.Lesson, s.Seed = l, l.Seed
+		s.Embed = q.get(link.Embed) != ""
+		if v := q.get(link.VersionParam); v != "" && v != l.Version {
+			s.Stale = v
+		}
 		for _, a := range q.list("actions") {
 			k, cmd, ok := strings.Cut(a, ":")
 			n, err := strconv.Atoi(k)
@@ -229,11 +236,18 @@ func (s *Session) Query(pos int) string {
 	if s.Lang != "" {
 		sb.WriteString("&lang=" + s.Lang)
 	}
+	if s.Embed {
+		sb.WriteString("&" + link.Embed + "=1")
+	}
+	if s.Stale != "" {
+		sb.WriteString("&" + link.VersionParam + "=" + url.QueryEscape(s.Stale))
+	}
 	return sb.String()
 }
 
-// Href is a link to the session at step pos.
-func (s *Session) Href(pos int) string { return "?" + s.Query(pos) }
+// Href is a link to the session at step pos, relative to the site's root
+// (see Paths).
+func (s *Session) Href(pos int) string { return s.Path(pos) }
 
 // Insert adds the learner's command after the current step and moves to it.
 func (s *Session) Insert(cmd string) {
@@ -300,6 +314,17 @@ func (s *Session) PageOn(t *Timeline) ui.Page {
 		reset := &Session{Lesson: s.Lesson, Seed: s.Seed, Lang: s.Lang, Answers: s.Answers}
 		reset.Items = reset.merge(nil)
 		p.ResetHref = reset.Href(min(s.scriptBefore(s.Pos), len(s.Lesson.Steps)))
+		if s.Embed {
+			full := *s
+			full.Embed = false
+			p.Embed, p.FullHref = true, full.Href(s.Pos)
+		}
+		if s.Stale != "" {
+			now := &Session{Lesson: s.Lesson, Seed: s.Lesson.Seed, Lang: s.Lang}
+			now.Items = now.merge(nil)
+			p.StaleHref = now.Href(1)
+			return p
+		}
 	}
 	if s.Err != "" {
 		return p
@@ -325,7 +350,7 @@ func (s *Session) PageOn(t *Timeline) ui.Page {
 		p.Transcript = views[:s.Pos]
 		p.State = steps[s.Pos-1].State
 		p.Sequence = s.sequence(steps, p.State, s.Pos)
-		if cur.Question != nil && cur.Chosen == ui.Unanswered {
+		if cur.Question != nil && cur.Chosen == ui.Unanswered && !s.Embed {
 			s.predict(&p, t, steps, views)
 		}
 	}

@@ -18,8 +18,12 @@ func View(rawQuery string) (templ.Component, string) {
 	return comp, title
 }
 
-// LessonView is a lesson's page in its language, with its title.
+// LessonView is a lesson's page in its language, with its title: the
+// whole page, or an embed's compact view.
 func LessonView(p ui.Page) (templ.Component, string) {
+	if p.Embed {
+		return ui.InLang(p.Lang, ui.Embed(p)), p.Title + " — Gregor"
+	}
 	return ui.InLang(p.Lang, ui.Lesson(p)), p.Title + " — Gregor"
 }
 
@@ -27,6 +31,17 @@ func LessonView(p ui.Page) (templ.Component, string) {
 // server answers 404 with the lesson list.
 func NotFound(rawQuery string) bool {
 	return !IsIndex(rawQuery) && Parse(rawQuery).missing()
+}
+
+// NoPage is the answer to a path that names no page (FromPath is not
+// ok), in lang: a saved link (s/ID) that is not kept, or any other path,
+// with the lesson list.
+func NoPage(path, lang string) (templ.Component, string) {
+	l := ui.Lang(lang)
+	if strings.HasPrefix(strings.TrimPrefix(path, "/"), "s/") {
+		return ui.InLang(l, ui.Refused(ui.Tr(l, "No such saved link"), ui.Tr(l, "Nothing is saved under this link: it was mistyped, or never saved."), Index(l))), ui.Tr(l, "No such saved link — Gregor")
+	}
+	return ui.InLang(l, ui.Refused(ui.Tr(l, "No such page"), ui.Trf(l, "There is no page at %s.", "/"+strings.TrimPrefix(path, "/")), Index(l))), ui.Tr(l, "No such page — Gregor")
 }
 
 func (s *Session) missing() bool { return s.Lesson == nil && !s.Playground && s.Err != "" }

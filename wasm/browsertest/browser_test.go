@@ -4,10 +4,14 @@
 // the tests check that the browser shows what the engine computed, not a
 // copy of a lesson's text.
 //
-// Both bundles are built, as `make wasm` builds them (gzip -9 here, zopfli
-// there), and served twice: by the server's handler, which renders the
-// first step into the page and names the bundle the page needs, and as a
-// static site would, index.html as it is (the wasm then finds its way).
+// Both bundles, as `make wasm` has just written them to wasm/dist (or built
+// here when they are missing or stale), are served twice: by the server's
+// handler, which renders the first step into the page and names the bundle
+// the page needs, and as a static site would, index.html as it is (the
+// wasm then finds its way).
+//
+// One chromium serves the package; every test opens its tabs in a browser
+// context of its own, and the tests run side by side (t.Parallel).
 //
 // Each test saves a screenshot; the log prints where. Without chromium the
 // tests skip, loudly, except under CI=true where they fail.
@@ -18,6 +22,7 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -34,21 +39,26 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/gregor-kafka/gregor"
+	"github.com/gregor-kafka/gregor/lessons"
+	"github.com/gregor-kafka/gregor/lessons/link"
 	"github.com/gregor-kafka/gregor/lessons/play"
 	"github.com/gregor-kafka/gregor/server"
+	sitegen "github.com/gregor-kafka/gregor/server/site"
 	"github.com/gregor-kafka/gregor/ui"
 )
 
 var (
 	buildOnce  sync.Once
 	site       *httptest.Server // as `gregor serve` serves the page
-	staticSite *httptest.Server // index.html as it is, as a static host would
+	staticSite *httptest.Server // the static site (make site), as a plain file server serves it
+	siteDir    string           // where the static site was built
 	assets     fstest.MapFS     // the browser build, as `make wasm` writes it
 	buildErr   error
 )
 
 // bundles are the browser builds, with the build tags and the gzipped size
-// `make wasm` keeps each under (zopfli's gzip is 4% smaller than gzip -9).
+// budget each is held to (play.Budgets; the root package's test holds the
+// files `make wasm` wrote to it).
 var bundles = []struct {
 	name, tags string
 	budget     int
@@ -57,26 +67,30 @@ var bundles = []struct {
 	{play.ClusterBundle, "", play.Budgets[play.ClusterBundle]},
 }
 
-// serve builds the wasm once and serves it as `gregor serve` does, or, with
-// static, as a static site would.
+// serve serves the browser build as `gregor serve` does, or, with static,
+// the static site (make site) as a plain file server does: no headers of
+// its own, index.html for a directory, nothing for a path it lacks. The build is the one `make wasm` has just
+// written to wasm/dist (`make test` runs it first); where that is missing
+// or older than the sources, the test builds it once itself.
 func serve(t *testing.T, static bool) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		var err error
-		if assets, err = build(); err != nil {
+		if assets, err = distOrBuild(); err != nil {
 			buildErr = err
 			return
 		}
-		web := server.WebHandler(gregor.IndexHTML, assets)
-		site = httptest.NewServer(web)
-		staticSite = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/" {
-				w.Header().Set("Content-Type", "text/html; charset=utf-8")
-				w.Write(gregor.IndexHTML)
-				return
-			}
-			web.ServeHTTP(w, r)
-		}))
+		site = httptest.NewServer(server.WebHandler(gregor.IndexHTML, assets))
+		if siteDir, buildErr = os.MkdirTemp("", "gregor-site-"); buildErr != nil {
+			return
+		}
+		rep, err := sitegen.Build(siteDir, sitegen.Options{Index: gregor.IndexHTML, Assets: assets})
+		if err != nil {
+			buildErr = err
+			return
+		}
+		fmt.Printf("browsertest: the static site is %d files, %.1f MB\n", rep.Files, float64(rep.Bytes)/1e6)
+		staticSite = httptest.NewServer(http.FileServer(http.Dir(siteDir)))
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -87,7 +101,76 @@ func serve(t *testing.T, static bool) string {
 	return site.URL
 }
 
-// build compiles both bundles and gzips them, with Go's loader beside.
+// distDir is where `make wasm` writes the browser build, from this
+// package's directory.
+const distDir = "../dist"
+
+// distOrBuild is the build in wasm/dist when every bundle is there and
+// newer than every source file that goes into it, or else a fresh one.
+func distOrBuild() (fstest.MapFS, error) {
+	stale, err := distStale()
+	if err != nil {
+		return nil, err
+	}
+	if stale != "" {
+		fmt.Printf("browsertest: %s: building the bundles here (make wasm would keep them)\n", stale)
+		return build()
+	}
+	out := fstest.MapFS{}
+	for _, name := range []string{"wasm_exec.js", play.Bundle + ".gz", play.ClusterBundle + ".gz"} {
+		data, err := os.ReadFile(filepath.Join(distDir, name))
+		if err != nil {
+			return nil, err
+		}
+		out[name] = &fstest.MapFile{Data: data}
+	}
+	fmt.Printf("browsertest: serving the bundles make wasm wrote to wasm/dist\n")
+	return out, nil
+}
+
+// distStale says why wasm/dist cannot be used ("" if it can): a file is
+// missing, or a source file of the bundles (Go or templ, outside tests) is
+// newer than the oldest of them.
+func distStale() (string, error) {
+	var built time.Time
+	for _, name := range []string{"wasm_exec.js", play.Bundle + ".gz", play.ClusterBundle + ".gz"} {
+		fi, err := os.Stat(filepath.Join(distDir, name))
+		if err != nil {
+			return "wasm/dist/" + name + " is missing", nil
+		}
+		if built.IsZero() || fi.ModTime().Before(built) {
+			built = fi.ModTime()
+		}
+	}
+	root := filepath.Join(distDir, "..", "..")
+	newer := ""
+	for _, dir := range []string{"core", "lessons", "ui", "wasm", "go.mod", "go.sum"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || newer != "" {
+				return err
+			}
+			name := d.Name()
+			if strings.HasSuffix(name, "_test.go") || !(strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".templ") || strings.HasPrefix(name, "go.")) {
+				return nil
+			}
+			if fi, err := d.Info(); err == nil && fi.ModTime().After(built) {
+				newer = path
+			}
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	if newer != "" {
+		rel, _ := filepath.Rel(root, newer)
+		return rel + " is newer than wasm/dist", nil
+	}
+	return "", nil
+}
+
+// build compiles both bundles and gzips them (gzip -9, as make wasm does),
+// with Go's loader beside.
 func build() (fstest.MapFS, error) {
 	dir, err := os.MkdirTemp("", "gregor-wasm-")
 	if err != nil {
@@ -127,7 +210,7 @@ func build() (fstest.MapFS, error) {
 		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 		zw.Write(raw)
 		zw.Close()
-		fmt.Printf("browsertest: %s is %d bytes, %d with gzip -9 (make wasm ships zopfli's smaller gzip; budget %.1f MB)\n", b.name, len(raw), gz.Len(), float64(b.budget)/1e6)
+		fmt.Printf("browsertest: %s is %d bytes, %d with gzip -9 (budget %.1f MB)\n", b.name, len(raw), gz.Len(), float64(b.budget)/1e6)
 		assets[b.name+".gz"] = &fstest.MapFile{Data: gz.Bytes()}
 	}
 	return assets, nil
@@ -172,50 +255,93 @@ func openOn(t *testing.T, static bool, path string) *page {
 	t.Helper()
 	exe := chromium(t)
 	base := serve(t, static)
-	return tab(t, browser(t, exe), base, path, 90*time.Second)
+	return tab(t, browser(t, exe), base, path)
 }
 
-// tab opens path in a new tab of parent (a browser, or a browser context
-// given with opts), for at most timeout.
-func tab(t *testing.T, parent context.Context, base, path string, timeout time.Duration, opts ...chromedp.ContextOption) *page {
+// waitTimeout bounds each wait on a page (an action, a query, a poll for
+// what it shows), sized for a loaded machine; the page itself lives as
+// long as its test.
+const waitTimeout = 60 * time.Second
+
+// tab opens path in a new tab of the browser, in a browser context of its
+// own. The tab and its context close when the test ends.
+func tab(t *testing.T, parent context.Context, base, path string) *page {
 	t.Helper()
-	ctx, cancelTab := chromedp.NewContext(parent, opts...)
-	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancelTab()
-	})
+	ctx, cancelTab := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancelTab)
+	// The tab is made by the first run on its own context: one made under
+	// a wait's deadline would close when that wait ends.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
 	p := &page{t: t, ctx: ctx, base: base}
 	p.load(path)
 	return p
 }
 
-// browser starts a headless chromium for the test; it ends with the test.
+// The package's one chromium, started by the first test that needs it and
+// stopped by TestMain; every test opens its tabs in browser contexts of
+// its own (tab), as fresh as a new browser: no cookies, storage or cache
+// from another test.
+var chrome struct {
+	once    sync.Once
+	ctx     context.Context // the browser's first tab, kept open
+	err     error
+	profile string
+	stop    func()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if chrome.stop != nil {
+		chrome.stop()
+	}
+	if siteDir != "" {
+		os.RemoveAll(siteDir)
+	}
+	os.Exit(code)
+}
+
+// browser is the package's headless chromium (started on first use), to
+// open tabs in with tab.
 func browser(t *testing.T, exe string) context.Context {
 	t.Helper()
-	profile, err := os.MkdirTemp("", "gregor-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1440, 1000),
-	)
-	t.Cleanup(func() {
-		cancelAlloc()
-		os.RemoveAll(profile)
+	chrome.once.Do(func() {
+		if chrome.profile, chrome.err = os.MkdirTemp("", "gregor-chromium-"); chrome.err != nil {
+			return
+		}
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			chromedp.ExecPath(exe),
+			chromedp.Headless,
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.NoFirstRun,
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			// Tabs of parallel tests share the window: none of them may
+			// be throttled for being in the background.
+			chromedp.Flag("disable-background-timer-throttling", true),
+			chromedp.Flag("disable-renderer-backgrounding", true),
+			chromedp.Flag("disable-backgrounding-occluded-windows", true),
+			chromedp.UserDataDir(chrome.profile),
+			chromedp.WindowSize(1440, 1000),
+		)
+		ctx, cancel := chromedp.NewContext(actx)
+		chrome.ctx = ctx
+		chrome.stop = func() {
+			cancel()
+			cancelAlloc()
+			os.RemoveAll(chrome.profile)
+		}
+		chrome.err = chromedp.Do(ctx) // starts the browser
 	})
-	return actx
+	if chrome.err != nil {
+		t.Fatalf("starting chromium: %v", chrome.err)
+	}
+	return chrome.ctx
 }
 
 // load navigates and waits for the wasm's first render.
@@ -225,17 +351,65 @@ func (p *page) load(path string) {
 	p.do(chromedp.WaitVisible(chromedp.CSS("html[data-ready] #app > *")))
 }
 
+// route moves the page to path in place, as the back button or an in-app
+// link does (the wasm's popstate handler: no page load, no new download),
+// and waits for the wasm's render of it. A page the running bundle cannot
+// run is handed over to the cluster bundle in place, so a test that routes
+// through one-broker pages first and cluster pages after runs each on the
+// bundle a learner's browser would.
+func (p *page) route(path string) {
+	p.t.Helper()
+	p.eval(fmt.Sprintf(`document.querySelectorAll("#app > *").forEach(e => e.dataset.old = "1"), history.pushState(null, "", %q), dispatchEvent(new PopStateEvent("popstate")), ""`, path))
+	p.do(chromedp.WaitVisible(chromedp.CSS("html[data-ready] #app > :not([data-old])")))
+}
+
+// lessonsByBundle lists the catalog's lessons, those gregor.wasm runs
+// first and those that need the cluster bundle after (see route).
+func lessonsByBundle() []string {
+	var one, cluster []string
+	for _, m := range lessons.Catalog {
+		if play.NeedsQuorum("lesson=" + m.Slug) {
+			cluster = append(cluster, m.Slug)
+		} else {
+			one = append(one, m.Slug)
+		}
+	}
+	return append(one, cluster...)
+}
+
+// bounded is the page's context for one wait of at most waitTimeout.
+func (p *page) bounded() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(p.ctx, waitTimeout)
+}
+
+// do runs actions; when they fail (or time out) the test fails with what
+// the page showed then, and a screenshot.
 func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
-	if err := chromedp.Do(p.ctx, actions...); err != nil {
+	ctx, cancel := p.bounded()
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
 		p.shot("failed")
-		p.t.Fatalf("browser: %v", err)
+		p.t.Fatalf("browser: %v (%s)", err, p.seen())
 	}
+}
+
+// seen says where the page is and what it shows, for a failure message.
+func (p *page) seen() string {
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + ", ready=" + (document.documentElement.dataset.ready || "no") + ", bundle=" + (window.gregorBundle || "none") + ", shows: " + (document.getElementById("app")?.innerText || "").replace(/\s+/g, " ").slice(0, 200)`))
+	if err != nil {
+		return "the page does not answer: " + err.Error()
+	}
+	return "the page at " + v
 }
 
 func (p *page) eval(js string) string {
 	p.t.Helper()
-	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](js))
+	ctx, cancel := p.bounded()
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 	if err != nil {
 		p.t.Fatalf("evaluate %s: %v", js, err)
 	}
@@ -244,7 +418,9 @@ func (p *page) eval(js string) string {
 
 func (p *page) count(sel string) int {
 	p.t.Helper()
-	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll(%q).length`, sel)))
+	ctx, cancel := p.bounded()
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll(%q).length`, sel)))
 	if err != nil {
 		p.t.Fatalf("count %s: %v", sel, err)
 	}
@@ -261,7 +437,7 @@ func (p *page) text(sel string) string {
 func (p *page) waitText(sel, want string) {
 	p.t.Helper()
 	js := fmt.Sprintf(`((document.querySelector(%q)||{}).textContent||"").replace(/\s+/g," ").includes(%q)`, sel, want)
-	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(waitTimeout))); err != nil {
 		p.shot("failed")
 		p.t.Fatalf("waiting for %q in %s (it reads %q): %v", want, sel, p.text(sel), err)
 	}
@@ -276,8 +452,17 @@ func (p *page) click(sel string) {
 	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 }
 
+// search is the session the page's URL names, as a query: lessons/play's
+// FromPath of its path (relative to the site's root) and its query. Tests
+// read a URL for this, whichever form the address bar shows.
 func (p *page) search() string {
-	return p.eval(`location.search`)
+	p.t.Helper()
+	path, raw, _ := strings.Cut(p.eval(`location.pathname.slice(new URL(document.baseURI).pathname.length) + "\n" + location.search.slice(1)`), "\n")
+	q, ok := link.FromPath(path, raw)
+	if !ok {
+		p.t.Fatalf("the page's path %q names no page", path)
+	}
+	return "?" + q
 }
 
 // native replays the page's current URL in Go: what the browser must show.
@@ -287,15 +472,22 @@ func (p *page) native() (*play.Session, int) {
 	return s, s.Pos
 }
 
-// shot saves a screenshot under $GREGOR_ARTIFACTS (default:
-// $TMPDIR/gregor-browser-tests) and logs its path.
-func (p *page) shot(name string) {
+// shot saves a screenshot of the whole page under $GREGOR_ARTIFACTS
+// (default: $TMPDIR/gregor-browser-tests) and logs its path; shotView
+// saves only what the window shows (the diagram, on a lesson page), which
+// takes a fraction of the time on a tall page.
+func (p *page) shot(name string)     { p.save(name, chromedp.FullScreenshot(100)) }
+func (p *page) shotView(name string) { p.save(name, chromedp.CaptureScreenshot()) }
+
+func (p *page) save(name string, capture chromedp.Action[[]byte]) {
 	dir := os.Getenv("GREGOR_ARTIFACTS")
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "gregor-browser-tests")
 	}
 	os.MkdirAll(dir, 0o755)
-	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	ctx, cancel := p.bounded()
+	defer cancel()
+	png, err := chromedp.Run(ctx, capture)
 	if err != nil {
 		p.t.Logf("screenshot %s: %v", name, err)
 		return
@@ -320,13 +512,13 @@ func (p *page) measure() {
 	paint := p.eval(`String(Math.round((performance.getEntriesByType("paint").find(e => e.name == "first-contentful-paint") || {startTime: -1}).startTime))`)
 	p.t.Logf("MEASURE time from navigation start to the first rendered step: %s ms, server-rendered (first contentful paint; budget 1000 ms)", paint)
 	p.t.Logf("MEASURE time from navigation start to the wasm's own first render (interactive, %s): %.0f ms", bundle, first)
-	p.t.Logf("MEASURE breakdown: %s", p.eval(`(() => { const n = performance.getEntriesByType("resource").find(e => e.name.endsWith("/" + window.gregorBundle)); const j = performance.getEntriesByType("resource").find(e => e.name.endsWith("wasm_exec.js")); return "index.html loaded, wasm_exec.js fetched " + Math.round(j.startTime) + ".." + Math.round(j.responseEnd) + " ms, " + window.gregorBundle + " requested at " + Math.round(n.startTime) + " ms, fetched and compiled by " + Math.round(n.responseEnd) + " ms, instantiated by " + Math.round(window.gregorInstantiated) + " ms, Go main() at " + Math.round(window.gregorMainStart) + " ms, replayed at " + Math.round(window.gregorReplayed) + " ms, templ rendered at " + Math.round(window.gregorTemplated) + " ms, in the DOM at " + Math.round(window.gregorFirstRender) + " ms"; })()`))
+	p.t.Logf("MEASURE breakdown: %s", p.eval(`(() => { const n = performance.getEntriesByType("resource").find(e => e.name.endsWith("/" + window.gregorBundle + ".gz")); const j = performance.getEntriesByType("resource").find(e => e.name.endsWith("wasm_exec.js")); return "index.html loaded, wasm_exec.js fetched " + Math.round(j.startTime) + ".." + Math.round(j.responseEnd) + " ms, " + window.gregorBundle + " requested at " + Math.round(n.startTime) + " ms, fetched and compiled by " + Math.round(n.responseEnd) + " ms, instantiated by " + Math.round(window.gregorInstantiated) + " ms, Go main() at " + Math.round(window.gregorMainStart) + " ms, replayed at " + Math.round(window.gregorReplayed) + " ms, templ rendered at " + Math.round(window.gregorTemplated) + " ms, in the DOM at " + Math.round(window.gregorFirstRender) + " ms"; })()`))
 }
 
 // fetched lists the wasm bundles the page has fetched, in order.
 func (p *page) fetched() string {
 	p.t.Helper()
-	return p.eval(`performance.getEntriesByType("resource").map(e => e.name.split("/").pop()).filter(n => n.endsWith(".wasm")).join(" ")`)
+	return p.eval(`performance.getEntriesByType("resource").map(e => e.name.split("/").pop()).filter(n => n.endsWith(".wasm.gz")).map(n => n.slice(0, -3)).join(" ")`)
 }
 
 // checkStep compares the rendered step with the native replay of the URL.
@@ -401,6 +593,7 @@ func firstCommand(t *testing.T, slug, prefix string) int {
 }
 
 func TestIndex(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/")
 	defer p.shot("lesson")
 	items := play.Index("")
@@ -410,7 +603,7 @@ func TestIndex(t *testing.T) {
 	p.shot("index")
 	// The page speaks the browser's language (English here), and its
 	// links say so.
-	p.click(`.lessons a[href="?lesson=segments&lang=en"]`)
+	p.click(`.lessons a[href="en/segments/"]`)
 	p.waitText("#pos", "Step 1 of")
 	if got := p.search(); got != "?lesson=segments&lang=en" {
 		t.Errorf("following the link: location.search = %q", got)
@@ -418,6 +611,7 @@ func TestIndex(t *testing.T) {
 }
 
 func TestLessonAtStep(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?lesson=segments&step=3")
 	defer p.shot("step3")
 	p.measure()
@@ -445,6 +639,7 @@ func TestLessonAtStep(t *testing.T) {
 }
 
 func TestStepForwardBack(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?lesson=segments&step=3")
 	defer p.shot("after")
 	p.click("#next")
@@ -465,6 +660,7 @@ func TestStepForwardBack(t *testing.T) {
 }
 
 func TestJump(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?lesson=segments&step=1")
 	defer p.shot("jumped")
 	total := p.count(".steplist li")
@@ -481,6 +677,7 @@ func TestJump(t *testing.T) {
 }
 
 func TestInjectCrash(t *testing.T) {
+	t.Parallel()
 	n := firstCommand(t, "segments", "produce ")
 	p := open(t, fmt.Sprintf("/?lesson=segments&step=%d", n))
 	total := p.count(".steplist li")
@@ -545,6 +742,7 @@ func TestInjectCrash(t *testing.T) {
 }
 
 func TestDropResponse(t *testing.T) {
+	t.Parallel()
 	n := firstCommand(t, "segments", "produce ")
 	p := open(t, fmt.Sprintf("/?lesson=segments&step=%d", n-1))
 	defer p.shot("dropped")
@@ -565,6 +763,7 @@ func TestDropResponse(t *testing.T) {
 }
 
 func TestPastTheEnd(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?lesson=segments&step=999")
 	defer p.shot("end")
 	s := play.Parse("lesson=segments")
@@ -585,6 +784,7 @@ func TestPastTheEnd(t *testing.T) {
 }
 
 func TestPlayground(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?playground=1")
 	defer p.shot("playground")
 	if !strings.Contains(p.text(".welcome"), "An empty world") {
@@ -627,6 +827,7 @@ func TestPlayground(t *testing.T) {
 // is as interactive as any other: crashing the leader at a step makes the
 // later steps differ from the script, and the URL replays it.
 func TestClusterLesson(t *testing.T) {
+	t.Parallel()
 	n := firstCommand(t, "replication", "produce ")
 	p := open(t, fmt.Sprintf("/?lesson=replication&step=%d", n))
 	defer p.shot("replication")
@@ -701,6 +902,7 @@ func TestClusterLesson(t *testing.T) {
 // the leader-election page for the cluster bundle. gregor.wasm finds that
 // it needs a cluster and hands the page over; the lesson then runs.
 func TestClusterStatic(t *testing.T) {
+	t.Parallel()
 	n := firstCommand(t, "leader-election", "crash ")
 	p := openStatic(t, fmt.Sprintf("/?lesson=leader-election&step=%d", n))
 	defer p.shot("leader-election")
@@ -721,6 +923,7 @@ func TestClusterStatic(t *testing.T) {
 // gregor.wasm runs, hands the page over to the cluster bundle in place,
 // which runs it; more commands go to the three brokers.
 func TestClusterPlayground(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?playground=1&cmds=advance+1s")
 	defer p.shot("playground")
 	if got := p.eval(`window.gregorBundle`); got != play.Bundle {
@@ -762,6 +965,7 @@ func TestClusterPlayground(t *testing.T) {
 // the step where the cut-off follower is back in the ISR; both render as
 // the native replay says.
 func TestControllerFailoverLesson(t *testing.T) {
+	t.Parallel()
 	n := firstCommand(t, "controller-failover", "partition ")
 	// The step asks who the controller is now; answers=N:0 is "Show me".
 	p := open(t, fmt.Sprintf("/?lesson=controller-failover&step=%d&answers=%d:0", n+2, n+2))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -42,7 +41,7 @@ func gregorServe(t *testing.T) (string, *server.Server) {
 // as on its own laptop.
 func person(t *testing.T, browserCtx context.Context, base, path string) *page {
 	t.Helper()
-	return tab(t, browserCtx, base, path, 3*time.Minute, chromedp.WithNewBrowserContext())
+	return tab(t, browserCtx, base, path)
 }
 
 // setStep moves the page to step n with its step slider, as a learner
@@ -71,13 +70,10 @@ func (p *page) shows(code string, n int) {
 // teacher's step; the class moves on to a lesson of the cluster bundle,
 // then to the playground; projector mode folds the side panels.
 func TestClassroom(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	base, _ := gregorServe(t)
-	bctx, cancel := chromedp.NewContext(browser(t, exe))
-	t.Cleanup(cancel)
-	if err := chromedp.Do(bctx); err != nil { // starts the browser
-		t.Fatal(err)
-	}
+	bctx := browser(t, exe)
 	const slug = "segments"
 	lesson := play.Parse("lesson=" + slug)
 

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/lessons/play"
 	"github.com/gregor-kafka/gregor/ui"
 )
@@ -70,27 +68,20 @@ func (p *page) sideways() (over, wide string) {
 }
 
 // TestDiagramEveryLesson opens every lesson at its first and last step,
-// at 1280px and at 390px, in one browser, and checks the diagram against
-// the native replay of the same URL. Each lesson has a tab of its own,
-// and so its own 90 s: one tab for all of them ran out of time as
-// lessons were added.
+// at 1280px and at 390px, and checks the diagram against the native
+// replay of the same URL. One tab goes from lesson to lesson in place
+// (route), the one-broker lessons on gregor.wasm and then the cluster
+// lessons on the cluster bundle, as a learner's browser runs them.
 func TestDiagramEveryLesson(t *testing.T) {
-	exe := chromium(t)
-	base := serve(t, false)
-	b := browser(t, exe)
-	for _, m := range lessons.Catalog {
-		total := len(play.Parse("lesson=" + m.Slug).Items)
-		lesson, closeTab := context.WithCancel(b)
-		var p *page
+	t.Parallel()
+	p := open(t, "/")
+	p.reducedMotion(true) // screenshots show each step's final state
+	for _, slug := range lessonsByBundle() {
+		total := len(play.Parse("lesson=" + slug).Items)
 		for _, step := range []int{1, total} {
-			query := fmt.Sprintf("lesson=%s&step=%d", m.Slug, step)
-			if p == nil {
-				p = tab(t, lesson, base, "/?"+query, 90*time.Second)
-				p.reducedMotion(true) // screenshots show each step's final state
-			} else {
-				p.do(chromedp.EmulateViewport(1280, 900))
-				p.load("/?" + query)
-			}
+			query := fmt.Sprintf("lesson=%s&step=%d", slug, step)
+			p.do(chromedp.EmulateViewport(1280, 900))
+			p.route("/?" + query)
 			page := play.Parse(query).Page()
 			want := ui.NewDiagram(page.State, page.Step.Exchanges, page.Step.Command)
 			var actors []string
@@ -98,19 +89,22 @@ func TestDiagramEveryLesson(t *testing.T) {
 				actors = append(actors, a.Name)
 			}
 			p.waitText("#pos", fmt.Sprintf("Step %d of %d", step, total))
+			if got, want := p.eval(`window.gregorBundle`), play.BundleFor(query); got != want {
+				t.Errorf("%s runs on %s, want %s", query, got, want)
+			}
 			for _, width := range []int{1280, 390} {
 				p.do(chromedp.EmulateViewport(int64(width), 900))
 				p.checkDiagram(width, want, actors)
-				p.shot(fmt.Sprintf("%s-%d-%dpx", m.Slug, step, width))
+				p.shotView(fmt.Sprintf("%s-%d-%dpx", slug, step, width))
 			}
 		}
-		closeTab()
 	}
 }
 
 // TestDiagramAnimation: each message moves along its arrow unless the
 // learner asked for reduced motion, which shows the final state at once.
 func TestDiagramAnimation(t *testing.T) {
+	t.Parallel()
 	step := firstCommand(t, "delivery-semantics", "produce p1")
 	p := open(t, fmt.Sprintf("/?lesson=delivery-semantics&step=%d", step))
 	dot := `getComputedStyle(document.querySelector(".system svg.dg.wide g.msg .dot")).animationName`

@@ -10,6 +10,7 @@ import (
 // b0 forwards the admin's request to the controller in an Envelope
 // (KIP-590), shows the Envelope and the request it carries.
 func TestEnvelopeStep(t *testing.T) {
+	t.Parallel()
 	n := firstCommand(t, "reassignment", "reassign ")
 	// The step asks a question first; answers=N:0 is "Show me".
 	p := open(t, fmt.Sprintf("/?lesson=reassignment&step=%d&answers=%d:0", n, n))

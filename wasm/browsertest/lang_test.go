@@ -73,16 +73,16 @@ func (p *page) checkLanguage(lang string) {
 // and the page's own words alike; the printed lines stay as the engine
 // prints them.
 func TestLanguages(t *testing.T) {
-	var p *page
+	t.Parallel()
 	type lessonLang struct{ slug, lang string }
 	var all []lessonLang // every lesson, in both languages
-	for _, m := range lessons.Catalog {
-		all = append(all, lessonLang{m.Slug, "zh"}, lessonLang{m.Slug, "en"})
+	for _, slug := range lessonsByBundle() {
+		all = append(all, lessonLang{slug, "zh"}, lessonLang{slug, "en"})
 	}
-	for i, tc := range all {
-		if i%8 == 0 { // a fresh browser now and then: each has 90 s
-			p = open(t, "/?lesson=segments&step=3&lang=zh")
-		}
+	// One tab, from page to page in place (route): the page's language
+	// follows the URL's on every move, as it does on a load.
+	p := open(t, "/?lesson=segments&step=3&lang=zh")
+	for _, tc := range all {
 		l, err := lessons.Load(tc.slug)
 		if err != nil {
 			t.Fatal(err)
@@ -91,9 +91,9 @@ func TestLanguages(t *testing.T) {
 		for l.Steps[step-1].Question != nil {
 			step++
 		}
-		p.load(fmt.Sprintf("/?lesson=%s&step=%d&lang=%s", tc.slug, step, tc.lang))
+		p.route(fmt.Sprintf("/?lesson=%s&step=%d&lang=%s", tc.slug, step, tc.lang))
 		p.checkLanguage(tc.lang)
-		p.shot(tc.slug + "-" + tc.lang)
+		p.shotView(tc.slug + "-" + tc.lang)
 		if tc.slug == "transactions" {
 			p.shot("zh-1280")
 			p.do(chromedp.EmulateViewport(390, 844))
@@ -142,6 +142,7 @@ func TestLanguages(t *testing.T) {
 // TestLanguageSwitch: the switch changes the language and keeps the
 // step, the learner's steps and answers.
 func TestLanguageSwitch(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?lesson=idempotent-producer&step=5&lang=en")
 	p.checkLanguage("en")
 	p.click(`.langs a[lang="zh-Hans"]`)
@@ -165,6 +166,7 @@ func TestLanguageSwitch(t *testing.T) {
 // decides, on the server's first paint and in the wasm, and goes into
 // the URL.
 func TestDefaultLanguage(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?lesson=segments&step=2&lang=en")
 	for _, tc := range []struct{ accept, lang, heading string }{{"zh-CN", "zh", "课程"}, {"en-US", "en", "Lessons"}} {
 		p.browserLanguage(tc.accept)
@@ -231,6 +233,7 @@ func (p *page) answerQuestion(choice int) {
 // one wrong answer are marked so, the answers stay in the URL (a reload
 // and going back show them answered), and Play stops at a question.
 func TestQuestions(t *testing.T) {
+	t.Parallel()
 	l, err := lessons.Load("idempotent-producer")
 	if err != nil {
 		t.Fatal(err)

@@ -21,10 +21,11 @@ func openLive(t *testing.T) (*page, *server.Server) {
 	t.Helper()
 	exe := chromium(t)
 	base, srv := gregorServe(t)
-	ctx, cancel := chromedp.NewContext(browser(t, exe))
+	ctx, cancel := chromedp.NewContext(browser(t, exe), chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(cancelTimeout)
+	if err := chromedp.Do(ctx); err != nil { // the tab, made on its own context (see tab)
+		t.Fatal(err)
+	}
 	p := &page{t: t, ctx: ctx, base: base}
 	p.do(chromedp.Navigate(base + "/live"))
 	p.waitText("#state", "Watching")
@@ -38,6 +39,7 @@ func openLive(t *testing.T) (*page, *server.Server) {
 // them. Saved, the trace opens in the playground, one exchange a step,
 // drawn the same way.
 func TestLiveDiagram(t *testing.T) {
+	t.Parallel()
 	p, srv := openLive(t)
 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(srv.KafkaAddr().String()), kgo.ClientID("teach-live"),
@@ -79,7 +81,7 @@ func TestLiveDiagram(t *testing.T) {
 
 	// Save the trace, and step through it in the playground.
 	p.click("#save")
-	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](`!!window.gregorLastTrace`, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](`!!window.gregorLastTrace`, chromedp.WithPollingTimeout(waitTimeout))); err != nil {
 		t.Fatalf("no trace saved: %v", err)
 	}
 	saved := p.eval(`window.gregorLastTrace`)
@@ -127,6 +129,7 @@ func TestLiveDiagram(t *testing.T) {
 // CompleteCommit, its batch a cell (open, then committed, with the
 // COMMIT marker after it); the group Stable, its member owning both partitions.
 func TestLiveGroupsAndTxns(t *testing.T) {
+	t.Parallel()
 	p, srv := openLive(t)
 
 	const topic = "live-pay"
@@ -159,7 +162,7 @@ func TestLiveGroupsAndTxns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector(%q)?.dataset.state === "CompleteCommit"`, txn),
-		chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		chromedp.WithPollingTimeout(waitTimeout))); err != nil {
 		t.Errorf("the committed transaction is drawn %q", p.eval(fmt.Sprintf(`document.querySelector(%q).dataset.state`, txn)))
 	}
 	p.waitText(cells+` li[data-kind="commit"]`, "C")

@@ -11,6 +11,7 @@ import (
 // follows as the learner steps on; the background toggle of the cards
 // stays ticked too.
 func TestSequenceFollowsTheStep(t *testing.T) {
+	t.Parallel()
 	// Step 15 asks a question: answered (Show me), it shows its messages.
 	p := open(t, "/?lesson=coordinator-failover&step=14&answers=15:0")
 	box := `document.querySelector(".seq .seq-folded")`

@@ -20,6 +20,7 @@ import (
 // as the native replay of the URL holds after leaving out the empty
 // internal ones. Screenshots: <test>-<lesson>-<width>.png.
 func TestStatePanel(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, path string
 		want       []string // selectors that must match

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -56,6 +55,7 @@ func median(ms []float64) float64 {
 // and reports how long a step takes (budget: 50 ms median; reported, not
 // asserted: timings depend on the machine).
 func TestSteppingOneBroker(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?lesson=idempotent-producer")
 	defer p.shot("stepping")
 	p.measure()
@@ -68,6 +68,7 @@ func TestSteppingOneBroker(t *testing.T) {
 // TestSteppingCluster does the same in a three-broker lesson (budget:
 // 150 ms median per step, interactive within 3 s of navigation).
 func TestSteppingCluster(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?lesson=replication")
 	defer p.shot("stepping-cluster")
 	p.measure()
@@ -95,6 +96,7 @@ func TestSteppingCluster(t *testing.T) {
 // reference stays beside the prompt, Tab completes, a rejected command
 // stays in the prompt with the engine's answer and out of the URL.
 func TestPlaygroundHelp(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?playground=1&cmds=broker,topic+orders+partitions=2")
 	defer p.shot("help")
 	if n := p.count(".reference dl.help dt"); n != len(sim.Commands()) {
@@ -146,6 +148,7 @@ func TestPlaygroundHelp(t *testing.T) {
 // TestPlayPause: Play advances the lesson by itself to its end; space
 // toggles it; the speed sets --step-ms; each step is announced.
 func TestPlayPause(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?lesson=segments&step=2")
 	defer p.shot("play")
 	s, _ := p.native()
@@ -187,7 +190,7 @@ func TestPlayPause(t *testing.T) {
 func (p *page) waitAttr(sel, attr, want string) {
 	p.t.Helper()
 	js := fmt.Sprintf(`((document.querySelector(%q)||{getAttribute(){return ""}}).getAttribute(%q)) == %q`, sel, attr, want)
-	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(waitTimeout))); err != nil {
 		p.shot("failed")
 		p.t.Fatalf("waiting for %s[%s=%q]: %v", sel, attr, want, err)
 	}
@@ -197,6 +200,7 @@ func (p *page) waitAttr(sel, attr, want string) {
 // screen at the bottom of a long step, the page has one h1, and the
 // focus stays on the control used.
 func TestNarrow(t *testing.T) {
+	t.Parallel()
 	p := open(t, "/?lesson=transactions&step=3")
 	p.do(chromedp.EmulateViewport(390, 844))
 	defer p.shot("narrow")

@@ -10,6 +10,7 @@ import (
 // EndTxn v5 (transaction version 2) the next step shows c at the bumped
 // epoch, in English and in Chinese.
 func TestTransactionVersion2Step(t *testing.T) {
+	t.Parallel()
 	n := firstCommand(t, "zombie-fencing", "commit c") + 1 // begin c: no question hides it
 	p := open(t, fmt.Sprintf("/?lesson=zombie-fencing&step=%d", n))
 	p.checkStep()

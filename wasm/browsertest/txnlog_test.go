@@ -15,6 +15,7 @@ import (
 // lines are on the page as printed, and neither 1280 nor 390 px scrolls
 // sideways (the decoded records are long lines).
 func TestTransactionLogLesson(t *testing.T) {
+	t.Parallel()
 	var p *page
 	for _, tc := range []struct{ prefix, want string }{
 		{"show txn-log shop", "TxnMetadataKey(shop) -> TxnMetadataValue(EMPTY"},

@@ -38,6 +38,7 @@ func (p *page) height(width int, where string) int {
 // TestPageHeightWorstSteps opens the tallest steps, the dense ones, at
 // both widths.
 func TestPageHeightWorstSteps(t *testing.T) {
+	t.Parallel()
 	for _, q := range []string{"lesson=coordinator-failover&step=15", "lesson=assignors&step=24", "lesson=coordinator-failover&step=8"} {
 		p := open(t, "/?"+q)
 		p.reducedMotion(true)
@@ -63,6 +64,7 @@ func TestPageHeightWorstSteps(t *testing.T) {
 // as a learner does; every step is also checked for sideways scrolling
 // at 390px and for diagram labels drawn over one another.
 func TestWalkEveryLesson(t *testing.T) {
+	t.Parallel()
 	only := os.Getenv("GREGOR_WALK")
 	if only == "" {
 		t.Skip("GREGOR_WALK=1 walks every step of every lesson in the browser (minutes)")

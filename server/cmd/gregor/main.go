@@ -41,10 +41,14 @@ func main() {
 }
 
 const usage = `Usage: gregor serve [flags]
+       gregor site [--out DIR] [--root /PATH/]
 
-Runs a Kafka broker: clients connect to --kafka-addr with Kafka's wire
+serve runs a Kafka broker: clients connect to --kafka-addr with Kafka's wire
 protocol; --http-addr serves the web UI. Broker settings use Kafka's names,
 as flags or in a properties file (--config); flags win over the file.
+
+site writes the playground as static files (every lesson in every language,
+the playground, the browser build) that any static host serves as they are.
 `
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -52,8 +56,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
+	if args[0] == "site" {
+		return runSite(args[1:], stdout)
+	}
 	if args[0] != "serve" {
-		return fmt.Errorf("unknown command %q (try: gregor serve --help)", args[0])
+		return fmt.Errorf("unknown command %q (try: gregor serve --help, gregor site --help)", args[0])
 	}
 	// Signals are caught from the start: the Kafka port accepts inside
 	// server.Start, and a SIGINT that arrives between then and Run must
