@@ -427,3 +427,35 @@ func TestTransactionsRandomTV2(t *testing.T) {
 	shape.producer = " tv=2"
 	runTxnSims(t, "TXNSIM_TV2", 40, shape)
 }
+
+// TestTV2EndTxnRetryAfterCrash: the coordinator writes a transaction
+// version 2 commit through to COMPLETE_COMMIT, and crashes before its
+// answer (which carries the bumped epoch) reaches the producer. The
+// producer sends the same EndTxn, at its old epoch, to the restarted
+// coordinator, which rebuilt the transaction from __transaction_state:
+// that is a retry (Kafka's retryOnEpochBump), answered NONE with the
+// bumped epoch, not PRODUCER_FENCED, and the producer carries on.
+func TestTV2EndTxnRetryAfterCrash(t *testing.T) {
+	w := New(1)
+	execAll(t, w, "broker log.flush.interval.messages=1", "topic t partitions=1",
+		"producer p transactional.id=app timeout=60s tv=2",
+		"begin p", "produce p t partition=0 value=a",
+		"fault drop response to=p")
+	if out := execAll(t, w, "commit p"); !strings.Contains(out, "COMPLETE_COMMIT pid=0 epoch=1") || !strings.Contains(out, "(dropped) EndTxn NONE pid=0 epoch=1") {
+		t.Fatalf("commit:\n%s", out)
+	}
+	execAll(t, w, "crash b0", "restart b0")
+	out := execAll(t, w, "advance 31s") // request.timeout.ms: the producer sends EndTxn again
+	if !strings.Contains(out, "p -> b0      EndTxn COMMIT transactional_id=app pid=0 epoch=0") ||
+		!strings.Contains(out, "b0 -> p      EndTxn NONE pid=0 epoch=1") {
+		t.Fatalf("the retried EndTxn after the restart:\n%s", out)
+	}
+	out = execAll(t, w, "begin p", "produce p t partition=0 value=b", "commit p")
+	if !strings.Contains(out, "b0 -> p      EndTxn NONE pid=0 epoch=2") {
+		t.Fatalf("the next transaction:\n%s", out)
+	}
+	execAll(t, w, "consumer c read_committed")
+	if out := execAll(t, w, "fetch c t-0 offset=0"); !strings.Contains(out, "0:a") || !strings.Contains(out, "2:b") {
+		t.Fatalf("read_committed sees both transactions:\n%s", out)
+	}
+}

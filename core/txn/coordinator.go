@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"math"
 	"sort"
 
 	"github.com/gregor-kafka/gregor/core/describe"
@@ -385,15 +386,27 @@ func (c *Coordinator) NextDeadline() (at int64, ok bool) {
 
 // fenceAndAbort bumps the epoch of an Ongoing transaction and decides to
 // abort it (PrepareEpochFence, then PrepareAbort with the new epoch), so
-// the producer that started it can no longer add to it or end it.
+// the producer that started it can no longer add to it or end it. Under
+// transaction version 2 the abort bumps the epoch once more, as every
+// end of version 2 does (Kafka's prepareFenceProducerEpoch, then
+// prepareAbortOrCommit): the fenced producer's epoch is then two below
+// the current one, and its EndTxn cannot pass for the retry of an end
+// whose answer was lost, which names the epoch just below (endTxnV2).
 func (c *Coordinator) fenceAndAbort(m *Metadata) int16 {
 	next := m.clone()
 	next.State = PrepareEpochFence
-	if next.ProducerEpoch < maxEpoch {
+	limit := maxEpoch
+	if m.ClientTV >= 2 {
+		limit = math.MaxInt16 // Kafka's fence stops at Short.MaxValue
+	}
+	if next.ProducerEpoch < limit {
 		next.ProducerEpoch++
 	}
 	next.LastProducerEpoch = -1
 	c.cfg.Logf("%s: %s: epoch %d -> %d", m.TransactionalID, PrepareEpochFence, m.ProducerEpoch, next.ProducerEpoch)
+	if m.ClientTV >= 2 && next.ProducerEpoch < math.MaxInt16 {
+		next.ProducerEpoch++
+	}
 	return c.prepare(next, PrepareAbort)
 }
 

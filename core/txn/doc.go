@@ -48,9 +48,14 @@
 // EndTxn v5 bumps the epoch at the Prepare (the markers carry the new
 // epoch, WriteTxnMarkers v2) and answers it; at the last epoch the
 // producer moves to a new producer id (NextProducerID, switched to at
-// Complete). A transaction of version 2 is written with value v1 and its
-// tagged fields (ClientTransactionVersion, PreviousProducerId,
-// NextProducerId); one of version 0/1 exactly as before.
+// Complete). A retried EndTxn v5 is told by its epoch, one below the
+// current one (Kafka's retryOnEpochBump), which a coordinator that
+// replayed the log knows too; a fence of a version 2 transaction
+// therefore bumps twice (the fence's and the abort's), so the fenced
+// producer never looks like a retry. A transaction of version 2 is
+// written with value v1 and its tagged fields (ClientTransactionVersion,
+// PreviousProducerId, NextProducerId); one of version 0/1 exactly as
+// before.
 //
 // # Invariants
 //

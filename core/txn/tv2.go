@@ -14,12 +14,19 @@ import (
 //
 //   - an abort with nothing in the transaction (Empty, or a transaction
 //     already complete at this epoch) is allowed: it just bumps the epoch;
-//   - a retry is recognised by the epoch it names: the one before the
-//     bump (LastProducerEpoch), or, after an overflow, the last epoch of
-//     the previous producer id. It is answered NONE with the current id
-//     and epoch once the decision is complete, CONCURRENT_TRANSACTIONS
-//     while its markers are out, INVALID_TXN_STATE for the other
-//     decision.
+//   - a retry is recognised by the epoch it names, as Kafka's
+//     retryOnEpochBump and retryOnOverflow do: one below the current
+//     epoch while the transaction is decided or complete, or, after an
+//     overflow, the last epoch of the previous producer id. It is
+//     answered NONE with the current id and epoch once the decision is
+//     complete, CONCURRENT_TRANSACTIONS while its markers are out,
+//     INVALID_TXN_STATE for the other decision. The epoch alone tells
+//     it, so a retry is recognised by a coordinator that has just
+//     replayed the log (the answer was lost in its predecessor's crash):
+//     the epoch before the bump is not in the record, and a compacted
+//     log no longer holds the record before the decision. A fence bumps
+//     the epoch twice (fenceAndAbort), so the fenced producer's epoch is
+//     never one below.
 func (c *Coordinator) endTxnV2(req *kmsg.EndTxnRequest) (code int16, pid int64, epoch int16) {
 	m := c.txns[req.TransactionalID]
 	if m == nil {
@@ -29,8 +36,10 @@ func (c *Coordinator) endTxnV2(req *kmsg.EndTxnRequest) (code int16, pid int64, 
 	if req.ProducerID != m.ProducerID && !overflowRetry {
 		return kerr.InvalidProducerIDMapping.Code, -1, -1
 	}
+	// Kafka's retryOnEpochBump: the epoch is one below the current one.
+	// Only a transaction that is ending or ended takes a retry.
 	ending := m.State == CompleteCommit || m.State == CompleteAbort || m.decided()
-	bumpRetry := req.ProducerID == m.ProducerID && m.LastProducerEpoch >= 0 && req.ProducerEpoch == m.LastProducerEpoch
+	bumpRetry := req.ProducerID == m.ProducerID && req.ProducerEpoch >= 0 && int(req.ProducerEpoch)+1 == int(m.ProducerEpoch)
 	retry := ending && (overflowRetry || bumpRetry)
 	if !retry && req.ProducerEpoch != m.ProducerEpoch {
 		return kerr.ProducerFenced.Code, -1, -1

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -159,5 +160,115 @@ func TestTV1Unchanged(t *testing.T) {
 	}
 	if m := mk.reqs[0]; m.Version != 1 || m.Markers[0].ProducerEpoch != ip.ProducerEpoch {
 		t.Fatalf("TV1 marker v%d epoch %d", m.Version, m.Markers[0].ProducerEpoch)
+	}
+}
+
+// rebuild is a coordinator restarted on l: every record replayed, the
+// decided transactions recovered. compacted replays only the last record
+// of each transactional id, as the cleaner leaves __transaction_state.
+func rebuild(l *memLog, mk MarkerWriter, compacted bool) *Coordinator {
+	c := newCoordTV2(l, mk)
+	for p, rs := range l.recs {
+		last := map[string]int{}
+		for i, kv := range rs {
+			id, _, _ := Decode(kv[0], kv[1])
+			last[id] = i
+		}
+		for i, kv := range rs {
+			if id, _, _ := Decode(kv[0], kv[1]); compacted && last[id] != i {
+				continue
+			}
+			c.Replay(p, int64(i), kv[0], kv[1])
+		}
+		c.Recover(p)
+	}
+	return c
+}
+
+// TestTV2EndRetryAcrossRestart: the answer to an EndTxn v5 is lost
+// because the coordinator crashed after writing the decision; the
+// producer sends the same EndTxn (its old epoch) to the restarted
+// coordinator, which must recognise it from the epoch alone (Kafka's
+// retryOnEpochBump: the request's epoch is one below the current one),
+// as it does without a restart: CONCURRENT_TRANSACTIONS while the
+// markers are out, then NONE with the bumped epoch. The epoch before the
+// bump is kept in memory only and is not in the log (nor would a
+// compacted log still hold the record before the decision).
+func TestTV2EndRetryAcrossRestart(t *testing.T) {
+	for _, commit := range []bool{true, false} {
+		for _, complete := range []bool{true, false} {
+			for _, compacted := range []bool{false, true} {
+				l, mk := &memLog{recs: map[int32][][2][]byte{}}, &sentMarkers{}
+				c := newCoordTV2(l, mk)
+				ip := initPID(c, "tx", 1)
+				pid, epoch := ip.ProducerID, ip.ProducerEpoch
+				// A first transaction, so the decision is not the second
+				// record of the id.
+				c.Add("tx", pid, epoch, "t", 0)
+				epoch = endTxnV5(c, "tx", pid, epoch, true, 2).ProducerEpoch
+				c.WriteMarkers(2)
+				c.Add("tx", pid, epoch, "t", 1)
+				if r := endTxnV5(c, "tx", pid, epoch, commit, 3); r.ErrorCode != 0 || r.ProducerEpoch != epoch+1 {
+					t.Fatalf("EndTxn v5: %v epoch=%d", kerr.ErrorForCode(r.ErrorCode), r.ProducerEpoch)
+				}
+				if complete {
+					c.WriteMarkers(3)
+				}
+				name := fmt.Sprintf("commit=%v complete=%v compacted=%v", commit, complete, compacted)
+				c2 := rebuild(l, &sentMarkers{}, compacted)
+				r := endTxnV5(c2, "tx", pid, epoch, commit, 4)
+				if !complete {
+					if r.ErrorCode != kerr.ConcurrentTransactions.Code {
+						t.Fatalf("%s: retry while the markers are out: %v, want CONCURRENT_TRANSACTIONS", name, kerr.ErrorForCode(r.ErrorCode))
+					}
+					c2.WriteMarkers(5)
+					r = endTxnV5(c2, "tx", pid, epoch, commit, 6)
+				}
+				if r.ErrorCode != 0 || r.ProducerID != pid || r.ProducerEpoch != epoch+1 {
+					t.Fatalf("%s: retried EndTxn after a restart: %v pid=%d epoch=%d, want NONE pid=%d epoch=%d",
+						name, kerr.ErrorForCode(r.ErrorCode), r.ProducerID, r.ProducerEpoch, pid, epoch+1)
+				}
+				if r := endTxnV5(c2, "tx", pid, epoch, !commit, 6); r.ErrorCode != kerr.InvalidTxnState.Code {
+					t.Fatalf("%s: retry with the other decision: %v, want INVALID_TXN_STATE", name, kerr.ErrorForCode(r.ErrorCode))
+				}
+				// The producer carries on at the bumped epoch.
+				if code := c2.Add("tx", pid, epoch+1, "t", 0); code != 0 {
+					t.Fatalf("%s: next transaction: %v", name, kerr.ErrorForCode(code))
+				}
+			}
+		}
+	}
+}
+
+// TestTV2FencedStaysFenced: a transaction of version 2 that ran past its
+// timeout is aborted with the fence's bump and the abort's own (Kafka's
+// prepareFenceProducerEpoch, then prepareAbortOrCommit under transaction
+// version 2), so its producer's EndTxn, a retry in all but name, is
+// PRODUCER_FENCED, live and after a restart.
+func TestTV2FencedStaysFenced(t *testing.T) {
+	l, mk := &memLog{recs: map[int32][][2][]byte{}}, &sentMarkers{}
+	c := newCoordTV2(l, mk)
+	ip := initPID(c, "tx", 1)
+	pid, epoch := ip.ProducerID, ip.ProducerEpoch
+	c.Add("tx", pid, epoch, "t", 0)
+	c.Tick(20000) // the timeout is 1000 ms
+	if st, _ := c.Get("tx"); st.State != PrepareAbort || st.ProducerEpoch != epoch+2 {
+		t.Fatalf("timed out: %s, want PREPARE_ABORT at epoch %d", st.Describe(), epoch+2)
+	}
+	for _, commit := range []bool{true, false} {
+		if r := endTxnV5(c, "tx", pid, epoch, commit, 20000); r.ErrorCode != kerr.ProducerFenced.Code {
+			t.Fatalf("fenced producer's EndTxn (commit=%v) while the abort is out: %v, want PRODUCER_FENCED", commit, kerr.ErrorForCode(r.ErrorCode))
+		}
+	}
+	c.WriteMarkers(20000)
+	if m := mk.reqs[len(mk.reqs)-1].Markers[0]; m.Committed || m.ProducerEpoch != epoch+2 {
+		t.Fatalf("marker commit=%v epoch=%d, want an abort at epoch %d", m.Committed, m.ProducerEpoch, epoch+2)
+	}
+	for _, c := range []*Coordinator{c, rebuild(l, &sentMarkers{}, false), rebuild(l, &sentMarkers{}, true)} {
+		for _, commit := range []bool{true, false} {
+			if r := endTxnV5(c, "tx", pid, epoch, commit, 20001); r.ErrorCode != kerr.ProducerFenced.Code {
+				t.Fatalf("fenced producer's EndTxn (commit=%v): %v, want PRODUCER_FENCED", commit, kerr.ErrorForCode(r.ErrorCode))
+			}
+		}
 	}
 }

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -94,32 +97,65 @@ func transactSession(t *testing.T, brokers []*Broker, adm *kadm.Client, in, out 
 		t.Fatal(err)
 	}
 
-	sess, err := kgo.NewGroupTransactSession(
+	opts := []kgo.Opt{
 		kgo.SeedBrokers(seeds(brokers)...),
 		kgo.TransactionalID(topicName(t, "txn")),
-		kgo.TransactionTimeout(60*time.Second), // longer than a coordinator failover
+		kgo.TransactionTimeout(60 * time.Second), // longer than a coordinator failover
 		kgo.ConsumerGroup(group),
 		kgo.ConsumeTopics(in),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.DefaultProduceTopic(out),
-		kgo.RetryTimeout(2*opTimeout),
-	)
+		kgo.RetryTimeout(2 * opTimeout),
+	}
+	// newSession starts a session as a correct application does: its
+	// producer id first (InitProducerId, as the Java client's
+	// initTransactions does), which aborts a transaction a previous
+	// session left open, so that the offsets its group member then reads
+	// (RequireStable) are not held back until that transaction times out.
+	newSession := func() (*kgo.GroupTransactSession, error) {
+		sess, err := kgo.NewGroupTransactSession(opts...)
+		if err != nil {
+			return nil, err
+		}
+		for {
+			_, _, err := sess.Client().ProducerID(ctx)
+			var kerrErr *kerr.Error
+			switch {
+			case err == nil:
+				return sess, nil
+			case errors.As(err, &kerrErr) || ctx.Err() != nil:
+				sess.Close()
+				return nil, fmt.Errorf("InitProducerId: %w", err)
+			}
+			time.Sleep(pollInterval) // the broker is not listening yet: a poll interval, not a synchronisation
+		}
+	}
+	sess, err := newSession()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var processed, commits atomic.Int64
+	var processed, commits, sessions atomic.Int64
+	sessions.Add(1)
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	// Polling stops at stop (a session in the middle of a transaction
+	// first ends it); the loop owns the session and closes it.
+	pollCtx, stopPolling := context.WithCancel(ctx)
 	go func() {
 		defer close(done)
+		defer func() {
+			if sess != nil {
+				sess.Close()
+			}
+		}()
 		for {
 			select {
 			case <-stop:
 				return
 			default:
 			}
-			fs := sess.PollRecords(ctx, 50) // small rounds: many transactions
-			if fs.IsClientClosed() || ctx.Err() != nil {
+			fs := sess.PollRecords(pollCtx, 50) // small rounds: many transactions
+			if fs.IsClientClosed() || pollCtx.Err() != nil {
 				return
 			}
 			if fs.NumRecords() == 0 {
@@ -145,17 +181,59 @@ func transactSession(t *testing.T, brokers []*Broker, adm *kadm.Client, in, out 
 				return
 			}
 			ok, err := sess.End(ctx, kgo.TransactionEndTry(!failed.Load()))
+			var kerrErr *kerr.Error
+			switch {
+			case err == nil:
+				if ok {
+					commits.Add(1)
+					processed.Add(int64(fs.NumRecords()))
+				}
+				continue
+			case ctx.Err() != nil:
+				return
+			case errors.As(err, &kerrErr):
+				// The broker answered with an error: none is expected,
+				// whatever the restarts (a retried EndTxn is answered
+				// as the first was).
+				t.Errorf("End: %v", err)
+				return
+			}
+			// The client gave up reaching the broker (franz-go does not
+			// retry a refused dial to its only broker), so whether the
+			// transaction committed is unknown, and the session can
+			// only be closed (End documents no retry for it). A correct
+			// application starts a new one: its InitProducerId aborts
+			// the transaction if it is still open, or waits for its
+			// commit, and its group member reads the committed offsets
+			// from the broker, so exactly what was not committed is
+			// processed again. The old session is closed once the new
+			// one reached the broker, so that it leaves the group
+			// rather than holding the next rebalance until its session
+			// times out.
+			t.Logf("End: %v: starting a new session", err)
+			old := sess
+			sess, err = newSession()
+			old.Close()
 			if err != nil {
-				t.Logf("End: %v", err)
+				t.Errorf("a new session after an End that did not reach the broker: %v", err)
+				return
 			}
-			if err == nil && ok {
-				commits.Add(1)
-				processed.Add(int64(fs.NumRecords()))
-			}
+			sessions.Add(1)
 		}
 	}()
+	// The loop ends early only on an error it reported: then nothing
+	// more will be processed, and waiting out the timeouts below would
+	// only hide that.
+	running := func() {
+		select {
+		case <-done:
+			t.Fatalf("the consume-transform-produce loop stopped (on the error above, or at the end of its context) after %d records in %d commits", processed.Load(), commits.Load())
+		default:
+		}
+	}
 	for round, at := range []int64{n / 4, n / 2, 3 * n / 4} {
 		eventually(t, 2*opTimeout, fmt.Sprintf("%d records processed", at), func() error {
+			running()
 			if p := processed.Load(); p < at {
 				return fmt.Errorf("%d processed", p)
 			}
@@ -164,6 +242,7 @@ func transactSession(t *testing.T, brokers []*Broker, adm *kadm.Client, in, out 
 		kill(round)
 	}
 	eventually(t, 3*opTimeout, "the whole input committed", func() error {
+		running()
 		offs, err := adm.FetchOffsets(ctx, group)
 		if err != nil {
 			return err
@@ -182,7 +261,7 @@ func transactSession(t *testing.T, brokers []*Broker, adm *kadm.Client, in, out 
 		return nil
 	})
 	close(stop)
-	sess.Close()
+	stopPolling()
 	<-done
 
 	got := readAll(t, brokers[0], out, 2, true)
@@ -200,7 +279,7 @@ func transactSession(t *testing.T, brokers []*Broker, adm *kadm.Client, in, out 
 		t.Errorf("committed output holds %d records, want exactly %d", len(got), n)
 	}
 	raw := readAll(t, brokers[0], out, 2, false)
-	t.Logf("%d commits; output: %d records read_committed, %d read_uncommitted (aborted attempts included)", commits.Load(), len(got), len(raw))
+	t.Logf("%d commits in %d sessions; output: %d records read_committed, %d read_uncommitted (aborted attempts included)", commits.Load(), sessions.Load(), len(got), len(raw))
 }
 
 // TestKcatTransactions: kcat produces with -X transactional.id (librdkafka
