@@ -1706,7 +1706,7 @@ func SystemView(p Page) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = SequenceView(p.State, p.Sequence).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = SequenceView(p.State, p.Sequence, p.Folds).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -49,10 +49,23 @@ type Page struct {
 	Trailer    string      // narration after the lesson's last command
 	Next       *LessonItem // the lesson after this one; nil after the last
 	Actions    int         // how many steps the learner added
+	// Folds is what the learner opened of what a page draws only when
+	// opened; the page knows it (wasm/keep.go), a first paint has all
+	// closed.
+	Folds Folds
 	// Typed is a command the learner typed that the engine rejected, left
 	// in the prompt to fix; Rejected is what the engine said. Neither is
 	// in the timeline or the URL.
 	Typed, Rejected string
+}
+
+// Folds are the parts of a page drawn only while open: each step draws
+// them again, and a long lesson's sequence or transcript is most of its
+// page.
+type Folds struct {
+	Sequence   bool // the sequence of the messages so far (SequenceView)
+	AllTraffic bool // ... with the background traffic unfolded
+	Transcript bool // every step so far
 }
 
 // StepItem is one entry of the step list.

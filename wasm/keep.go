@@ -5,6 +5,9 @@ package main
 import (
 	"strconv"
 	"syscall/js"
+
+	"github.com/gregor-kafka/gregor/lessons/play"
+	"github.com/gregor-kafka/gregor/ui"
 )
 
 // Every render replaces the page, and with it what the learner opened:
@@ -41,13 +44,42 @@ func keepProp(el js.Value) string {
 	return "checked"
 }
 
+// folds is what the page has open of the parts drawn only while open
+// (ui.Folds), as the learner left them.
+func folds() ui.Folds {
+	kept()
+	return ui.Folds{Sequence: keep["seq"], AllTraffic: keep["seq-all"], Transcript: keep["transcript"]}
+}
+
+// onToggle draws a part drawn only while open (data-lazy) when the
+// learner opens it, and scrolls the sequence to the current step.
+func onToggle(e js.Value) {
+	t := e.Get("target")
+	if t.Get("open").Bool() && t.Call("hasAttribute", "data-lazy").Bool() {
+		redraw()
+		return
+	}
+	scrollSequence()
+}
+
+// redraw draws the page again with what the learner has open now.
+func redraw() {
+	kept()
+	switch {
+	case session != nil:
+		render()
+	case play.IsTrace(query()):
+		showTrace()
+	}
+}
+
 // scrollSequence scrolls each sequence drawing to the current step's
 // first row (ui/sequence.templ marks it data-current), below the lane
 // headers that stay on top, and sideways to its first message's sender
 // (data-current-x; on a wide screen there is nothing to scroll). It runs after a render and when the
 // sequence is opened or unfolded (a hidden drawing has no layout).
 func scrollSequence() {
-	boxes := app.Call("querySelectorAll", ".seq-scroll")
+	boxes := app.Call("querySelectorAll", ".seq[open] .seq-scroll") // a closed one has no layout to force
 	for i := 0; i < boxes.Length(); i++ {
 		box := boxes.Index(i)
 		y, err := strconv.Atoi(box.Get("dataset").Get("current").String())

@@ -81,9 +81,9 @@ func main() {
 	on(doc, "change", onChange)
 	on(doc, "keydown", onKey)
 	on(doc, "input", onInput)
-	// The sequence opened (toggle does not bubble: listen while
-	// capturing): it scrolls to the current step.
-	onCapture(doc, "toggle", func(js.Value) { scrollSequence() })
+	// A part drawn only while open was opened (toggle does not bubble:
+	// listen while capturing): it is drawn now (keep.go).
+	onCapture(doc, "toggle", onToggle)
 	setStepMs()
 	on(win, "popstate", func(js.Value) { route() })
 	route()
@@ -101,6 +101,9 @@ func on(target js.Value, event string, fn func(js.Value)) { listen(target, event
 
 func onCapture(target js.Value, event string, fn func(js.Value)) { listen(target, event, fn, true) }
 
+// listen calls fn on each event, showing what panics in the page; it
+// records when the last handler started and ended (window.gregorHandled),
+// which the browser tests' stepping benchmark reads.
 func listen(target js.Value, event string, fn func(js.Value), capture bool) {
 	f := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		defer func() {
@@ -108,7 +111,9 @@ func listen(target js.Value, event string, fn func(js.Value), capture bool) {
 				showError(fmt.Sprint(r))
 			}
 		}()
+		start := now()
 		fn(args[0])
+		win.Set("gregorHandled", []any{start, now()})
 		return nil
 	})
 	target.Call("addEventListener", event, f, capture)
@@ -238,20 +243,54 @@ func route() {
 	render()
 }
 
+// render shows the session's current step: drawn ahead while the learner
+// read the step before (prefetch.go), or now. It records what it took
+// (window.gregorLastRenderMs) and where (gregorRenderParts: the page from
+// the kept timeline, templ, the DOM; zero for what was drawn ahead), for
+// the browser tests and their benchmark.
 func render() {
-	start := win.Get("performance").Call("now").Float()
-	defer func() { win.Set("gregorLastRenderMs", win.Get("performance").Call("now").Float()-start) }()
-	p := session.PageOn(timeline)
-	p.Typed, p.Rejected = typed, rejected
-	typed, rejected = "", ""
-	page = p
-	mark("gregorReplayed")
-	setLang(p.Lang)
-	show(play.LessonView(p))
-	syncPlay()
-	if p.Step != nil {
-		announce(ui.Trf(p.Lang, "Step %d of %d: %s", p.Pos, p.Total, p.Step.Command))
+	start := now()
+	defer func() { win.Set("gregorLastRenderMs", now()-start) }()
+	d, ok := ahead.take(session, typed, rejected)
+	if !ok {
+		d = draw(session, typed, rejected)
+		parts[0], parts[1] = d.pageMs, d.templMs
 	}
+	typed, rejected = "", ""
+	page = d.page
+	mark("gregorReplayed")
+	setLang(d.page.Lang)
+	showHTML(d.html, d.title)
+	syncPlay()
+	if d.page.Step != nil {
+		announce(ui.Trf(d.page.Lang, "Step %d of %d: %s", d.page.Pos, d.page.Total, d.page.Step.Command))
+	}
+	ahead.schedule()
+}
+
+// drawing is a session's step as the page shows it: the page, and its
+// markup and title, with what building and rendering them took.
+type drawing struct {
+	page            ui.Page
+	html, title     string
+	pageMs, templMs float64
+}
+
+// draw builds a session's step from the kept timeline and renders it,
+// with what the learner has open (folds) and a command the engine refused
+// left in the prompt.
+func draw(s *play.Session, typed, rejected string) drawing {
+	start := now()
+	p := s.PageOn(timeline)
+	p.Folds = folds()
+	p.Typed, p.Rejected = typed, rejected
+	built := now()
+	c, title := play.LessonView(p)
+	var sb strings.Builder
+	if err := c.Render(context.Background(), &sb); err != nil {
+		panic(err) // the components render any page: a broken invariant
+	}
+	return drawing{p, sb.String(), title, built - start, now() - built}
 }
 
 // setLang sets the document's language (<html lang>).
@@ -275,15 +314,33 @@ func mark(name string) {
 	}
 }
 
+// parts is where the current render's time went (see render): the page,
+// templ, the DOM.
+var parts [3]float64
+
+func now() float64 { return win.Get("performance").Call("now").Float() }
+
+// show renders a component (the lesson list, a page that names nothing,
+// a trace) into the page.
 func show(c templ.Component, title string) {
 	var sb strings.Builder
 	if err := c.Render(context.Background(), &sb); err != nil {
 		showError(err.Error())
 		return
 	}
+	showHTML(sb.String(), title)
+}
+
+// showHTML puts markup in the page, keeping what the learner opened and
+// where the focus was.
+func showHTML(html, title string) {
 	mark("gregorTemplated")
 	focused, open := focusKey(), kept()
-	app.Set("innerHTML", sb.String())
+	t := now()
+	app.Set("innerHTML", html)
+	parts[2] = now() - t
+	win.Set("gregorRenderParts", []any{parts[0], parts[1], parts[2], len(html)})
+	parts = [3]float64{}
 	restore(open)
 	scrollSequence()
 	refocus(focused)
@@ -291,7 +348,7 @@ func show(c templ.Component, title string) {
 	syncRoom()
 	if !rendered {
 		rendered = true
-		t := win.Get("performance").Call("now").Float()
+		t := now()
 		win.Set("gregorFirstRender", t)
 		doc.Get("documentElement").Get("dataset").Set("ready", "1")
 		js.Global().Get("console").Call("log", fmt.Sprintf("gregor: first render %.1f ms after navigation start", t))
@@ -436,7 +493,7 @@ func onChange(e js.Value) {
 		return
 	}
 	if t.Get("classList").Call("contains", "seq-all-toggle").Bool() {
-		scrollSequence()
+		redraw()
 		return
 	}
 	if t.Get("id").String() == "speed" {

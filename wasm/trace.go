@@ -29,6 +29,7 @@ func showTrace() {
 	}
 	p := openTrace.Page(play.TraceStepOf(query()))
 	p.Error, traceErr = traceErr, ""
+	p.Folds = folds()
 	show(ui.TracePage(p), p.Title+" — Gregor")
 }
 

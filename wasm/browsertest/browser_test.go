@@ -443,6 +443,15 @@ func (p *page) waitText(sel, want string) {
 	}
 }
 
+// poll waits until js is true, failing with what as what was awaited.
+func (p *page) poll(js, what string) {
+	p.t.Helper()
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(waitTimeout))); err != nil {
+		p.shot("failed")
+		p.t.Fatalf("waiting for %s: %v (%s)", what, err, p.seen())
+	}
+}
+
 // click clicks the first match, scrolled to the middle of the window
 // first: at the top edge the sticky step nav covers it and would take
 // the click.

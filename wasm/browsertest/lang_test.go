@@ -106,6 +106,7 @@ func TestLanguages(t *testing.T) {
 	}
 	// The sequence view's headings and the folded cards' summaries too.
 	p.load("/?lesson=coordinator-failover&step=14&lang=zh")
+	p.openSequence()
 	heads := p.eval(`[...document.querySelectorAll(".seq text.head")].map(e => e.textContent).join("\n")`)
 	if !strings.Contains(heads, "第 1 步") || !strings.Contains(heads, "已折叠") {
 		t.Errorf("the Chinese sequence view's headings read %q", heads)

@@ -6,6 +6,14 @@ import (
 	"testing"
 )
 
+// openSequence opens the sequence view as a learner does, and waits for
+// the page to draw it (it draws it only while it is open).
+func (p *page) openSequence() {
+	p.t.Helper()
+	p.click("details.seq > summary")
+	p.poll(`!!document.querySelector("details.seq[open]:not([data-lazy]) .seq-scroll")`, "the sequence view drawn")
+}
+
 // TestSequenceFollowsTheStep: the sequence view, once opened, scrolls to
 // the current step with its lane headers on top, and stays open and
 // follows as the learner steps on; the background toggle of the cards
@@ -15,7 +23,7 @@ func TestSequenceFollowsTheStep(t *testing.T) {
 	// Step 15 asks a question: answered (Show me), it shows its messages.
 	p := open(t, "/?lesson=coordinator-failover&step=14&answers=15:0")
 	box := `document.querySelector(".seq .seq-folded")`
-	p.click("details.seq > summary")
+	p.openSequence()
 	check := func(step int) {
 		t.Helper()
 		p.waitText("#pos", fmt.Sprintf("Step %d of", step))

@@ -103,7 +103,9 @@ func walkLesson(t *testing.T, slug, lang string, every bool, table *strings.Buil
 		}
 		p.waitText("#pos", ui.Trf(lang, "Step %d of %d", step, total))
 		if every { // the sequence view shown, for the screenshots
-			p.eval(`document.querySelectorAll("details.seq").forEach(d => d.open = true), ""`)
+			if p.count("details.seq[data-lazy]") > 0 {
+				p.openSequence()
+			}
 		}
 		where := fmt.Sprintf("%s (%s) step %d", slug, lang, step)
 		var h [2]int
