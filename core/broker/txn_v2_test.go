@@ -178,10 +178,11 @@ func TestTxnOffsetCommitV5ImplicitAdd(t *testing.T) {
 }
 
 // TestTxnOffsetCommitV5AddWriteFails: the in-process implicit add of a
-// TxnOffsetCommit v5 cannot write __transaction_state. The coordinator's
-// error reaches the client as a coordinator error it retries, not as
-// the NOT_ENOUGH_REPLICAS a Produce gets (Kafka's group coordinator
-// answers the add's error through handleOperationException).
+// TxnOffsetCommit v5 cannot write __transaction_state. The transaction
+// coordinator answers NOT_COORDINATOR (TransactionStateManager's
+// KAFKA_STORAGE_ERROR), and the group coordinator passes it on
+// (handleOperationException), not the NOT_ENOUGH_REPLICAS a Produce
+// gets.
 func TestTxnOffsetCommitV5AddWriteFails(t *testing.T) {
 	h := newHarness(t, nil)
 	h.createTopic("t", 1, nil)
@@ -195,8 +196,8 @@ func TestTxnOffsetCommitV5AddWriteFails(t *testing.T) {
 	rp.Partition, rp.Offset = 0, 42
 	req.Topics = []kmsg.TxnOffsetCommitRequestTopic{{Topic: "t", Partitions: []kmsg.TxnOffsetCommitRequestTopicPartition{rp}}}
 	got := rt[*kmsg.TxnOffsetCommitResponse](h, req).Topics[0].Partitions[0].ErrorCode
-	if got != kerr.CoordinatorNotAvailable.Code && got != kerr.NotCoordinator.Code {
-		t.Fatalf("TxnOffsetCommit v5 whose add failed to write: %v, want COORDINATOR_NOT_AVAILABLE or NOT_COORDINATOR", kerr.ErrorForCode(got))
+	if got != kerr.NotCoordinator.Code {
+		t.Fatalf("TxnOffsetCommit v5 whose add failed to write: %v, want NOT_COORDINATOR", kerr.ErrorForCode(got))
 	}
 }
 
