@@ -226,10 +226,11 @@ func (b *Broker) verifyTxn(p *Partition, txnID *string, batch record.Batch, add 
 	switch {
 	case remote:
 	case add:
-		code = verdict(b.txnHooks.Add(*txnID, batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index), true)
+		code = coordinatorError(b.txnHooks.Add(*txnID, batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index))
 	default:
-		code = b.txnHooks.Verify(*txnID, batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index)
+		code = coordinatorError(b.txnHooks.Verify(*txnID, batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index))
 	}
+	code = produceVerifyError(code, add)
 	if code != 0 {
 		return code, fmt.Sprintf("transaction coordinator does not have %s in the transaction of producer %d", p, batch.ProducerID())
 	}

@@ -279,3 +279,57 @@ func (h *harness) afterSync(req kmsg.Request) kmsg.Response {
 	}
 	return h.out[0].Msg
 }
+
+// TestCoordinatorWriteFails: a coordinator's append to its internal
+// topic fails (the partition goes offline). The request is answered
+// NOT_COORDINATOR, as Kafka's coordinators answer KAFKA_STORAGE_ERROR and
+// NOT_LEADER_OR_FOLLOWER (CoordinatorOperationExceptionHelper.
+// handleOperationException, TransactionStateManager.appendTransactionToLog):
+// this broker no longer serves the partition, and the client looks the
+// coordinator up again.
+func TestCoordinatorWriteFails(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		run  func(h *harness) int16
+	}{
+		{"OffsetCommit", func(h *harness) int16 {
+			commit := func(offset int64) int16 {
+				req := kmsg.NewPtrOffsetCommitRequest()
+				req.SetVersion(7)
+				req.Group, req.Generation = "g", -1
+				req.Topics = []kmsg.OffsetCommitRequestTopic{{Topic: "t", Partitions: []kmsg.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: offset}}}}
+				return call[*kmsg.OffsetCommitResponse](h, req).Topics[0].Partitions[0].ErrorCode
+			}
+			must(h.t, "first commit", commit(5))
+			h.arm("write", "__consumer_offsets-", "err=EIO")
+			return commit(7)
+		}},
+		{"TxnOffsetCommit", func(h *harness) int16 {
+			x, code := h.initTxn("app", 60000)
+			must(h.t, "init", code)
+			must(h.t, "first TxnOffsetCommit", x.offsets("g", 5, "t").Topics[0].Partitions[0].ErrorCode)
+			h.arm("write", "__consumer_offsets-", "err=EIO")
+			oc := kmsg.NewPtrTxnOffsetCommitRequest()
+			oc.SetVersion(3)
+			oc.TransactionalID, oc.Group, oc.ProducerID, oc.ProducerEpoch, oc.Generation = x.id, "g", x.pid, x.epoch, -1
+			oc.Topics = []kmsg.TxnOffsetCommitRequestTopic{{Topic: "t", Partitions: []kmsg.TxnOffsetCommitRequestTopicPartition{{Partition: 0, Offset: 7, LeaderEpoch: -1}}}}
+			return rt[*kmsg.TxnOffsetCommitResponse](h, oc).Topics[0].Partitions[0].ErrorCode
+		}},
+		{"AddOffsetsToTxn", func(h *harness) int16 {
+			x, code := h.initTxn("app", 60000)
+			must(h.t, "init", code)
+			h.arm("write", "__transaction_state-", "err=EIO")
+			ao := kmsg.NewPtrAddOffsetsToTxnRequest()
+			ao.TransactionalID, ao.ProducerID, ao.ProducerEpoch, ao.Group = x.id, x.pid, x.epoch, "g"
+			return rt[*kmsg.AddOffsetsToTxnResponse](h, ao).ErrorCode
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.createTopic("t", 1, nil)
+			if got := c.run(h); got != kerr.NotCoordinator.Code {
+				t.Fatalf("%s whose write failed: %v, want NOT_COORDINATOR", c.name, kerr.ErrorForCode(got))
+			}
+		})
+	}
+}

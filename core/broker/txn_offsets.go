@@ -51,7 +51,12 @@ func handleTxnOffsetCommit(b *Broker, r *Request) kmsg.Response {
 // the producer's transaction for a TxnOffsetCommit v5+: in-process when
 // this broker coordinates the transactional id, otherwise with
 // AddPartitionsToTxn v5 to its coordinator, holding the request until the
-// answer (held). It returns the error to answer with.
+// answer (held). It returns the error to answer with: the coordinator's,
+// as Kafka's group coordinator answers a failed verification
+// (offsetCommitError); a coordinator it cannot reach is
+// COORDINATOR_NOT_AVAILABLE or COORDINATOR_LOAD_IN_PROGRESS, which
+// transactional clients retry, not the NOT_ENOUGH_REPLICAS a Produce
+// gets.
 func (b *Broker) addOffsetsPartition(r *Request, req *kmsg.TxnOffsetCommitRequest) (code int16, held bool) {
 	k := verifyKey{req.ProducerID, req.ProducerEpoch, OffsetsTopic, b.groups.PartitionFor(req.Group)}
 	if b.txn == nil {
@@ -61,11 +66,11 @@ func (b *Broker) addOffsetsPartition(r *Request, req *kmsg.TxnOffsetCommitReques
 		if b.txn.Ending(req.TransactionalID) && b.retryAdd(r, handleTxnOffsetCommit) {
 			return 0, true
 		}
-		return verdict(b.txn.Add(req.TransactionalID, k.pid, k.epoch, k.topic, k.partition), true), false
+		return offsetCommitError(coordinatorError(b.txn.Add(req.TransactionalID, k.pid, k.epoch, k.topic, k.partition))), false
 	}
 	if code, ok := b.cl.verdicts[k]; ok {
 		delete(b.cl.verdicts, k)
-		return code, false
+		return offsetCommitError(code), false
 	}
 	ask := kmsg.NewAddPartitionsToTxnRequestTransaction()
 	ask.TransactionalID, ask.ProducerID, ask.ProducerEpoch = req.TransactionalID, k.pid, k.epoch

@@ -176,3 +176,65 @@ func TestTxnOffsetCommitV5ImplicitAdd(t *testing.T) {
 		t.Fatalf("TxnOffsetCommit v5 at the old epoch: %v, want INVALID_PRODUCER_EPOCH", kerr.ErrorForCode(code))
 	}
 }
+
+// TestTxnOffsetCommitV5AddWriteFails: the in-process implicit add of a
+// TxnOffsetCommit v5 cannot write __transaction_state. The transaction
+// coordinator answers NOT_COORDINATOR (TransactionStateManager's
+// KAFKA_STORAGE_ERROR), and the group coordinator passes it on
+// (handleOperationException), not the NOT_ENOUGH_REPLICAS a Produce
+// gets.
+func TestTxnOffsetCommitV5AddWriteFails(t *testing.T) {
+	h := newHarness(t, nil)
+	h.createTopic("t", 1, nil)
+	x, code := h.initTxn("tx", 60000)
+	must(t, "InitProducerId", code)
+	h.arm("write", "__transaction_state-", "err=EIO")
+	req := kmsg.NewPtrTxnOffsetCommitRequest()
+	req.SetVersion(5)
+	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch, req.Generation = x.id, "g", x.pid, x.epoch, -1
+	rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+	rp.Partition, rp.Offset = 0, 42
+	req.Topics = []kmsg.TxnOffsetCommitRequestTopic{{Topic: "t", Partitions: []kmsg.TxnOffsetCommitRequestTopicPartition{rp}}}
+	got := rt[*kmsg.TxnOffsetCommitResponse](h, req).Topics[0].Partitions[0].ErrorCode
+	if got != kerr.NotCoordinator.Code {
+		t.Fatalf("TxnOffsetCommit v5 whose add failed to write: %v, want NOT_COORDINATOR", kerr.ErrorForCode(got))
+	}
+}
+
+// TestVerifyErrors: what a failed verification or implicit add answers,
+// per API, as Kafka's AddPartitionsToTxnManager hands the coordinator's
+// error on (coordinatorError) and ReplicaManager.handleProduceAppend
+// (Produce) or CoordinatorOperationExceptionHelper.handleOperationException
+// (TxnOffsetCommit) translate it.
+func TestVerifyErrors(t *testing.T) {
+	for _, c := range []struct {
+		from                      *kerr.Error
+		produce, produceAdd, txno *kerr.Error
+	}{
+		{kerr.NetworkException, kerr.NotEnoughReplicas, kerr.NotEnoughReplicas, kerr.CoordinatorLoadInProgress},
+		{kerr.CoordinatorNotAvailable, kerr.NotEnoughReplicas, kerr.NotEnoughReplicas, kerr.CoordinatorNotAvailable},
+		{kerr.NotCoordinator, kerr.NotEnoughReplicas, kerr.NotEnoughReplicas, kerr.NotCoordinator},
+		{kerr.CoordinatorLoadInProgress, kerr.NotEnoughReplicas, kerr.NotEnoughReplicas, kerr.CoordinatorLoadInProgress},
+		{kerr.ConcurrentTransactions, kerr.NotEnoughReplicas, kerr.ConcurrentTransactions, kerr.ConcurrentTransactions},
+		{kerr.ProducerFenced, kerr.InvalidProducerEpoch, kerr.InvalidProducerEpoch, kerr.InvalidProducerEpoch},
+		{kerr.InvalidTxnState, kerr.InvalidTxnState, kerr.InvalidTxnState, kerr.InvalidTxnState},
+		{kerr.InvalidProducerIDMapping, kerr.InvalidProducerIDMapping, kerr.InvalidProducerIDMapping, kerr.InvalidProducerIDMapping},
+		{kerr.UnknownTopicOrPartition, kerr.UnknownTopicOrPartition, kerr.UnknownTopicOrPartition, kerr.CoordinatorNotAvailable},
+		{kerr.NotEnoughReplicas, kerr.NotEnoughReplicas, kerr.NotEnoughReplicas, kerr.CoordinatorNotAvailable},
+		{kerr.RequestTimedOut, kerr.RequestTimedOut, kerr.RequestTimedOut, kerr.CoordinatorNotAvailable},
+		{kerr.NotLeaderForPartition, kerr.NotLeaderForPartition, kerr.NotLeaderForPartition, kerr.NotCoordinator},
+		{kerr.KafkaStorageError, kerr.KafkaStorageError, kerr.KafkaStorageError, kerr.NotCoordinator},
+		{kerr.MessageTooLarge, kerr.MessageTooLarge, kerr.MessageTooLarge, kerr.UnknownServerError},
+	} {
+		code := coordinatorError(c.from.Code)
+		if got := produceVerifyError(code, false); got != c.produce.Code {
+			t.Errorf("%s: Produce v11 %v, want %s", c.from.Message, kerr.ErrorForCode(got), c.produce.Message)
+		}
+		if got := produceVerifyError(code, true); got != c.produceAdd.Code {
+			t.Errorf("%s: Produce v12 %v, want %s", c.from.Message, kerr.ErrorForCode(got), c.produceAdd.Message)
+		}
+		if got := offsetCommitError(code); got != c.txno.Code {
+			t.Errorf("%s: TxnOffsetCommit %v, want %s", c.from.Message, kerr.ErrorForCode(got), c.txno.Message)
+		}
+	}
+}

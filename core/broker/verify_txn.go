@@ -16,10 +16,15 @@ import (
 // the coordinator runs on this broker the answer is immediate (verifyTxn);
 // otherwise the leader sends AddPartitionsToTxn v4 with VerifyOnly (Kafka's
 // AddPartitionsToTxnManager) and the whole produce request waits for the
-// answer, then runs again with the verdicts in hand. A coordinator that
-// cannot be reached, or has moved, is answered NOT_ENOUGH_REPLICAS, which
-// producers retry (Kafka maps coordinator errors the same way for the
-// produce path).
+// answer, then runs again with the verdicts in hand.
+//
+// What the coordinator said is kept as Kafka's AddPartitionsToTxnManager
+// hands it to its caller (coordinatorError) and turned into the caller's
+// answer last: a Produce turns the coordinator errors a producer may not
+// retry into NOT_ENOUGH_REPLICAS (produceVerifyError), a TxnOffsetCommit
+// answers them as the group coordinator answers any failed write
+// (offsetCommitError: COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR,
+// COORDINATOR_LOAD_IN_PROGRESS), never NOT_ENOUGH_REPLICAS.
 //
 // A Produce v12+ (transaction version 2, KIP-890 part 2) comes without a
 // preceding AddPartitionsToTxn: the same path adds the partition instead
@@ -160,23 +165,36 @@ func (b *Broker) runAddRetries() {
 // partitions keys name, stores the verdicts in b.cl.verdicts and then
 // runs rerun, the held request again, which consumes them. Verdicts left
 // over (the request failed earlier checks) are dropped after it. A
-// coordinator that cannot be reached gives NOT_ENOUGH_REPLICAS. An add
-// answered CONCURRENT_TRANSACTIONS is asked again through retry while it
-// reports true (retryAdd).
+// verdict is what Kafka's AddPartitionsToTxnManager hands its caller
+// (addOrVerifyTransaction and AddPartitionsToTxnHandler.onComplete):
+// COORDINATOR_NOT_AVAILABLE when the coordinator's partition has no
+// leader, NETWORK_EXCEPTION when the request got no answer (the link
+// failed or it timed out), the answer's top-level error for every
+// partition (CLUSTER_AUTHORIZATION_FAILED as INVALID_TXN_STATE), else
+// each partition's (coordinatorError). An add answered
+// CONCURRENT_TRANSACTIONS is asked again through retry while it reports
+// true (retryAdd).
 func (b *Broker) askCoordinator(ask kmsg.AddPartitionsToTxnRequestTransaction, keys []verifyKey, add bool, rerun func(), retry func() bool) {
-	done := func(resp kmsg.Response) {
-		if ar, _ := resp.(*kmsg.AddPartitionsToTxnResponse); add && ar != nil && concurrent(ar) && retry() {
+	answered := func(all int16, resp kmsg.Response) {
+		ar, _ := resp.(*kmsg.AddPartitionsToTxnResponse)
+		if add && ar != nil && concurrent(ar) && retry() {
 			return
 		}
-		for _, k := range keys {
-			b.cl.verdicts[k] = kerr.NotEnoughReplicas.Code // unless answered below
+		switch {
+		case ar != nil && ar.ErrorCode == kerr.ClusterAuthorizationFailed.Code:
+			all = kerr.InvalidTxnState.Code // the client must not see the broker's own authorization
+		case ar != nil && ar.ErrorCode != 0:
+			all = ar.ErrorCode
 		}
-		if ar, _ := resp.(*kmsg.AddPartitionsToTxnResponse); ar != nil && ar.ErrorCode == 0 {
+		for _, k := range keys {
+			b.cl.verdicts[k] = all // unless answered below
+		}
+		if ar != nil && ar.ErrorCode == 0 {
 			for _, tx := range ar.Transactions {
 				for _, t := range tx.Topics {
 					for _, p := range t.Partitions {
 						k := verifyKey{ask.ProducerID, ask.ProducerEpoch, t.Topic, p.Partition}
-						b.cl.verdicts[k] = verdict(p.ErrorCode, add)
+						b.cl.verdicts[k] = coordinatorError(p.ErrorCode)
 					}
 				}
 			}
@@ -188,7 +206,7 @@ func (b *Broker) askCoordinator(ask kmsg.AddPartitionsToTxnRequestTransaction, k
 	}
 	coordinator, _, _, ok := b.internalLeader(TransactionStateTopic, b.txn.PartitionFor(ask.TransactionalID))
 	if !ok {
-		done(nil)
+		answered(kerr.CoordinatorNotAvailable.Code, nil)
 		return
 	}
 	req := kmsg.NewPtrAddPartitionsToTxnRequest()
@@ -197,26 +215,64 @@ func (b *Broker) askCoordinator(ask kmsg.AddPartitionsToTxnRequestTransaction, k
 		req.SetVersion(5)
 	}
 	req.Transactions = append(req.Transactions, ask)
-	b.send(coordinator, req, done)
+	b.send(coordinator, req, func(resp kmsg.Response) { answered(kerr.NetworkException.Code, resp) })
 }
 
-// verdict is the produce error for the coordinator's answer about one
-// partition: coordinator errors become NOT_ENOUGH_REPLICAS, which the
-// producer retries. An implicit add (add) keeps CONCURRENT_TRANSACTIONS,
-// which transaction version 2 producers retry (the previous
-// transaction's markers are still out), and answers PRODUCER_FENCED as
-// INVALID_PRODUCER_EPOCH, the Produce API's code for a stale epoch.
-func verdict(code int16, add bool) int16 {
-	switch {
-	case add && code == kerr.ConcurrentTransactions.Code:
-		return code
-	case add && code == kerr.ProducerFenced.Code:
+// coordinatorError is a transaction coordinator's answer about one
+// partition as Kafka's AddPartitionsToTxnManager hands it to its caller:
+// PRODUCER_FENCED becomes INVALID_PRODUCER_EPOCH, which producers expect
+// there; every other code as it came. The in-process coordinator's
+// answers go through it too.
+func coordinatorError(code int16) int16 {
+	if code == kerr.ProducerFenced.Code {
 		return kerr.InvalidProducerEpoch.Code
 	}
+	return code
+}
+
+// produceVerifyError is a Produce's answer for a partition whose
+// verification, or implicit add (add), failed with code (a
+// coordinatorError), as Kafka's ReplicaManager.handleProduceAppend
+// translates it: the retriable coordinator errors an older producer may
+// not retry become NOT_ENOUGH_REPLICAS, which it retries without a
+// metadata refresh. CONCURRENT_TRANSACTIONS stays for an implicit add
+// (KAFKA-18662: transaction version 2 producers retry it, and it is
+// common while the previous transaction's markers are out).
+func produceVerifyError(code int16, add bool) int16 {
 	switch code {
-	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code,
-		kerr.ConcurrentTransactions.Code, kerr.RequestTimedOut.Code:
+	case kerr.NetworkException.Code, kerr.CoordinatorLoadInProgress.Code,
+		kerr.CoordinatorNotAvailable.Code, kerr.NotCoordinator.Code:
 		return kerr.NotEnoughReplicas.Code
+	case kerr.ConcurrentTransactions.Code:
+		if !add {
+			return kerr.NotEnoughReplicas.Code
+		}
+	}
+	return code
+}
+
+// offsetCommitError is the group coordinator's answer to an offset
+// commit that failed with code: Kafka's
+// CoordinatorOperationExceptionHelper.handleOperationException, which
+// GroupCoordinatorService.commitTransactionalOffsets applies to the
+// verification (or implicit add) of a TxnOffsetCommit as to its write.
+// NETWORK_EXCEPTION becomes COORDINATOR_LOAD_IN_PROGRESS (retried
+// without a coordinator lookup); UNKNOWN_TOPIC_OR_PARTITION,
+// NOT_ENOUGH_REPLICAS and REQUEST_TIMED_OUT become
+// COORDINATOR_NOT_AVAILABLE; NOT_LEADER_OR_FOLLOWER and
+// KAFKA_STORAGE_ERROR become NOT_COORDINATOR; the size errors
+// UNKNOWN_SERVER_ERROR. Other codes (CONCURRENT_TRANSACTIONS,
+// INVALID_PRODUCER_EPOCH, COORDINATOR_NOT_AVAILABLE, ...) stay.
+func offsetCommitError(code int16) int16 {
+	switch code {
+	case kerr.NetworkException.Code:
+		return kerr.CoordinatorLoadInProgress.Code
+	case kerr.UnknownTopicOrPartition.Code, kerr.NotEnoughReplicas.Code, kerr.RequestTimedOut.Code:
+		return kerr.CoordinatorNotAvailable.Code
+	case kerr.NotLeaderForPartition.Code, kerr.KafkaStorageError.Code:
+		return kerr.NotCoordinator.Code
+	case kerr.MessageTooLarge.Code, kerr.RecordListTooLarge.Code, kerr.InvalidFetchSize.Code:
+		return kerr.UnknownServerError.Code
 	}
 	return code
 }

@@ -98,7 +98,7 @@ func (c *Coordinator) deleteGroups(req *kmsg.DeleteGroupsRequest) kmsg.Response 
 			}
 			recs = append(append(recs, kv{EncodeGroupKey(id), nil}), consumerTombstones(g)...)
 			if err := c.write(g, recs); err != nil {
-				rg.ErrorCode = kerr.CoordinatorNotAvailable.Code
+				rg.ErrorCode = writeFailed()
 				break
 			}
 			delete(c.groups, id)

@@ -247,7 +247,7 @@ func (c *Coordinator) replaceStatic(g *Group, m *member, call Call, req *kmsg.Jo
 		m.deadline = c.now + int64(m.sessionTimeout)
 		if err := c.storeGroup(g); err != nil {
 			resp := req.ResponseKind().(*kmsg.JoinGroupResponse)
-			resp.ErrorCode, resp.Generation, resp.Protocol = kerr.CoordinatorNotAvailable.Code, -1, new(string)
+			resp.ErrorCode, resp.Generation, resp.Protocol = writeFailed(), -1, new(string)
 			return resp
 		}
 		resp := c.joinResponse(g, m, req)

@@ -53,9 +53,21 @@ type Config struct {
 type Log interface {
 	// Append writes one batch to a partition of __consumer_offsets, as a
 	// produce would (the high watermark advances, fetches wake). An error
-	// means the storage failed; the request gets a retriable error.
+	// means the write did not happen: the storage failed, or this broker
+	// no longer leads the partition. The request is then answered
+	// NOT_COORDINATOR (writeFailed).
 	Append(partition int32, b record.Batch) error
 }
+
+// writeFailed is the answer to a request whose write to
+// __consumer_offsets failed: NOT_COORDINATOR, as Kafka's group
+// coordinator answers the append errors a failed storage or a lost
+// leadership give (KAFKA_STORAGE_ERROR, NOT_LEADER_OR_FOLLOWER:
+// CoordinatorOperationExceptionHelper.handleOperationException, and
+// GroupMetadataManager before it). The client looks the coordinator up
+// again. (Writes that wait for the ISR and fail later are answered by
+// the broker, with the rest of that mapping.)
+func writeFailed() int16 { return kerr.NotCoordinator.Code }
 
 // Topics looks up the broker's topics.
 type Topics interface {

@@ -52,7 +52,7 @@ func (c *Coordinator) offsetCommit(req *kmsg.OffsetCommitRequest) kmsg.Response 
 		for i := range resp.Topics {
 			for j := range resp.Topics[i].Partitions {
 				if sp := &resp.Topics[i].Partitions[j]; sp.ErrorCode == 0 {
-					sp.ErrorCode = kerr.CoordinatorNotAvailable.Code
+					sp.ErrorCode = writeFailed()
 				}
 			}
 		}
@@ -271,7 +271,7 @@ func (c *Coordinator) offsetDelete(req *kmsg.OffsetDeleteRequest) kmsg.Response 
 		resp.Topics = append(resp.Topics, st)
 	}
 	if err := c.write(g, recs); err != nil {
-		resp.ErrorCode, resp.Topics = kerr.CoordinatorNotAvailable.Code, nil
+		resp.ErrorCode, resp.Topics = writeFailed(), nil
 		return resp
 	}
 	for _, tp := range gone {

@@ -60,7 +60,7 @@ func (c *Coordinator) syncGroup(call Call, req *kmsg.SyncGroupRequest) kmsg.Resp
 			o.assignment = nil
 			if o.sync != nil {
 				r := o.sync.req.(*kmsg.SyncGroupRequest).ResponseKind().(*kmsg.SyncGroupResponse)
-				r.ErrorCode = kerr.CoordinatorNotAvailable.Code
+				r.ErrorCode = writeFailed()
 				w := o.sync
 				o.sync, o.deadline = nil, c.now+int64(o.sessionTimeout)
 				w.call.Reply(r)

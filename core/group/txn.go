@@ -3,7 +3,6 @@ package group
 import (
 	"sort"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
@@ -84,7 +83,7 @@ func (c *Coordinator) TxnOffsetCommit(now int64, req *kmsg.TxnOffsetCommitReques
 		for i := range resp.Topics {
 			for j := range resp.Topics[i].Partitions {
 				if sp := &resp.Topics[i].Partitions[j]; sp.ErrorCode == 0 {
-					sp.ErrorCode = kerr.CoordinatorNotAvailable.Code
+					sp.ErrorCode = writeFailed()
 				}
 			}
 		}

@@ -278,12 +278,26 @@ func (t *txnClient) receive(w *World, p *producer, req kmsg.Request, resp kmsg.R
 		}
 		t.findGroupCoordinator(w, p, 0)
 	case *kmsg.TxnOffsetCommitResponse:
+		// As the Java client's TxnOffsetCommitHandler: a coordinator
+		// error looks the group coordinator up again, another
+		// retriable error (COORDINATOR_LOAD_IN_PROGRESS, ...) sends the
+		// commit again to the same one after retry.backoff.ms.
 		for _, rt := range r.Topics {
 			for _, rp := range rt.Partitions {
-				if coordinatorMoved(rp.ErrorCode) && t.offsets != nil {
+				if (coordinatorMoved(rp.ErrorCode) || rp.ErrorCode == kerr.RequestTimedOut.Code) && t.offsets != nil {
 					w.notef(p.name, "note", "TxnOffsetCommit: %s: looking up the group coordinator again", describe.ErrorName(rp.ErrorCode))
 					delete(t.groupCo, t.offsets.group)
 					t.findGroupCoordinator(w, p, retryBackoff)
+					return true
+				}
+				if rp.ErrorCode != 0 && kerr.IsRetriable(kerr.ErrorForCode(rp.ErrorCode)) && t.offsets != nil {
+					w.notef(p.name, "note", "TxnOffsetCommit: %s (retriable): trying again after retry.backoff.ms", describe.ErrorName(rp.ErrorCode))
+					o := t.offsets
+					t.later(w, func(w *World) {
+						if t.offsets == o {
+							t.txnOffsetCommit(w, p)
+						}
+					})
 					return true
 				}
 				if rp.ErrorCode != 0 {

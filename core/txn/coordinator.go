@@ -58,9 +58,20 @@ type Config struct {
 // Log is the coordinator's storage: the partitions of __transaction_state.
 type Log interface {
 	// Append writes one batch and returns its base offset. An error
-	// means the storage failed; the request gets a retriable error.
+	// means the write did not happen: the storage failed, or this broker
+	// no longer leads the partition. The request is then answered
+	// NOT_COORDINATOR (writeFailed).
 	Append(partition int32, b record.Batch) (int64, error)
 }
+
+// writeFailed is the answer to a request whose write to
+// __transaction_state failed: NOT_COORDINATOR, as Kafka's
+// TransactionStateManager.appendTransactionToLog answers the append
+// errors a failed storage or a lost leadership give (KAFKA_STORAGE_ERROR,
+// NOT_LEADER_OR_FOLLOWER). The client looks the coordinator up again.
+// (Writes that wait for the ISR and fail later are answered by the
+// broker, with the rest of that mapping.)
+func writeFailed() int16 { return kerr.NotCoordinator.Code }
 
 // MarkerWriter sends markers to the leaders of their partitions (Kafka's
 // TransactionMarkerChannelManager): in-process for the partitions the
@@ -416,7 +427,7 @@ func (c *Coordinator) prepare(next *Metadata, to State) int16 {
 	next.State = to
 	next.pending = append([]TopicPartition(nil), next.Partitions...)
 	if err := c.write(next); err != nil {
-		return kerr.CoordinatorNotAvailable.Code
+		return writeFailed()
 	}
 	return 0
 }

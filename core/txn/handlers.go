@@ -120,7 +120,7 @@ func (c *Coordinator) initProducerID(req *kmsg.InitProducerIDRequest) kmsg.Respo
 	next.State, next.TimeoutMs = Empty, req.TransactionTimeoutMillis
 	next.Partitions, next.StartTimestamp, next.pending = nil, -1, nil
 	if err := c.write(next); err != nil {
-		return fail(kerr.CoordinatorNotAvailable.Code)
+		return fail(writeFailed())
 	}
 	resp.ProducerID, resp.ProducerEpoch = next.ProducerID, next.ProducerEpoch
 	return resp
@@ -168,7 +168,7 @@ func (c *Coordinator) add(id string, pid int64, epoch int16, tps []TopicPartitio
 	next.State, next.ClientTV = Ongoing, max(next.ClientTV, tv)
 	next.add(tps)
 	if err := c.write(next); err != nil {
-		return kerr.CoordinatorNotAvailable.Code
+		return writeFailed()
 	}
 	return 0
 }
