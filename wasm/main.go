@@ -520,6 +520,7 @@ func goTo(n int) {
 	if n < 1 || n > len(session.Items) {
 		return
 	}
+	ahead.moved(session.Pos, n)
 	session.Pos, session.PastEnd = n, false
 	replaceURL()
 	render()

@@ -10,9 +10,10 @@ import (
 	"github.com/gregor-kafka/gregor/ui"
 )
 
-// While the learner reads a step, the page draws the steps either side of
-// it (the next first), each in an idle moment of its own, so that Next and
-// Back only put the markup in the page. A drawing is kept under what
+// While the learner reads a step, the page draws the one they will most
+// likely go to, the next in the direction they last moved (forward at
+// first), in an idle moment, so that Next (or Back, going back) only puts
+// the markup in the page. A drawing is kept under what
 // decides it: the session's URL at that step (play's invariant: the same
 // URL gives the same page) and what the learner has open; anything else,
 // a What-if, an answer, another lesson, finds nothing kept and draws anew.
@@ -22,7 +23,11 @@ type drawnAhead struct {
 	kept    map[string]drawing
 	pending js.Value // the idle callback scheduled, if any
 	fn      js.Func
+	back    bool // the learner's last move was back
 }
+
+// moved notes a move from step from to step to.
+func (a *drawnAhead) moved(from, to int) { a.back = to < from }
 
 // key names a session's step as drawn: its URL and the folds open.
 func key(s *play.Session, f ui.Folds) string { return fmt.Sprintf("%s|%+v", s.Query(s.Pos), f) }
@@ -37,8 +42,8 @@ func (a *drawnAhead) take(s *play.Session, typed, rejected string) (drawing, boo
 	return d, ok
 }
 
-// schedule asks for idle moments to draw the current step's neighbours;
-// what was kept for other steps is dropped.
+// schedule asks for an idle moment to draw the step ahead; what was kept
+// for other steps is dropped.
 func (a *drawnAhead) schedule() {
 	if session == nil {
 		return
@@ -50,29 +55,28 @@ func (a *drawnAhead) schedule() {
 			return nil
 		})
 	}
-	next := a.neighbours()
 	keepOnly := map[string]drawing{}
-	for _, s := range next {
+	if s, ok := a.next(); ok {
 		if d, ok := a.kept[key(s, folds())]; ok {
 			keepOnly[key(s, folds())] = d
 		}
+		a.idle()
 	}
 	a.kept = keepOnly
-	a.idle()
 }
 
-// neighbours are the sessions at the steps after and before the current
-// one.
-func (a *drawnAhead) neighbours() []*play.Session {
-	var out []*play.Session
-	for _, n := range []int{session.Pos + 1, session.Pos - 1} {
-		if n >= 1 && n <= len(session.Items) {
-			c := *session
-			c.Pos, c.PastEnd = n, false
-			out = append(out, &c)
-		}
+// next is the session at the step ahead, if there is one.
+func (a *drawnAhead) next() (*play.Session, bool) {
+	n := session.Pos + 1
+	if a.back {
+		n = session.Pos - 1
 	}
-	return out
+	if n < 1 || n > len(session.Items) {
+		return nil, false
+	}
+	c := *session
+	c.Pos, c.PastEnd = n, false
+	return &c, true
 }
 
 // idle schedules drawOne for the browser's next idle moment.
@@ -87,20 +91,14 @@ func (a *drawnAhead) idle() {
 	}
 }
 
-// drawOne draws the first neighbour not drawn yet, and asks for another
-// idle moment if one is left.
+// drawOne draws the step ahead, unless it is drawn.
 func (a *drawnAhead) drawOne() {
 	if session == nil {
 		return
 	}
-	f := folds()
-	for _, s := range a.neighbours() {
-		k := key(s, f)
-		if _, ok := a.kept[k]; ok {
-			continue
+	if s, ok := a.next(); ok {
+		if k := key(s, folds()); a.kept[k].html == "" {
+			a.kept[k] = draw(s, "", "")
 		}
-		a.kept[k] = draw(s, "", "")
-		a.idle()
-		return
 	}
 }

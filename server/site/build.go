@@ -10,8 +10,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/lessons/link"
@@ -102,13 +104,25 @@ func Build(dir string, o Options) (Report, error) {
 	w.file("assets/lessons/index.json", index)
 
 	w.page("index.html", shell, "lang=en")
+	type job struct{ slug, lang string }
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) { // the lessons render side by side
+		wg.Go(func() {
+			for j := range jobs {
+				w.lesson(shell, j.slug, j.lang)
+			}
+		})
+	}
 	for _, lang := range link.Languages {
 		w.page(lang+"/index.html", shell, "lang="+lang)
 		w.page(lang+"/playground/index.html", shell, "playground=1&lang="+lang)
 		for _, m := range lessons.Catalog {
-			w.lesson(shell, m.Slug, lang)
+			jobs <- job{m.Slug, lang}
 		}
 	}
+	close(jobs)
+	wg.Wait()
 	if w.err != nil {
 		return Report{}, w.err
 	}
@@ -122,27 +136,36 @@ func Build(dir string, o Options) (Report, error) {
 	return w.rep, nil
 }
 
-// writer writes a site's files, keeping the first error and the tally.
+// writer writes a site's files, keeping the first error and the tally;
+// its methods may be called from several goroutines.
 type writer struct {
 	dir   string
+	mu    sync.Mutex
 	rep   Report
 	pages int
 	err   error
 }
 
-func (w *writer) file(name string, data []byte) {
-	if w.err != nil {
-		return
+func (w *writer) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
 	}
+}
+
+func (w *writer) file(name string, data []byte) {
 	p := filepath.Join(w.dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		w.err = err
+		w.fail(err)
 		return
 	}
 	if err := os.WriteFile(p, data, 0o644); err != nil {
-		w.err = err
+		w.fail(err)
 		return
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.rep.Files++
 	w.rep.Bytes += int64(len(data))
 	if int64(len(data)) > w.rep.LargestBytes {
@@ -155,7 +178,9 @@ func (w *writer) file(name string, data []byte) {
 func (w *writer) page(name string, shell []byte, query string) {
 	page, _ := Page(shell, query, play.Budget{})
 	w.file(name, page)
+	w.mu.Lock()
 	w.pages++
+	w.mu.Unlock()
 }
 
 // lesson writes every step of a lesson in lang, and its embeds, from one
@@ -171,12 +196,14 @@ func (w *writer) lesson(shell []byte, slug, lang string) {
 			comp, title := play.LessonView(s.PageOn(t))
 			var body bytes.Buffer
 			if err := comp.Render(context.Background(), &body); err != nil {
-				w.err = fmt.Errorf("site: %s at step %d: %w", slug, pos, err)
+				w.fail(fmt.Errorf("site: %s at step %d: %w", slug, pos, err))
 				return
 			}
 			name := s.Href(pos)
 			w.file(path.Join(name, "index.html"), assemble(shell, s.Query(pos), body.Bytes(), title))
+			w.mu.Lock()
 			w.pages++
+			w.mu.Unlock()
 		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -29,6 +30,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +56,8 @@ var (
 	siteDir    string           // where the static site was built
 	assets     fstest.MapFS     // the browser build, as `make wasm` writes it
 	buildErr   error
+	siteOnce   sync.Once
+	siteErr    error
 )
 
 // bundles are the browser builds, with the build tags and the gzipped size
@@ -75,30 +79,32 @@ var bundles = []struct {
 func serve(t *testing.T, static bool) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		var err error
-		if assets, err = distOrBuild(); err != nil {
-			buildErr = err
-			return
+		if assets, buildErr = distOrBuild(); buildErr == nil {
+			site = httptest.NewServer(server.WebHandler(gregor.IndexHTML, assets))
 		}
-		site = httptest.NewServer(server.WebHandler(gregor.IndexHTML, assets))
-		if siteDir, buildErr = os.MkdirTemp("", "gregor-site-"); buildErr != nil {
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	if !static {
+		return site.URL
+	}
+	siteOnce.Do(func() {
+		if siteDir, siteErr = os.MkdirTemp("", "gregor-site-"); siteErr != nil {
 			return
 		}
 		rep, err := sitegen.Build(siteDir, sitegen.Options{Index: gregor.IndexHTML, Assets: assets})
 		if err != nil {
-			buildErr = err
+			siteErr = err
 			return
 		}
 		fmt.Printf("browsertest: the static site is %d files, %.1f MB\n", rep.Files, float64(rep.Bytes)/1e6)
 		staticSite = httptest.NewServer(http.FileServer(http.Dir(siteDir)))
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if siteErr != nil {
+		t.Fatal(siteErr)
 	}
-	if static {
-		return staticSite.URL
-	}
-	return site.URL
+	return staticSite.URL
 }
 
 // distDir is where `make wasm` writes the browser build, from this
@@ -216,8 +222,37 @@ func build() (fstest.MapFS, error) {
 	return assets, nil
 }
 
+// slots bounds the tests that drive the browser at once. The tests run
+// side by side (t.Parallel), but each page is work for the one chromium
+// and the machine's two cores: past two at once they only slow each other
+// down (on 2 cores the package took 310 s one at a time and 372 s four at
+// a time). GREGOR_BROWSER_SLOTS overrides it.
+var slots = make(chan struct{}, browserSlots())
+
+func browserSlots() int {
+	if n, err := strconv.Atoi(os.Getenv("GREGOR_BROWSER_SLOTS")); err == nil && n > 0 {
+		return n
+	}
+	return 2
+}
+
+var holding sync.Map // *testing.T -> holds a slot
+
+// slot waits for a slot for t, held until t ends.
+func slot(t *testing.T) {
+	if _, held := holding.LoadOrStore(t, true); held {
+		return
+	}
+	slots <- struct{}{}
+	t.Cleanup(func() {
+		<-slots
+		holding.Delete(t)
+	})
+}
+
 func chromium(t *testing.T) string {
 	t.Helper()
+	slot(t)
 	for _, name := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser"} {
 		if name == "" {
 			continue
@@ -536,46 +571,96 @@ func (p *page) checkStep() {
 	s, pos := p.native()
 	want := s.Page()
 	p.waitText("#pos", fmt.Sprintf("Step %d of %d", pos, want.Total))
-	if got := p.text(".step pre.command"); !strings.Contains(got, want.Step.Command) {
-		p.t.Errorf("step %d command: got %q, want %q", pos, got, want.Step.Command)
+	// Everything the step must show, read in one round trip.
+	var q query
+	q.text(".step pre.command")
+	q.text(".step .narration")
+	q.count(".exchanges tbody tr")
+	q.count(".exchanges .bg-group")
+	q.count(".steplist li.diverged")
+	for _, b := range want.State.Brokers {
+		q.text(fmt.Sprintf(`[data-broker=%q] h3 .badge`, b.Name))
+		shown, _ := ui.ShownPartitions(b.Partitions)
+		for _, pt := range shown {
+			sel := fmt.Sprintf(`[data-broker=%q] section[data-partition=%q]`, b.Name, pt.Name)
+			for _, key := range []string{"start", "leo", "hw", "lso"} {
+				q.text(sel + " ." + key + " dd")
+			}
+			q.count(sel + " .seg")
+		}
+		q.count(fmt.Sprintf(`[data-broker=%q] .files tr`, b.Name))
+	}
+	got := p.read(q)
+	if g := got.texts[".step pre.command"]; !strings.Contains(g, want.Step.Command) {
+		p.t.Errorf("step %d command: got %q, want %q", pos, g, want.Step.Command)
 	}
 	if len(want.Step.Narration) > 0 {
-		if got := p.text(".step .narration"); got != want.Step.Narration[0] {
-			p.t.Errorf("step %d narration: got %q, want %q", pos, got, want.Step.Narration[0])
+		if g := got.texts[".step .narration"]; g != want.Step.Narration[0] {
+			p.t.Errorf("step %d narration: got %q, want %q", pos, g, want.Step.Narration[0])
 		}
 	}
 	shown, folded := ui.Fold(want.Step.Exchanges)
-	if got := p.count(".exchanges tbody tr"); got != len(shown) {
-		p.t.Errorf("step %d: %d exchanges rendered as cards, want %d", pos, got, len(shown))
+	if g := got.counts[".exchanges tbody tr"]; g != len(shown) {
+		p.t.Errorf("step %d: %d exchanges rendered as cards, want %d", pos, g, len(shown))
 	}
-	if got := p.count(".exchanges .bg-group"); got != len(folded) {
-		p.t.Errorf("step %d: %d kinds of background traffic folded, want %d", pos, got, len(folded))
+	if g := got.counts[".exchanges .bg-group"]; g != len(folded) {
+		p.t.Errorf("step %d: %d kinds of background traffic folded, want %d", pos, g, len(folded))
 	}
 	for _, b := range want.State.Brokers {
 		status := map[bool]string{true: "up", false: "down"}[b.Up]
-		if got := p.text(fmt.Sprintf(`[data-broker=%q] h3 .badge`, b.Name)); got != status {
-			p.t.Errorf("step %d: broker %s shows %q, want %q", pos, b.Name, got, status)
+		if g := got.texts[fmt.Sprintf(`[data-broker=%q] h3 .badge`, b.Name)]; g != status {
+			p.t.Errorf("step %d: broker %s shows %q, want %q", pos, b.Name, g, status)
 		}
 		shown, _ := ui.ShownPartitions(b.Partitions)
 		for _, pt := range shown {
 			sel := fmt.Sprintf(`[data-broker=%q] section[data-partition=%q]`, b.Name, pt.Name)
 			for key, v := range map[string]int64{"start": pt.Start, "leo": pt.LEO, "hw": pt.HW, "lso": pt.LSO} {
-				if got := p.text(sel + " ." + key + " dd"); got != fmt.Sprint(v) {
-					p.t.Errorf("step %d: %s %s shows %q, want %d", pos, pt.Name, key, got, v)
+				if g := got.texts[sel+" ."+key+" dd"]; g != fmt.Sprint(v) {
+					p.t.Errorf("step %d: %s %s shows %q, want %d", pos, pt.Name, key, g, v)
 				}
 			}
-			if got := p.count(sel + " .seg"); got != len(pt.Segments) {
-				p.t.Errorf("step %d: %s shows %d segments, want %d", pos, pt.Name, got, len(pt.Segments))
+			if g := got.counts[sel+" .seg"]; g != len(pt.Segments) {
+				p.t.Errorf("step %d: %s shows %d segments, want %d", pos, pt.Name, g, len(pt.Segments))
 			}
 		}
 		files, _ := ui.ShownFiles(b.Files)
-		if got := p.count(fmt.Sprintf(`[data-broker=%q] .files tr`, b.Name)); got != len(files) {
-			p.t.Errorf("step %d: broker %s shows %d files, want %d", pos, b.Name, got, len(files))
+		if g := got.counts[fmt.Sprintf(`[data-broker=%q] .files tr`, b.Name)]; g != len(files) {
+			p.t.Errorf("step %d: broker %s shows %d files, want %d", pos, b.Name, g, len(files))
 		}
 	}
-	if got, want := p.count(".steplist li.diverged"), countDiverged(want.Steps); got != want {
-		p.t.Errorf("step %d: %d steps marked as diverged, want %d", pos, got, want)
+	if g, w := got.counts[".steplist li.diverged"], countDiverged(want.Steps); g != w {
+		p.t.Errorf("step %d: %d steps marked as diverged, want %d", pos, g, w)
 	}
+}
+
+// query is what a check reads of a page, asked in one round trip (read):
+// the trimmed text of each selector's first match, and how many each
+// matches.
+type query struct{ texts, counts []string }
+
+func (q *query) text(sel string)  { q.texts = append(q.texts, sel) }
+func (q *query) count(sel string) { q.counts = append(q.counts, sel) }
+
+// shown is what read found, by selector.
+type shown struct {
+	texts  map[string]string
+	counts map[string]int
+}
+
+// read asks the page everything q names at once.
+func (p *page) read(q query) shown {
+	p.t.Helper()
+	ts, _ := json.Marshal(append([]string{}, q.texts...)) // [] rather than null
+	cs, _ := json.Marshal(append([]string{}, q.counts...))
+	raw := p.eval(fmt.Sprintf(`JSON.stringify({texts: Object.fromEntries(%s.map(s => [s, ((document.querySelector(s) || {}).textContent || "").replace(/\s+/g, " ").trim()])), counts: Object.fromEntries(%s.map(s => [s, document.querySelectorAll(s).length]))})`, ts, cs))
+	var out struct {
+		Texts  map[string]string
+		Counts map[string]int
+	}
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		p.t.Fatalf("reading the page: %v", err)
+	}
+	return shown{out.Texts, out.Counts}
 }
 
 func countDiverged(steps []ui.StepItem) int {
@@ -630,7 +715,7 @@ func TestLessonAtStep(t *testing.T) {
 	p.checkStep()
 	// The step's exchange, rendered from the kmsg messages.
 	n := firstCommand(t, "segments", "produce ")
-	p.load(fmt.Sprintf("/?lesson=segments&step=%d", n))
+	p.route(fmt.Sprintf("/?lesson=segments&step=%d", n))
 	p.checkStep()
 	if got := p.text(".exchanges td.msg.req .api"); got != "Produce" {
 		t.Errorf("produce step: request API %q", got)
@@ -984,7 +1069,7 @@ func TestControllerFailoverLesson(t *testing.T) {
 	}
 	p.shot("new-controller")
 	heal := firstCommand(t, "controller-failover", "heal")
-	p.load(fmt.Sprintf("/?lesson=controller-failover&step=%d", heal+1))
+	p.route(fmt.Sprintf("/?lesson=controller-failover&step=%d", heal+1))
 	p.checkStep()
 	if got := p.text(".step"); !strings.Contains(got, "(ISR grew)") {
 		t.Errorf("step %d does not show the follower rejoining the ISR: %q", heal+1, got)

@@ -2,7 +2,9 @@ package browsertest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -36,19 +38,23 @@ func (p *page) checkDiagram(width int, want ui.Diagram, actors []string) {
 		layout = "narrow"
 	}
 	svg := fmt.Sprintf(".system svg.dg.%s", layout)
-	if got := p.eval(fmt.Sprintf(`getComputedStyle(document.querySelector(%q)).display`, svg)); got == "none" {
+	raw := p.eval(fmt.Sprintf(`JSON.stringify({display: getComputedStyle(document.querySelector(%q)).display, actors: [...document.querySelectorAll(%q)].map(n => n.dataset.actor || ""), arrows: document.querySelectorAll(%q).length})`, svg, svg+" g.node", svg+" g.msg"))
+	var got struct {
+		Display string
+		Actors  []string
+		Arrows  int
+	}
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		p.t.Fatalf("reading the diagram: %v", err)
+	}
+	if got.Display == "none" {
 		p.t.Errorf("%dpx: the %s diagram is hidden", width, layout)
 	}
-	if got := p.count(svg + " g.node"); got != len(actors) {
-		p.t.Errorf("%dpx: %d nodes, want one per actor (%d: %v)", width, got, len(actors), actors)
+	if !slices.Equal(got.Actors, actors) {
+		p.t.Errorf("%dpx: the nodes are %v, want one per actor, in order: %v", width, got.Actors, actors)
 	}
-	for i, a := range actors {
-		if got := p.eval(fmt.Sprintf(`(document.querySelectorAll(%q)[%d]||{dataset:{}}).dataset.actor||""`, svg+" g.node", i)); got != a {
-			p.t.Errorf("%dpx: node %d is %q, want %q", width, i, got, a)
-		}
-	}
-	if got := p.count(svg + " g.msg"); got != len(want.Arrows) {
-		p.t.Errorf("%dpx: %d arrows, want one per message of the step (%d)", width, got, len(want.Arrows))
+	if got.Arrows != len(want.Arrows) {
+		p.t.Errorf("%dpx: %d arrows, want one per message of the step (%d)", width, got.Arrows, len(want.Arrows))
 	}
 	if width <= 640 {
 		if over, wide := p.sideways(); over != "" {

@@ -29,43 +29,53 @@ func (p *page) browserLanguage(lang string) {
 // with the native page of its URL, in that URL's language.
 func (p *page) checkLanguage(lang string) {
 	p.t.Helper()
+	where := p.search()
 	s, pos := p.native()
 	if s.Lang != lang {
-		p.t.Fatalf("%s: the URL's language is %q, want %q", p.search(), s.Lang, lang)
+		p.t.Fatalf("%s: the URL's language is %q, want %q", where, s.Lang, lang)
 	}
 	want := s.Page()
 	p.waitText("#pos", ui.Trf(lang, "Step %d of %d", pos, want.Total))
-	if got := p.eval(`document.documentElement.lang`); got != ui.HTMLLang(lang) {
-		p.t.Errorf("%s: <html lang=%q>, want %q", p.search(), got, ui.HTMLLang(lang))
-	}
-	if got := p.text("h1.title"); got != want.Title {
-		p.t.Errorf("%s: title %q, want %q", p.search(), got, want.Title)
-	}
-	if len(want.Step.Narration) > 0 {
-		if got := p.text(".step .narration"); got != want.Step.Narration[0] {
-			p.t.Errorf("%s: narration %q, want %q", p.search(), got, want.Step.Narration[0])
-		}
-	}
-	if len(want.Step.Lines) > 0 { // the printed lines stay as the engine prints them
-		if got := p.text(".step .output .line"); got != strings.Join(strings.Fields(want.Step.Lines[0].Text), " ") {
-			p.t.Errorf("%s: the first printed line reads %q, want %q", p.search(), got, want.Step.Lines[0].Text)
-		}
-	}
 	state := "After step %d"
 	if want.Predict {
 		state = "Before step %d"
 	}
-	for sel, en := range map[string]string{"#next": "Next →", ".steplist h2": "Steps", ".state h2": state, "#play": "Play"} {
+	words := map[string]string{"#next": "Next →", ".steplist h2": "Steps", ".state h2": state, "#play": "Play"}
+	var q query
+	for _, sel := range []string{"h1.title", ".step .narration", ".step .output .line", `.langs a[aria-current="true"]`} {
+		q.text(sel)
+	}
+	for sel := range words {
+		q.text(sel)
+	}
+	got := p.read(q)
+	if l := p.eval(`document.documentElement.lang`); l != ui.HTMLLang(lang) {
+		p.t.Errorf("%s: <html lang=%q>, want %q", where, l, ui.HTMLLang(lang))
+	}
+	if g := got.texts["h1.title"]; g != want.Title {
+		p.t.Errorf("%s: title %q, want %q", where, g, want.Title)
+	}
+	if len(want.Step.Narration) > 0 {
+		if g := got.texts[".step .narration"]; g != want.Step.Narration[0] {
+			p.t.Errorf("%s: narration %q, want %q", where, g, want.Step.Narration[0])
+		}
+	}
+	if len(want.Step.Lines) > 0 { // the printed lines stay as the engine prints them
+		if g := got.texts[".step .output .line"]; g != strings.Join(strings.Fields(want.Step.Lines[0].Text), " ") {
+			p.t.Errorf("%s: the first printed line reads %q, want %q", where, g, want.Step.Lines[0].Text)
+		}
+	}
+	for sel, en := range words {
 		w := ui.Tr(lang, en)
 		if en == state {
 			w = ui.Trf(lang, en, pos)
 		}
-		if got := p.text(sel); !strings.Contains(got, w) {
-			p.t.Errorf("%s: %s reads %q, want %q", p.search(), sel, got, w)
+		if g := got.texts[sel]; !strings.Contains(g, w) {
+			p.t.Errorf("%s: %s reads %q, want %q", where, sel, g, w)
 		}
 	}
-	if got := p.text(`.langs a[aria-current="true"]`); got != ui.LangNames[lang] {
-		p.t.Errorf("%s: the language switch marks %q", p.search(), got)
+	if g := got.texts[`.langs a[aria-current="true"]`]; g != ui.LangNames[lang] {
+		p.t.Errorf("%s: the language switch marks %q", where, g)
 	}
 }
 
@@ -105,7 +115,7 @@ func TestLanguages(t *testing.T) {
 		}
 	}
 	// The sequence view's headings and the folded cards' summaries too.
-	p.load("/?lesson=coordinator-failover&step=14&lang=zh")
+	p.route("/?lesson=coordinator-failover&step=14&lang=zh")
 	p.openSequence()
 	heads := p.eval(`[...document.querySelectorAll(".seq text.head")].map(e => e.textContent).join("\n")`)
 	if !strings.Contains(heads, "第 1 步") || !strings.Contains(heads, "已折叠") {
@@ -118,7 +128,7 @@ func TestLanguages(t *testing.T) {
 	}
 	// The playground's command reference: synopses as the engine reads
 	// them, descriptions in Chinese.
-	p.load("/?playground=1&lang=zh")
+	p.route("/?playground=1&lang=zh")
 	for i, h := range ui.Help {
 		sel := fmt.Sprintf(".reference dl.help dd:nth-of-type(%d)", i+1)
 		if got := p.text(sel); got != strings.Join(strings.Fields(ui.Tr("zh", h.Value)), " ") || got == h.Value {
@@ -126,7 +136,7 @@ func TestLanguages(t *testing.T) {
 		}
 	}
 	p.shot("playground-zh")
-	p.load("/?lang=zh")
+	p.route("/?lang=zh")
 	if got := p.text("h1"); got != "课程" {
 		t.Errorf("the Chinese lesson list's heading is %q", got)
 	}
@@ -134,7 +144,7 @@ func TestLanguages(t *testing.T) {
 		t.Errorf("the first lesson reads %q, want %q", got, want)
 	}
 	p.shot("index-zh")
-	p.load("/?lesson=nope&lang=zh")
+	p.route("/?lesson=nope&lang=zh")
 	if got := p.text("h1"); got != "没有这节课" {
 		t.Errorf("the Chinese 404 page's heading is %q", got)
 	}

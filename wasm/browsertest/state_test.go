@@ -49,9 +49,10 @@ func TestStatePanel(t *testing.T) {
 				}
 			}
 		}
+		p.do(chromedp.EmulateViewport(1280, 900))
+		p.route(c.path)
 		for _, width := range []int64{1280, 390} {
 			p.do(chromedp.EmulateViewport(width, 900))
-			p.load(c.path)
 			for _, sel := range c.want {
 				if p.count(sel) == 0 {
 					p.shot(fmt.Sprintf("%s-%d-failed", c.name, width))

@@ -205,7 +205,7 @@ func TestNarrow(t *testing.T) {
 	p.do(chromedp.EmulateViewport(390, 844))
 	defer p.shot("narrow")
 	for _, q := range []string{"?lesson=transactions&step=3", "?lesson=replication&step=4", "?playground=1&cmds=broker,topic+t", "?lesson=nope", ""} {
-		p.load("/" + q)
+		p.route("/" + q)
 		if w := p.eval(`String(document.documentElement.scrollWidth)`); w != "390" {
 			t.Errorf("%s: the page is %s px wide at 390", q, w)
 			p.shot("too-wide")
@@ -214,7 +214,7 @@ func TestNarrow(t *testing.T) {
 			t.Errorf("%s: %d h1", q, n)
 		}
 	}
-	p.load("/?lesson=transactions&step=3")
+	p.route("/?lesson=transactions&step=3")
 	p.eval(`window.scrollTo(0, document.body.scrollHeight), ""`)
 	if got := p.eval(`(() => { const r = document.getElementById("next").getBoundingClientRect(); return String(r.top >= 0 && r.bottom <= innerHeight) })()`); got != "true" {
 		t.Errorf("Next is off screen at the bottom of the page")

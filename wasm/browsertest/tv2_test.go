@@ -23,7 +23,7 @@ func TestTransactionVersion2Step(t *testing.T) {
 		}
 	}
 	p.shot("tv2-en")
-	p.load(fmt.Sprintf("/?lesson=zombie-fencing&step=%d&lang=zh", n))
+	p.route(fmt.Sprintf("/?lesson=zombie-fencing&step=%d&lang=zh", n))
 	p.checkLanguage("zh")
 	p.shot("tv2-zh")
 }

@@ -30,7 +30,7 @@ func TestTransactionLogLesson(t *testing.T) {
 				p.reducedMotion(true)
 			} else {
 				p.do(chromedp.EmulateViewport(1280, 900))
-				p.load(q)
+				p.route(q)
 			}
 			if lang == "en" {
 				p.checkStep() // it reads the English page

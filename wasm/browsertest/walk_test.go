@@ -39,9 +39,11 @@ func (p *page) height(width int, where string) int {
 // both widths.
 func TestPageHeightWorstSteps(t *testing.T) {
 	t.Parallel()
+	p := open(t, "/")
+	p.reducedMotion(true)
 	for _, q := range []string{"lesson=coordinator-failover&step=15", "lesson=assignors&step=24", "lesson=coordinator-failover&step=8"} {
-		p := open(t, "/?"+q)
-		p.reducedMotion(true)
+		p.do(chromedp.EmulateViewport(1280, 900))
+		p.route("/?" + q)
 		for _, width := range []int{1280, 390} {
 			h := p.height(width, q)
 			t.Logf("MEASURE %s at %dpx: %d px tall", q, width, h)
