@@ -95,9 +95,15 @@ func seeds(bs []*Broker) []string {
 	return out
 }
 
+// clusterClient is a client of the cluster, closed when the test ends.
+// It retries a connection closed before its first answer, as a client
+// whose settings are known to be right may (kgo.AlwaysRetryEOF): these
+// tests kill and halt brokers, and one that dies between accepting a
+// connection and answering on it looks, to kgo's default, like a broker
+// that wants SASL.
 func clusterClient(t *testing.T, bs []*Broker, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(seeds(bs)...)}, opts...)...)
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(seeds(bs)...), kgo.AlwaysRetryEOF()}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
