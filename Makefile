@@ -8,7 +8,7 @@ DATA    ?= ./data
 # serves the playground by itself.
 DIST    := wasm/dist
 
-.PHONY: build run cluster test check test-stress check-fmt vet wasm wasm-core generate check-templ bench clean
+.PHONY: build run cluster test check test-stress check-fmt vet wasm wasm-core generate check-templ bench bench-browser clean site worker worker-dev
 
 build: wasm
 	$(GO) build -o bin/gregor ./server/cmd/gregor
@@ -70,7 +70,7 @@ check-fmt:
 
 vet:
 	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./lessons/play
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./wasm/worker ./lessons/play
 
 # The browser build: two wasm bundles of the engine, the lessons and the ui,
 # served gzipped (only the .gz is kept, and embedded), plus Go's loader.
@@ -123,6 +123,33 @@ $(BUNDLES:%=wasm-%): wasm-%: slimtempl
 	fi
 	@echo "$*.wasm: $$(wc -c < bin/$*.wasm) bytes, $$(wc -c < $(DIST)/$*.wasm.gz) gzipped"
 
+# The playground as static files in $(SITE), for any static host: every
+# lesson's step in both languages prerendered, both bundles, the lessons'
+# scripts (server/site). ROOT is the path it is served under: / for a host
+# of its own (the Worker), /REPO/ for a project's GitHub Pages. What is
+# published is worth zopfli's 4%: `make site ZOPFLI=1`.
+SITE    ?= bin/site
+ROOT    ?= /
+site: build
+	./bin/gregor site --out $(SITE) --root $(ROOT)
+
+# The Cloudflare Worker (wasm/worker): the saved links in Workers KV, in
+# front of the static site in $(SITE). The JavaScript that starts Go in
+# the Worker comes from syumai/workers' own generator, at the version
+# go.mod pins; wrangler (wasm/worker/package.json) bundles and serves it.
+WORKER  := wasm/worker/build
+worker: site
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(WORKER)/app.wasm ./wasm/worker
+	@echo "worker: app.wasm $$(wc -c < $(WORKER)/app.wasm) bytes, $$(gzip -9 -c $(WORKER)/app.wasm | wc -c) gzipped"
+
+# The Worker and the site on http://127.0.0.1:8787 in Cloudflare's local
+# runtime (workerd, from npm), offline: no login, no telemetry, a local KV
+# in wasm/worker/.wrangler.
+worker-dev: worker
+	cd wasm/worker && npm ci --no-audit --no-fund --loglevel=error && \
+		WRANGLER_SEND_METRICS=false npx wrangler dev --local --ip 127.0.0.1 --port 8787
+
 # core/ must build for the browser: no I/O, no syscalls. So must the whole
 # browser build.
 wasm-core:
@@ -144,5 +171,12 @@ check-templ:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./server/bench/
 
+# The playground in chromium, measured from outside the page: first paint
+# and interactive on every home (TestHomesPaint), stepping as felt on every
+# lesson (TestSteppingFelt), the Worker's routes (TestWorker/requests).
+bench-browser: wasm
+	@mkdir -p bin; GREGOR_BENCH=1 $(GO) test -count 1 -timeout 60m -v -run 'TestHomesPaint|TestSteppingFelt|TestWorker/requests' ./wasm/browsertest/ > bin/bench-browser.log 2>&1; \
+		status=$$?; grep -E 'MEASURE|browsertest:|^(---|ok|FAIL|panic)' bin/bench-browser.log; echo "(all of it: bin/bench-browser.log)"; exit $$status
+
 clean:
-	rm -rf bin $(DIST)/*.wasm.gz $(DIST)/wasm_exec.js
+	rm -rf bin $(DIST)/*.wasm.gz $(DIST)/wasm_exec.js $(WORKER)

@@ -19,3 +19,16 @@ func Script(slug string) ([]byte, error) {
 	}
 	return raw, nil
 }
+
+// Versions are every lesson's current version by slug (Version of its
+// script): what a saved link must name (lessons/saved), and what the static
+// site publishes as assets/lessons/index.json for the Worker to check.
+func Versions() map[string]string {
+	v := make(map[string]string, len(Catalog))
+	for _, m := range Catalog {
+		if raw, err := Script(m.Slug); err == nil {
+			v[m.Slug] = Version(raw)
+		}
+	}
+	return v
+}

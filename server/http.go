@@ -121,16 +121,6 @@ func serveNoPage(w http.ResponseWriter, r *http.Request, index []byte) {
 	writeText(w, r, http.StatusNotFound, site.NoPage(index, r.URL.Path, ui.PickLang(r.Header.Get("Accept-Language"))))
 }
 
-// lessonVersion is a lesson's current version (lessons.Version of its
-// script), for the saved links.
-func lessonVersion(slug string) (string, bool) {
-	raw, err := lessons.Script(slug)
-	if err != nil {
-		return "", false
-	}
-	return lessons.Version(raw), true
-}
-
 // serveScript sends a lesson's script (SLUG.txt), which the browser build
 // fetches before it opens the lesson: the scripts are not in the bundle
 // (lessons/scripts_js.go).

@@ -19,6 +19,7 @@ import (
 	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
+	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/server/access"
 	"github.com/gregor-kafka/gregor/server/filestore"
 	"github.com/gregor-kafka/gregor/server/linkstore"
@@ -194,7 +195,7 @@ func Start(cfg Config) (*Server, error) {
 		_ = s.e.b.Close()
 		return fail(err)
 	}
-	links, err := linkstore.Open(cfg.DataDir, linkstore.Defaults, lessonVersion, func(w http.ResponseWriter, r *http.Request) { serveNoPage(w, r, cfg.IndexHTML) })
+	links, err := linkstore.Open(cfg.DataDir, linkstore.Defaults, lessons.Versions(), func(w http.ResponseWriter, r *http.Request) { serveNoPage(w, r, cfg.IndexHTML) })
 	if err != nil {
 		if s.e.cl != nil {
 			s.e.cl.close()

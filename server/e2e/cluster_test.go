@@ -192,6 +192,33 @@ func (w writer) leaderView() kmsg.Requestor { return w.byAcks[-1].Broker(int(w.l
 // is at.
 func (w writer) expect(t *testing.T, acks int16, value string, want *kerr.Error, at int64) {
 	t.Helper()
+	w.check(t, acks, value, want, at, w.produce(t, acks, value))
+}
+
+// expectAcked writes value with acks=all until the leader acknowledges it
+// at offset at, retrying NOT_ENOUGH_REPLICAS for up to a minute as clients
+// retry it: once lost followers return, an ISR shrink the leader asked for
+// while they were away can still be committed before the expansion that
+// follows (AlterPartition requests apply in order). The leader refuses
+// such a write before appending it, so the log still holds each
+// acknowledged record once, which the callers check.
+func (w writer) expectAcked(t *testing.T, value string, at int64) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		sp := w.produce(t, -1, value)
+		if sp.ErrorCode != kerr.NotEnoughReplicas.Code || time.Now().After(deadline) {
+			w.check(t, -1, value, nil, at, sp)
+			return
+		}
+		t.Logf("producing %q with acks=-1: %v; retrying", value, kerr.NotEnoughReplicas)
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// produce sends value with acks to the partition's leader, once.
+func (w writer) produce(t *testing.T, acks int16, value string) kmsg.ProduceResponseTopicPartition {
+	t.Helper()
 	batch := record.NewBuilder(record.NewBatchHeader(time.Now().UnixMilli())).Add(nil, []byte(value), 0).Build()
 	ctx, cancel := context.WithTimeout(context.Background(), produceTimeout+10*time.Second)
 	defer cancel()
@@ -199,7 +226,13 @@ func (w writer) expect(t *testing.T, acks int16, value string, want *kerr.Error,
 	if err != nil {
 		t.Fatalf("producing %q with acks=%d: %v", value, acks, err)
 	}
-	sp := resp.Topics[0].Partitions[0]
+	return resp.Topics[0].Partitions[0]
+}
+
+// check fails the test unless sp's error is want and, for an acknowledged
+// write (want nil), its base offset is at.
+func (w writer) check(t *testing.T, acks int16, value string, want *kerr.Error, at int64, sp kmsg.ProduceResponseTopicPartition) {
+	t.Helper()
 	var wantCode int16
 	if want != nil {
 		wantCode = want.Code
@@ -246,7 +279,7 @@ func followersDown(t *testing.T, n int, down func(w writer, leader *Broker) []st
 		}
 		return err
 	})
-	w.expect(t, -1, "after", nil, int64(len(want)-1))
+	w.expectAcked(t, "after", int64(len(want)-1))
 	if got := startTail(t, bs, topic).upTo(t, int64(len(want))); !slices.Equal(got, want) {
 		t.Fatalf("log %q, want %q", got, want)
 	}

@@ -17,10 +17,10 @@
 package linkstore
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -47,13 +47,13 @@ type Config struct {
 // at once is well inside them, a script saving in a loop is not.
 var Defaults = Config{MaxLinks: 100_000, Burst: 20, Every: 3 * time.Second}
 
-// Store keeps saved links in a directory.
+// Store keeps saved links in a directory (a saved.Keeper), and serves
+// them with saved.Server behind a per-address rate limit.
 type Store struct {
-	dir     string
-	cfg     Config
-	version func(slug string) (string, bool)
-	now     func() time.Time
-	noPage  http.HandlerFunc // the 404 page for an unknown id
+	dir    string
+	cfg    Config
+	now    func() time.Time
+	server saved.Server
 
 	mu      sync.Mutex
 	count   int                // links on disk
@@ -65,10 +65,10 @@ type bucket struct {
 	at     time.Time
 }
 
-// Open opens (creating it) the store under dataDir. version names a
-// lesson's current version (lessons.Version of its script); noPage
-// answers an id that names nothing.
-func Open(dataDir string, cfg Config, version func(string) (string, bool), noPage http.HandlerFunc) (*Store, error) {
+// Open opens (creating it) the store under dataDir. versions are the
+// lessons' current versions by slug (lessons.Version of each script);
+// noPage answers an id that names nothing.
+func Open(dataDir string, cfg Config, versions map[string]string, noPage http.HandlerFunc) (*Store, error) {
 	dir := filepath.Join(dataDir, Dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("saved links: %w", err)
@@ -83,76 +83,58 @@ func Open(dataDir string, cfg Config, version func(string) (string, bool), noPag
 			n++
 		}
 	}
-	return &Store{dir: dir, cfg: cfg, version: version, now: time.Now, noPage: noPage, count: n, buckets: map[string]*bucket{}}, nil
+	s := &Store{dir: dir, cfg: cfg, now: time.Now, count: n, buckets: map[string]*bucket{}}
+	s.server = saved.Server{
+		Keeper:   s,
+		Versions: func(*http.Request) (map[string]string, error) { return versions, nil },
+		NotFound: noPage,
+	}
+	return s, nil
 }
 
-// ServeSave keeps the link a page sends (POST /api/saved) and answers
-// 201 with {"id": ID, "path": "s/ID"}; a link saved.Check refuses is 400
-// (409 when the lesson has changed since the page loaded), a client over
-// its rate 429, a full store 507. Every answer is JSON with an error
-// message where it failed.
+// ServeSave is saved.Server's, for at most Config.Burst saves at once from
+// one address and then one every Config.Every (429 with Retry-After past
+// that).
 func (s *Store) ServeSave(w http.ResponseWriter, r *http.Request) {
 	if ok, wait := s.allow(clientAddr(r)); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-		answer(w, http.StatusTooManyRequests, map[string]string{"error": "too many saves from this address: try again in a few seconds"})
+		saved.Answer(w, http.StatusTooManyRequests, map[string]string{"error": "too many saves from this address: try again in a few seconds"})
 		return
 	}
-	kept, err := saved.Check(r.Body, s.version)
-	switch {
-	case errors.Is(err, saved.ErrChanged):
-		answer(w, http.StatusConflict, map[string]string{"error": err.Error()})
-		return
-	case err != nil:
-		answer(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-		return
-	}
-	id, err := s.put(kept)
-	switch {
-	case errors.Is(err, errFull):
-		answer(w, http.StatusInsufficientStorage, map[string]string{"error": err.Error()})
-	case err != nil:
-		answer(w, http.StatusInternalServerError, map[string]string{"error": "saving failed: " + err.Error()})
-	default:
-		answer(w, http.StatusCreated, map[string]string{"id": id, "path": "s/" + id})
-	}
+	s.server.ServeSave(w, r)
 }
 
-// ServeOpen redirects a saved link's id (GET /s/{id}) to what it keeps,
-// relative to the site's root; an id that names nothing gets the 404 page.
-func (s *Store) ServeOpen(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if !saved.ValidID(id) {
-		s.noPage(w, r)
-		return
-	}
+// ServeOpen is saved.Server's: GET /s/{id}.
+func (s *Store) ServeOpen(w http.ResponseWriter, r *http.Request) { s.server.ServeOpen(w, r) }
+
+// Get reads the link id names (saved.Keeper).
+func (s *Store) Get(id string) (saved.Saved, bool, error) {
 	raw, err := os.ReadFile(filepath.Join(s.dir, id))
-	var kept saved.Saved
-	if err != nil || json.Unmarshal(raw, &kept) != nil || kept.Link == "" {
-		s.noPage(w, r)
-		return
+	if errors.Is(err, fs.ErrNotExist) {
+		return saved.Saved{}, false, nil
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, "/"+kept.Link, http.StatusFound)
+	if err != nil {
+		return saved.Saved{}, false, err
+	}
+	var kept saved.Saved
+	if err := json.Unmarshal(raw, &kept); err != nil {
+		return saved.Saved{}, false, fmt.Errorf("saved link %s: %w", id, err)
+	}
+	return kept, true, nil
 }
 
-var errFull = errors.New("this server keeps no more saved links")
-
-// put writes a link under a fresh id, durably: a temporary file, synced,
-// renamed into place.
-func (s *Store) put(kept saved.Saved) (string, error) {
+// Put writes a link under id, durably: a temporary file, synced, renamed
+// into place (saved.Keeper).
+func (s *Store) Put(id string, kept saved.Saved) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.count >= s.cfg.MaxLinks {
-		return "", errFull
-	}
-	id, err := saved.NewID(rand.Reader)
-	if err != nil {
-		return "", err
+		return saved.ErrFull
 	}
 	data, _ := json.Marshal(kept)
 	tmp, err := os.CreateTemp(s.dir, ".new-*")
 	if err != nil {
-		return "", err
+		return err
 	}
 	_, err = tmp.Write(data)
 	if err == nil {
@@ -166,10 +148,10 @@ func (s *Store) put(kept saved.Saved) (string, error) {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return "", err
+		return err
 	}
 	s.count++
-	return id, nil
+	return nil
 }
 
 // allow takes a token from addr's bucket, or says how long until one.
@@ -205,11 +187,4 @@ func clientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-func answer(w http.ResponseWriter, status int, body map[string]string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(body)
 }

@@ -11,12 +11,7 @@ import (
 	"time"
 )
 
-func version(slug string) (string, bool) {
-	if slug == "segments" {
-		return "00112233aabbccdd", true
-	}
-	return "", false
-}
+var versions = map[string]string{"segments": "00112233aabbccdd"}
 
 func notFound(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, "the 404 page", http.StatusNotFound)
@@ -55,7 +50,7 @@ func open(h http.Handler, path string) *httptest.ResponseRecorder {
 // page.
 func TestSaveAndOpen(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir, Defaults, version, notFound)
+	s, err := Open(dir, Defaults, versions, notFound)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +60,7 @@ func TestSaveAndOpen(t *testing.T) {
 	if code != http.StatusCreated || out["path"] != "s/"+out["id"] {
 		t.Fatalf("save: %d %v", code, out)
 	}
-	s2, err := Open(dir, Defaults, version, notFound) // after a restart
+	s2, err := Open(dir, Defaults, versions, notFound) // after a restart
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +99,7 @@ func TestSaveAndOpen(t *testing.T) {
 // it has.
 func TestBounds(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
-	s, err := Open(t.TempDir(), Config{MaxLinks: 6, Burst: 3, Every: 10 * time.Second}, version, notFound)
+	s, err := Open(t.TempDir(), Config{MaxLinks: 6, Burst: 3, Every: 10 * time.Second}, versions, notFound)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,16 +91,14 @@ func Build(dir string, o Options) (Report, error) {
 		}
 		w.file("assets/"+name, data)
 	}
-	versions := map[string]string{}
 	for _, m := range lessons.Catalog {
 		raw, err := lessons.Script(m.Slug)
 		if err != nil {
 			return Report{}, err
 		}
 		w.file("assets/lessons/"+m.Slug+".txt", raw)
-		versions[m.Slug] = lessons.Version(raw)
 	}
-	index, _ := json.Marshal(versions)
+	index, _ := json.Marshal(lessons.Versions())
 	w.file("assets/lessons/index.json", index)
 
 	w.page("index.html", shell, "lang=en")

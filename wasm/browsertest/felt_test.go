@@ -84,7 +84,7 @@ func quantile(xs []float64, q float64) float64 {
 }
 
 // TestSteppingFelt walks every lesson step by step with the arrow key, on
-// each home (the native server, the static site), and reports the median,
+// each home (the native server, the static site, the Worker), and reports the median,
 // p90 and max per lesson, and where the median step's time went. It is a
 // benchmark (GREGOR_BENCH=1, make bench-browser): it asserts no times.
 // GREGOR_BENCH=slug,slug walks only those lessons.
@@ -94,10 +94,14 @@ func TestSteppingFelt(t *testing.T) {
 		t.Skip("GREGOR_BENCH=1 measures stepping on every lesson and home (minutes)")
 	}
 	for _, home := range []struct {
-		name   string
-		static bool
-	}{{"native server", false}, {"static site", true}} {
-		p := openOn(t, home.static, "/")
+		name string
+		base func(*testing.T) string
+	}{
+		{"native server", func(t *testing.T) string { return serve(t, false) }},
+		{"static site", func(t *testing.T) string { return serve(t, true) }},
+		{"Worker", workerBase},
+	} {
+		p := openAt(t, home.base(t), "/")
 		var all []float64
 		for _, slug := range lessonsByBundle() {
 			if only != "1" && !slices.Contains(strings.Split(only, ","), slug) {

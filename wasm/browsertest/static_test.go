@@ -21,12 +21,7 @@ import (
 // shows is what the host sent, before any wasm runs.
 func openBare(t *testing.T, base, path string) *page {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(browser(t, chromium(t)), chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p := &page{t: t, ctx: ctx, base: base}
+	p := blankTab(t, browser(t, chromium(t)), base)
 	p.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
 			return err
@@ -44,7 +39,12 @@ func openBare(t *testing.T, base, path string) *page {
 // all: the page was prerendered for its path. In Chinese too.
 func TestStaticFirstPaint(t *testing.T) {
 	t.Parallel()
-	base := serve(t, true)
+	checkFirstPaint(t, serve(t, true))
+}
+
+// checkFirstPaint: a deep link on base shows its step before any wasm.
+func checkFirstPaint(t *testing.T, base string) {
+	t.Helper()
 	for _, tc := range []struct{ path, query string }{
 		{"/en/segments/4/", "lesson=segments&step=4&lang=en"},
 		{"/zh/replication/7/", "lesson=replication&step=7&lang=zh"},
@@ -77,7 +77,14 @@ func TestStaticFirstPaint(t *testing.T) {
 // bundle alone; a Chinese page is Chinese after the engine's render too.
 func TestStaticStepping(t *testing.T) {
 	t.Parallel()
-	p := openStatic(t, "/en/segments/4/")
+	checkStepping(t, serve(t, true))
+}
+
+// checkStepping: on base, the wasm takes over a prerendered page, moves
+// it in place, and runs a cluster lesson in Chinese.
+func checkStepping(t *testing.T, base string) {
+	t.Helper()
+	p := openAt(t, base, "/en/segments/4/")
 	if got := p.fetched(); got != play.Bundle {
 		t.Errorf("wasm fetched: %q, want only %s", got, play.Bundle)
 	}
@@ -94,7 +101,7 @@ func TestStaticStepping(t *testing.T) {
 	}
 	p.shot("segments-5")
 
-	c := openStatic(t, "/zh/replication/7/")
+	c := openAt(t, base, "/zh/replication/7/")
 	if got := c.fetched(); got != play.ClusterBundle {
 		t.Errorf("a cluster lesson fetched %q, want only %s", got, play.ClusterBundle)
 	}
