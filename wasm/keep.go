@@ -10,7 +10,8 @@ import (
 	"github.com/gregor-kafka/gregor/ui"
 )
 
-// Every render replaces the page, and with it what the learner opened:
+// A render may replace any part of the page (gregorMorph keeps only what
+// is unchanged), and with it what the learner opened:
 // the sequence view, the "show it" toggles. Elements marked data-keep
 // keep their open or checked state from one render to the next, and
 // past a step without them (a step with no background traffic).

@@ -337,7 +337,7 @@ func showHTML(html, title string) {
 	mark("gregorTemplated")
 	focused, open := focusKey(), kept()
 	t := now()
-	app.Set("innerHTML", html)
+	win.Call("gregorMorph", app, html)
 	parts[2] = now() - t
 	win.Set("gregorRenderParts", []any{parts[0], parts[1], parts[2], len(html)})
 	parts = [3]float64{}

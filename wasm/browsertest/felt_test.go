@@ -21,8 +21,9 @@ import (
 // a render, and the time the key event waited to be handled.
 
 // feltJS installs, once per page, a clock on every step: a capturing
-// keydown listener takes the event's time, and the first change of #app
-// after it waits two animation frames (the second begins after the
+// keydown listener takes the event's time, and the first change in #app
+// after it (a render changes only what differs: index.html's
+// gregorMorph) waits two animation frames (the second begins after the
 // frame that showed the change was painted) before it records how long
 // that took, with where the render went (gregorRenderParts).
 const feltJS = `(() => {
@@ -35,7 +36,7 @@ const feltJS = `(() => {
     const start = t0, parts = window.gregorRenderParts, h = window.gregorHandled || [0, 0];
     t0 = undefined;
     requestAnimationFrame(() => requestAnimationFrame(() => window.gregorFelt.push([performance.now() - start, ...parts, h[0] - start, h[1] - h[0]])));
-  }).observe(document.getElementById("app"), { childList: true });
+  }).observe(document.getElementById("app"), { childList: true, subtree: true, characterData: true, attributes: true });
   return "";
 })()`
 
