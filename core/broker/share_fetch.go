@@ -109,7 +109,7 @@ func (b *Broker) replyShareFetch(r Request, group string, resp *kmsg.ShareFetchR
 				if p.AcknowledgeErrorCode == 0 {
 					p.AcknowledgeErrorCode = code
 				}
-				p.AcquiredRecords, p.Records = nil, nil
+				p.AcquiredRecords, p.Records = nil, []byte{}
 			}
 		}
 		b.reply(r, resp)
@@ -195,10 +195,8 @@ func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps 
 	got := map[share.TP]*kmsg.ShareFetchResponseTopicPartition{}
 	n := 0
 	for _, tp := range tps {
-		sp := kmsg.NewShareFetchResponseTopicPartition()
-		sp.Partition = tp.Partition
-		sp.CurrentLeader.LeaderID, sp.CurrentLeader.LeaderEpoch = -1, -1
-		got[tp] = &sp
+		sp := newShareFetchPartition(tp)
+		got[tp] = sp
 		p, code := b.sharePartition(tp)
 		if sp.ErrorCode = code; code != 0 || left == 0 {
 			continue
@@ -226,9 +224,24 @@ func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps 
 			n += int(a.LastOffset - a.FirstOffset + 1)
 		}
 		sp.AcquiredRecords = ranges
-		sp.Records = b.shareRead(p, ranges[0].FirstOffset, ranges[len(ranges)-1].LastOffset, upTo)
+		if data := b.shareRead(p, ranges[0].FirstOffset, ranges[len(ranges)-1].LastOffset, upTo); data != nil {
+			sp.Records = data
+		}
 	}
 	return b.shareFetchResponse(req, got, acks), n
+}
+
+// newShareFetchPartition is tp's part of a ShareFetch answer, with no
+// records yet. Records is empty, not null, as Kafka sends it
+// (MemoryRecords.EMPTY): the field is nullable, but librdkafka drops a
+// whole response that holds a null one ("invalid MessageSetSize -1"), and
+// with it the acknowledgement results it carried.
+func newShareFetchPartition(tp share.TP) *kmsg.ShareFetchResponseTopicPartition {
+	sp := kmsg.NewShareFetchResponseTopicPartition()
+	sp.Partition = tp.Partition
+	sp.CurrentLeader.LeaderID, sp.CurrentLeader.LeaderEpoch = -1, -1
+	sp.Records = []byte{}
+	return &sp
 }
 
 // shareFetchResponse lists every partition of the answer (acquired, in
@@ -241,10 +254,7 @@ func (b *Broker) shareFetchResponse(req *kmsg.ShareFetchRequest, got map[share.T
 			if got == nil {
 				got = map[share.TP]*kmsg.ShareFetchResponseTopicPartition{}
 			}
-			sp := kmsg.NewShareFetchResponseTopicPartition()
-			sp.Partition = tp.Partition
-			sp.CurrentLeader.LeaderID, sp.CurrentLeader.LeaderEpoch = -1, -1
-			got[tp] = &sp
+			got[tp] = newShareFetchPartition(tp)
 		}
 		got[tp].AcknowledgeErrorCode = code
 	}

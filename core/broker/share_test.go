@@ -42,6 +42,25 @@ func acquired(resp *kmsg.ShareFetchResponse) []kmsg.ShareFetchResponseTopicParti
 	return resp.Topics[0].Partitions[0].AcquiredRecords
 }
 
+// noNullRecords: a partition of a ShareFetch answer that carries no
+// records carries empty ones, never null, as Kafka's do (librdkafka drops
+// a response with a null one: newShareFetchPartition).
+func noNullRecords(t *testing.T, resp *kmsg.ShareFetchResponse) {
+	t.Helper()
+	n := 0
+	for _, tp := range resp.Topics {
+		for _, p := range tp.Partitions {
+			n++
+			if p.Records == nil {
+				t.Errorf("partition %d of a ShareFetch answer has null records", p.Partition)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("a ShareFetch answer with no partitions: %+v", resp)
+	}
+}
+
 // Two members share one partition: each gets the records the other does
 // not hold; a lock that expires on the broker's clock redelivers; an
 // acknowledgement of another member's record is refused; a waiting share
@@ -88,6 +107,7 @@ func TestShareGroupOnePartition(t *testing.T) {
 	if code := r1.Topics[0].Partitions[0].AcknowledgeErrorCode; code != kerr.InvalidRecordState.Code {
 		t.Fatalf("acknowledging m2's record: %v", kerr.ErrorForCode(code))
 	}
+	noNullRecords(t, r1)
 	r1 = call[*kmsg.ShareFetchResponse](h, shareFetchReq("m1", id, 2, 0, 0, 0, 1, 1, 1, 2))
 	if p := r1.Topics[0].Partitions[0]; p.AcknowledgeErrorCode != 0 || len(p.AcquiredRecords) != 1 || p.AcquiredRecords[0].FirstOffset != 1 || p.AcquiredRecords[0].DeliveryCount != 2 {
 		t.Fatalf("accept 0, release 1: %+v", p)
@@ -97,6 +117,8 @@ func TestShareGroupOnePartition(t *testing.T) {
 	h.b.Tick(h.now)
 	if got := h.send(shareFetchReq("m2", id, 1, 0)); len(acquired(got[0].Msg.(*kmsg.ShareFetchResponse))) != 0 {
 		t.Fatalf("m2 acquired records m1 still holds")
+	} else {
+		noNullRecords(t, got[0].Msg.(*kmsg.ShareFetchResponse))
 	}
 	h.now += 1_000
 	h.b.Tick(h.now)

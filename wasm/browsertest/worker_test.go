@@ -131,9 +131,11 @@ func startWorker(wrangler string, log *bytes.Buffer) (string, error) {
 	if err := cmd.Start(); err != nil {
 		return "", err
 	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
 	stopWorker = func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		<-exited
 		os.RemoveAll(root)
 	}
 	ns, err := netnsOf(cmd.Process.Pid)
@@ -159,10 +161,11 @@ func startWorker(wrangler string, log *bytes.Buffer) (string, error) {
 		if time.Now().After(deadline) {
 			return "", fmt.Errorf("not serving %v after it started: %v", time.Since(started).Round(time.Second), err)
 		}
-		if cmd.ProcessState != nil {
+		select {
+		case <-exited:
 			return "", fmt.Errorf("wrangler exited: %v", cmd.ProcessState)
+		case <-time.After(250 * time.Millisecond):
 		}
-		time.Sleep(250 * time.Millisecond)
 	}
 	// The first request to the Worker itself (GET / is the site's): the
 	// runtime compiles the Go module for it.
