@@ -88,7 +88,8 @@ func quantile(xs []float64, q float64) float64 {
 // each home (the native server, the static site, the Worker), and reports the median,
 // p90 and max per lesson, and where the median step's time went. It is a
 // benchmark (GREGOR_BENCH=1, make bench-browser): it asserts no times.
-// GREGOR_BENCH=slug,slug walks only those lessons.
+// GREGOR_BENCH=slug,slug walks only those lessons, and GREGOR_HOMES
+// (say "static site,Worker") only those homes.
 func TestSteppingFelt(t *testing.T) {
 	only := os.Getenv("GREGOR_BENCH")
 	if only == "" {
@@ -102,6 +103,9 @@ func TestSteppingFelt(t *testing.T) {
 		{"static site", func(t *testing.T) string { return serve(t, true) }},
 		{"Worker", workerBase},
 	} {
+		if homes := os.Getenv("GREGOR_HOMES"); homes != "" && !strings.Contains(homes, home.name) {
+			continue
+		}
 		p := openAt(t, home.base(t), "/")
 		var all []float64
 		for _, slug := range lessonsByBundle() {
