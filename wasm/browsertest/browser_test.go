@@ -152,11 +152,18 @@ func distStale() (string, error) {
 	newer := ""
 	for _, dir := range []string{"core", "lessons", "ui", "wasm", "go.mod", "go.sum"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || newer != "" {
+			if err != nil || newer != "" {
 				return err
 			}
 			name := d.Name()
-			if strings.HasSuffix(name, "_test.go") || !(strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".templ") || strings.HasPrefix(name, "go.")) {
+			if d.IsDir() {
+				// The Worker and its npm packages are no part of the bundles.
+				if name == "node_modules" || path == filepath.Join(root, "wasm", "worker") {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(name, "_test.go") || !(strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".templ") || name == "go.mod" || name == "go.sum") {
 				return nil
 			}
 			if fi, err := d.Info(); err == nil && fi.ModTime().After(built) {
@@ -212,14 +219,20 @@ func build() (fstest.MapFS, error) {
 		if err != nil {
 			return nil, err
 		}
-		var gz bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-		zw.Write(raw)
-		zw.Close()
+		gz := gzip9(raw)
 		fmt.Printf("browsertest: %s is %d bytes, %d with gzip -9 (budget %.1f MB)\n", b.name, len(raw), gz.Len(), float64(b.budget)/1e6)
 		assets[b.name+".gz"] = &fstest.MapFile{Data: gz.Bytes()}
 	}
 	return assets, nil
+}
+
+// gzip9 is data compressed with gzip -9.
+func gzip9(data []byte) *bytes.Buffer {
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(data)
+	zw.Close()
+	return &gz
 }
 
 // slots bounds the tests that drive the browser at once. The tests run

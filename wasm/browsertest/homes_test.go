@@ -243,12 +243,11 @@ func workerRequests(t *testing.T, base string) {
 	for _, r := range routes {
 		var took []time.Duration
 		for range n {
-			var req *http.Request
+			var send io.Reader = http.NoBody
 			if r.method == "POST" {
-				req, _ = http.NewRequest(r.method, base+r.path, strings.NewReader(body))
-			} else {
-				req, _ = http.NewRequest(r.method, base+r.path, nil)
+				send = strings.NewReader(body)
 			}
+			req, _ := http.NewRequest(r.method, base+r.path, send)
 			start := time.Now()
 			res, err := client.Do(req)
 			if err != nil {
