@@ -549,6 +549,22 @@ func (p *page) native() (*play.Session, int) {
 func (p *page) shot(name string)     { p.save(name, chromedp.FullScreenshot(100)) }
 func (p *page) shotView(name string) { p.save(name, chromedp.CaptureScreenshot()) }
 
+// allRendered runs fn with every part of the page laid out, also those
+// the page leaves to be rendered when they scroll into view
+// (content-visibility in index.html), so that a whole-page screenshot or
+// a check of the page's width sees what a learner who scrolls through it
+// sees; then the page renders as before. Best effort: a page that cannot
+// run it (it failed) is captured as it is.
+func (p *page) allRendered(fn func()) {
+	const on = `document.head.insertAdjacentHTML("beforeend", "<style id=render-all>* { content-visibility: visible !important; }</style>"), ""`
+	const off = `document.getElementById("render-all")?.remove(), ""`
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	chromedp.Run(ctx, chromedp.Evaluate[string](on))
+	defer chromedp.Run(ctx, chromedp.Evaluate[string](off))
+	fn()
+}
+
 func (p *page) save(name string, capture chromedp.Action[[]byte]) {
 	dir := os.Getenv("GREGOR_ARTIFACTS")
 	if dir == "" {
@@ -557,7 +573,9 @@ func (p *page) save(name string, capture chromedp.Action[[]byte]) {
 	os.MkdirAll(dir, 0o755)
 	ctx, cancel := p.bounded()
 	defer cancel()
-	png, err := chromedp.Run(ctx, capture)
+	var png []byte
+	var err error
+	p.allRendered(func() { png, err = chromedp.Run(ctx, capture) })
 	if err != nil {
 		p.t.Logf("screenshot %s: %v", name, err)
 		return

@@ -67,10 +67,14 @@ func (p *page) checkDiagram(width int, want ui.Diagram, actors []string) {
 // the first elements wider than the window.
 func (p *page) sideways() (over, wide string) {
 	p.t.Helper()
-	if over = p.eval(`String(document.documentElement.scrollWidth - window.innerWidth)`); over == "0" || over[0] == '-' {
-		return "", ""
-	}
-	return over, p.eval(`[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest("details:not([open])")).slice(0, 3).map(e => e.tagName + "." + (e.getAttribute("class") || "") + " to " + Math.round(e.getBoundingClientRect().right) + "px").join(", ")`)
+	p.allRendered(func() {
+		if over = p.eval(`String(document.documentElement.scrollWidth - window.innerWidth)`); over == "0" || over[0] == '-' {
+			over = ""
+			return
+		}
+		wide = p.eval(`[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest("details:not([open])")).slice(0, 3).map(e => e.tagName + "." + (e.getAttribute("class") || "") + " to " + Math.round(e.getBoundingClientRect().right) + "px").join(", ")`)
+	})
+	return over, wide
 }
 
 // TestDiagramEveryLesson opens every lesson at its first and last step,
