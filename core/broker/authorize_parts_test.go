@@ -517,6 +517,22 @@ func TestAuthorizeSubscription(t *testing.T) {
 	if code := rt[*kmsg.ConsumerGroupHeartbeatResponse](h, hb).ErrorCode; code == topicDenied || code == groupDenied {
 		t.Errorf("heartbeat subscribing to a: %v", kerr.ErrorForCode(code))
 	}
+
+	// A regex resolves to the topics the member may describe, as Kafka's
+	// filterTopicDescribeAuthorizedTopics: b matches but is not assigned.
+	re := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	re.SetVersion(1)
+	re.Group, re.MemberID, re.RebalanceTimeoutMillis = "g", "r", 60000
+	re.SubscribedTopicRegex = kmsg.StringPtr("[ab]")
+	resp := rt[*kmsg.ConsumerGroupHeartbeatResponse](h, re)
+	if resp.ErrorCode != 0 || resp.Assignment == nil {
+		t.Fatalf("regex heartbeat: %v, assignment %v", kerr.ErrorForCode(resp.ErrorCode), resp.Assignment)
+	}
+	for _, at := range resp.Assignment.Topics {
+		if at.TopicID != h.b.topics["a"].ID {
+			t.Errorf("regex [ab] assigned topic %x with %v; only a may be described", at.TopicID, at.Partitions)
+		}
+	}
 }
 
 // TestAuthorizeShareGroups: the share group APIs need READ on the group

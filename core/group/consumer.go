@@ -164,7 +164,7 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 		m.regex, m.topics = *req.SubscribedTopicRegex, nil
 		bump = true
 	}
-	c.advanceEpoch(g, bump)
+	c.advanceEpoch(g, call, bump)
 	var owned map[assign.TopicPartition]bool
 	if req.Topics != nil {
 		owned = map[assign.TopicPartition]bool{}
@@ -188,12 +188,13 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 	return resp
 }
 
-// advanceEpoch refreshes the regex subscriptions and the subscribed
-// topics' partition counts; when they or the member (bump) changed, the
-// group epoch advances and the target is computed for it.
-func (c *Coordinator) advanceEpoch(g *Group, bump bool) {
+// advanceEpoch refreshes the regex subscriptions (as the heartbeating
+// member may see them: call) and the subscribed topics' partition
+// counts; when they or the member (bump) changed, the group epoch
+// advances and the target is computed for it.
+func (c *Coordinator) advanceEpoch(g *Group, call Call, bump bool) {
 	cg := g.cg
-	if c.resolveRegexes(cg) {
+	if c.resolveRegexes(cg, call.MayDescribe) {
 		bump = true
 	}
 	if sig := c.topicsSig(cg); sig != cg.topicsSig {

@@ -97,7 +97,7 @@ func (c *Coordinator) classicJoinConsumer(call Call, g *Group, req *kmsg.JoinGro
 	for _, tp := range sub.Owned {
 		owned[tp] = true
 	}
-	c.advanceEpoch(g, bump)
+	c.advanceEpoch(g, call, bump)
 	c.reconcile(g, m, owned)
 	c.updateConsumerState(g)
 	c.storeConsumer(g)

@@ -303,7 +303,7 @@ func (c *Coordinator) replayConsumer(p int32, key, value []byte) {
 		m.rebalanceTimeout, m.assignor = r.int32(), r.cstr()
 		m.classic = r.classicTag()
 		if m.regex != "" {
-			m.topics = matchTopics(m.regex, c.cfg.Topics.Names())
+			m.topics = matchTopics(m.regex, c.cfg.Topics.Names(), nil) // the next heartbeat resolves it as its member may see it
 		}
 		if m.assignor != "" {
 			cg.assignor = m.assignor

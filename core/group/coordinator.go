@@ -89,6 +89,10 @@ type Call struct {
 	// Reply delivers a late answer. It is called at most once per Call,
 	// and never for a Call whose answer Handle returned.
 	Reply func(kmsg.Response)
+	// MayDescribe says whether the caller may DESCRIBE a topic; a
+	// heartbeat's regex subscriptions resolve to those topics only
+	// (regex.go). Nil: every topic.
+	MayDescribe func(topic string) bool
 }
 
 // Coordinator is the group coordinator of one broker: every group whose

@@ -1,9 +1,6 @@
 package group
 
-import (
-	"slices"
-	"strings"
-)
+import "slices"
 
 // Regular-expression subscriptions (KIP-848, ConsumerGroupHeartbeat v1's
 // SubscribedTopicRegex). Kafka compiles the regex with RE2/J and a topic
@@ -17,14 +14,21 @@ import (
 //
 // Invariants:
 //   - a regex member's topics are the sorted names of the existing topics
-//     its regex matches, internal topics (__consumer_offsets,
-//     __transaction_state: any name starting "__") excepted;
+//     its regex matches, internal ones (__consumer_offsets,
+//     __transaction_state) included, as Kafka 4 resolves them
+//     (GroupMetadataManager.refreshRegularExpressions matches every topic
+//     of the metadata image), and, where an authorizer is on, only those
+//     the heartbeating member may DESCRIBE (Kafka filters in the context of
+//     the member whose heartbeat refreshed the regexes:
+//     filterTopicDescribeAuthorizedTopics);
 //   - they are resolved again at every heartbeat of any member of the
 //     group, so a topic created or deleted later joins or leaves the
 //     subscription, and the group epoch advances, at the group's next
 //     heartbeat (Kafka refreshes asynchronously, at most every
 //     group.consumer.regex.refresh.interval.ms; here the refresh is
-//     synchronous so the engine stays deterministic).
+//     synchronous so the engine stays deterministic). A group restored
+//     from __consumer_offsets resolves without the filter until its next
+//     heartbeat, which assigns nothing before it resolves again.
 
 // validRegex reports whether a SubscribedTopicRegex compiles; "" is
 // valid and means no regex.
@@ -40,9 +44,10 @@ func validRegex(re string) bool {
 // browser build has none: regex_js.go).
 type topicRegex interface{ MatchString(string) bool }
 
-// resolveRegexes refreshes the topics of every regex member of cg and
-// reports whether any changed.
-func (c *Coordinator) resolveRegexes(cg *consumerGroup) bool {
+// resolveRegexes refreshes the topics of every regex member of cg, to
+// those the caller may describe (nil: all), and reports whether any
+// changed.
+func (c *Coordinator) resolveRegexes(cg *consumerGroup, mayDescribe func(string) bool) bool {
 	var names []string
 	resolved := map[string][]string{}
 	changed := false
@@ -56,7 +61,7 @@ func (c *Coordinator) resolveRegexes(cg *consumerGroup) bool {
 			if names == nil {
 				names = c.cfg.Topics.Names()
 			}
-			topics = matchTopics(m.regex, names)
+			topics = matchTopics(m.regex, names, mayDescribe)
 			resolved[m.regex] = topics
 		}
 		if !slices.Equal(topics, m.topics) {
@@ -67,15 +72,16 @@ func (c *Coordinator) resolveRegexes(cg *consumerGroup) bool {
 	return changed
 }
 
-// matchTopics lists, sorted, the non-internal names the regex matches.
-func matchTopics(re string, names []string) []string {
+// matchTopics lists, sorted, the names the regex matches that
+// mayDescribe (nil: every name) allows.
+func matchTopics(re string, names []string, mayDescribe func(string) bool) []string {
 	rx, err := compileRegex(re)
 	if err != nil {
 		return []string{} // refused at the heartbeat; a restored record may still hold one
 	}
 	out := []string{}
 	for _, n := range names {
-		if !strings.HasPrefix(n, "__") && rx.MatchString(n) {
+		if rx.MatchString(n) && (mayDescribe == nil || mayDescribe(n)) {
 			out = append(out, n)
 		}
 	}

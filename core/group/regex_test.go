@@ -92,3 +92,33 @@ func TestConsumerGroupRegex(t *testing.T) {
 	req.Version, req.Group, req.MemberID, req.SubscribedTopicRegex, req.SubscribedTopicNames = 1, "g", "n", &re, []string{"orders-eu"}
 	wantCode(t, "names and regex", h.do("n", req).(*kmsg.ConsumerGroupHeartbeatResponse).ErrorCode, kerr.InvalidRequest)
 }
+
+// TestConsumerGroupRegexInternal: a regex naming an internal topic
+// resolves to it, as Kafka 4 resolves regexes against every topic (the
+// kgo suite's Test848RegexBrokerResolves subscribes to
+// regexp.QuoteMeta("__consumer_offsets")).
+func TestConsumerGroupRegexInternal(t *testing.T) {
+	h := newHarness(t, nil)
+	topicReq(t, h, "orders", 1)
+	re := `orders|__consumer_offsets`
+	resp := h.regexBeat(t, "m", 0, &re, nil) // the group's first write creates __consumer_offsets
+	wantCode(t, "join", resp.ErrorCode, nil)
+	resp = h.regexBeat(t, "m", resp.MemberEpoch, nil, nil)
+	wantCode(t, "heartbeat", resp.ErrorCode, nil)
+	d := kmsg.NewPtrConsumerGroupDescribeRequest()
+	d.Groups = []string{"g"}
+	dm := h.do("c", d).(*kmsg.ConsumerGroupDescribeResponse).Groups[0].Members[0]
+	if want := []string{"__consumer_offsets", "orders"}; !slices.Equal(dm.SubscribedTopics, want) {
+		t.Fatalf("regex %q resolves to %v, want %v", re, dm.SubscribedTopics, want)
+	}
+	offsets := h.b.Topic("__consumer_offsets")
+	var n int
+	for _, at := range dm.Assignment.TopicPartitions {
+		if at.TopicID == offsets.ID {
+			n = len(at.Partitions)
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d partitions of __consumer_offsets assigned, want all 5", n)
+	}
+}
