@@ -164,8 +164,14 @@ func handleGroupRead(b *Broker, r *Request) kmsg.Response {
 	}
 	b.wrote = coordinatorWrites{}
 	req := *r
-	call := group.Call{ClientID: r.Header.ClientID, ClientHost: r.Host, Reply: func(resp kmsg.Response) { b.groupReply(req, resp) },
-		MayDescribe: func(topic string) bool { return b.allows(&req, check{kmsg.ACLResourceTypeTopic, topic, kmsg.ACLOperationDescribe}) }}
+	call := group.Call{
+		ClientID:   r.Header.ClientID,
+		ClientHost: r.Host,
+		Reply:      func(resp kmsg.Response) { b.groupReply(req, resp) },
+		MayDescribe: func(topic string) bool {
+			return b.allows(&req, check{kmsg.ACLResourceTypeTopic, topic, kmsg.ACLOperationDescribe})
+		},
+	}
 	if resp := b.groups.Handle(b.now, call, r.Msg); resp != nil {
 		b.groupReply(req, resp)
 	}
