@@ -8,7 +8,7 @@ DATA    ?= ./data
 # serves the playground by itself.
 DIST    := wasm/dist
 
-.PHONY: build run cluster test check test-stress check-fmt vet wasm wasm-core generate check-templ bench bench-browser clean site worker worker-dev
+.PHONY: build run cluster test check test-stress check-fmt vet wasm wasm-core generate check-templ bench bench-browser suites clean site worker worker-dev
 
 build: wasm
 	$(GO) build -o bin/gregor ./server/cmd/gregor
@@ -177,6 +177,12 @@ bench:
 bench-browser: wasm
 	@mkdir -p bin; GREGOR_BENCH=1 $(GO) test -count 1 -timeout 60m -v -run 'TestHomesPaint|TestSteppingFelt|TestWorker/requests' ./wasm/browsertest/ > bin/bench-browser.log 2>&1; \
 		status=$$?; grep -E 'MEASURE|browsertest:|^(---|ok|FAIL|panic)' bin/bench-browser.log; echo "(all of it: bin/bench-browser.log)"; exit $$status
+
+# Clients' own integration suites against a fresh bin/gregor (minutes; not
+# part of make test): franz-go's kgo suite, counted as passed, failed and
+# skipped (server/e2e/suites/kgo.sh).
+suites: build
+	@mkdir -p bin; server/e2e/suites/kgo.sh
 
 clean:
 	rm -rf bin $(DIST)/*.wasm.gz $(DIST)/wasm_exec.js $(WORKER)

@@ -3,9 +3,11 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The log cleaner (Kafka's LogCleaner) compacts the partitions of topics
@@ -106,23 +108,37 @@ func (b *Broker) cleanStep(p *Partition, force bool, budget int64) (int, bool) {
 	return len(notes), false
 }
 
-// keylessInCompacted is why a batch cannot go to a compacted partition: a
-// record without a key, which the cleaner could never place (Kafka's
-// LogValidator refuses it too). Only compacted topics decode records here.
-func keylessInCompacted(p *Partition, b record.Batch) string {
+// keylessInCompacted reports why a batch cannot go to a compacted
+// partition: records without a key, which the cleaner could never place.
+// As Kafka's LogValidator does (KIP-467), every keyless record is named by
+// its index in the batch, and the message counts them and quotes the first
+// three; the whole batch is refused. Only compacted topics decode records
+// here. msg is empty when the batch may be appended.
+func keylessInCompacted(p *Partition, b record.Batch) (msg string, errs []kmsg.ProduceResponseTopicPartitionErrorRecord) {
 	if !p.log.Config().Compact {
-		return ""
+		return "", nil
 	}
 	recs, err := b.Records()
 	if err != nil {
-		return fmt.Sprintf("records do not decode: %v", err)
+		return fmt.Sprintf("records do not decode: %v", err), nil
 	}
-	for _, r := range recs {
+	why := fmt.Sprintf("Compacted topic cannot accept message without key in topic partition %s.", p)
+	for i, r := range recs {
 		if r.Key == nil {
-			return fmt.Sprintf("Compacted topic cannot accept message without key in topic partition %s.", p)
+			e := kmsg.NewProduceResponseTopicPartitionErrorRecord()
+			e.RelativeOffset, e.ErrorMessage = int32(i), &why
+			errs = append(errs, e)
 		}
 	}
-	return ""
+	if len(errs) == 0 {
+		return "", nil
+	}
+	shown := make([]string, 0, 3)
+	for _, e := range errs[:min(len(errs), 3)] {
+		shown = append(shown, fmt.Sprintf("RecordError(batchIndex=%d, message='%s')", e.RelativeOffset, *e.ErrorMessage))
+	}
+	return fmt.Sprintf("One or more records have been rejected due to %d record errors in total, and only showing the first three errors at most: [%s]",
+		len(errs), strings.Join(shown, ", ")), errs
 }
 
 // CompactNow runs a whole cleaning pass over one partition at once,

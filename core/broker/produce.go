@@ -146,8 +146,8 @@ func (b *Broker) produce(p *Partition, txnID *string, implicitAdd bool, records 
 		sp.ErrorCode = kerr.InvalidRecord.Code
 		return false
 	}
-	if msg := keylessInCompacted(p, batch); msg != "" {
-		sp.ErrorCode, sp.ErrorMessage = kerr.InvalidRecord.Code, &msg
+	if msg, errs := keylessInCompacted(p, batch); msg != "" {
+		sp.ErrorCode, sp.ErrorMessage, sp.ErrorRecords = kerr.InvalidRecord.Code, &msg, errs
 		return false
 	}
 	logAppendTime := false

@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gregor-kafka/gregor/core/record"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // compactedTopicConfigs makes a topic whose segments roll every 4 KiB and
@@ -172,6 +174,7 @@ func TestCompaction(t *testing.T) {
 	if err := keyless.ProduceSync(testCtx(t, opTimeout), &kgo.Record{Value: []byte("no key")}).FirstErr(); !errors.Is(err, kerr.InvalidRecord) {
 		t.Errorf("a keyless record: %v, want INVALID_RECORD", err)
 	}
+	checkRecordErrors(t, b, topic)
 
 	// Transactions: committed data stays, aborted data goes, and the
 	// producer keeps working across cleanings.
@@ -227,6 +230,45 @@ func TestCompaction(t *testing.T) {
 	got = readCompacted(t, b, topic, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	if v := got["k01"]; v[len(v)-1] != "after-restart" {
 		t.Fatalf("k01 after the restart: %q", v)
+	}
+}
+
+// checkRecordErrors sends a batch that mixes keyed and keyless records:
+// Produce v8+ names each keyless one by its index in the batch (KIP-467)
+// and refuses the whole batch; a batch of keyed records goes in after it.
+func checkRecordErrors(t *testing.T, b *Broker, topic string) {
+	t.Helper()
+	cl := b.Client(t, kgo.MaxVersions(kversion.V3_6_0())) // Produce v9: topics by name
+	v := []byte("v")
+	mixed := record.NewBuilder(record.NewBatchHeader(time.Now().UnixMilli())).
+		Add([]byte("r0"), v, 0).Add(nil, v, 0).Add([]byte("r2"), v, 0).Add(nil, v, 0).Build()
+	resp, err := produceRequest(topic, -1, opTimeout, mixed).RequestWith(testCtx(t, opTimeout), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Version < 8 {
+		t.Fatalf("Produce v%d has no record errors; want v8+", resp.Version)
+	}
+	p := resp.Topics[0].Partitions[0]
+	var at []int32
+	for _, e := range p.ErrorRecords {
+		at = append(at, e.RelativeOffset)
+	}
+	msg := ""
+	if p.ErrorMessage != nil {
+		msg = *p.ErrorMessage
+	}
+	if p.ErrorCode != kerr.InvalidRecord.Code || !slices.Equal(at, []int32{1, 3}) ||
+		!strings.HasPrefix(msg, "One or more records have been rejected due to 2 record errors") {
+		t.Errorf("a batch with keyless records 1 and 3: %v, record errors at %v, message %q", kerr.ErrorForCode(p.ErrorCode), at, msg)
+	}
+	keyed := record.NewBuilder(record.NewBatchHeader(time.Now().UnixMilli())).Add([]byte("r0"), v, 0).Build()
+	resp, err = produceRequest(topic, -1, opTimeout, keyed).RequestWith(testCtx(t, opTimeout), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := resp.Topics[0].Partitions[0].ErrorCode; code != 0 {
+		t.Errorf("a keyed batch after the refused one: %v", kerr.ErrorForCode(code))
 	}
 }
 
