@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -52,38 +53,53 @@ func resolveAll(defs []config.Def, resolve func(string) (string, config.Source, 
 	return out
 }
 
-// brokerConfigs resolves every broker setting.
+// brokerConfigs resolves every broker setting, and the custom ones a
+// client set (Kafka keeps broker settings it does not know). A password's
+// value is never shown (IsSensitive).
 func (b *Broker) brokerConfigs(names []string, synonyms, docs bool) []describedConfig {
 	var out []describedConfig
 	for _, d := range config.BrokerDefs() {
-		if !wanted(names, d.Name) {
-			continue
+		if wanted(names, d.Name) {
+			out = append(out, b.brokerConfig(d, synonyms, docs))
 		}
-		v, src := b.cfg.Settings.Value(d.Name)
-		if d.Name == "node.id" {
-			v, src = strconv.Itoa(int(b.cfg.NodeID)), config.StaticBroker
-		}
-		c := describedConfig{Name: d.Name, Source: src, Type: d.Type, ReadOnly: d.ReadOnly}
-		if v != "" || d.Default != "" {
-			c.Value = &v
-		}
-		if synonyms {
-			if dv, ok := b.cfg.Settings.Dynamic[d.Name]; ok {
-				c.Synonyms = append(c.Synonyms, config.Synonym{Name: d.Name, Value: dv, Source: config.DynamicDefaultBroker})
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.cfg.Settings.Dynamic)) {
+		if _, known := config.BrokerDef(name); !known && wanted(names, name) {
+			v := b.cfg.Settings.Dynamic[name]
+			c := describedConfig{Name: name, Value: &v, Source: config.DynamicDefaultBroker, Type: config.String}
+			if synonyms {
+				c.Synonyms = []config.Synonym{{Name: name, Value: v, Source: config.DynamicDefaultBroker}}
 			}
-			if sv, ok := b.cfg.Settings.Static[d.Name]; ok {
-				c.Synonyms = append(c.Synonyms, config.Synonym{Name: d.Name, Value: sv, Source: config.StaticBroker})
-			}
-			if d.Default != "" {
-				c.Synonyms = append(c.Synonyms, config.Synonym{Name: d.Name, Value: d.Default, Source: config.Default})
-			}
+			out = append(out, c)
 		}
-		if docs {
-			c.Doc = d.Doc
-		}
-		out = append(out, c)
 	}
 	return out
+}
+
+func (b *Broker) brokerConfig(d config.Def, synonyms, docs bool) describedConfig {
+	v, src := b.cfg.Settings.Value(d.Name)
+	if d.Name == "node.id" {
+		v, src = strconv.Itoa(int(b.cfg.NodeID)), config.StaticBroker
+	}
+	c := describedConfig{Name: d.Name, Source: src, Type: d.Type, ReadOnly: d.ReadOnly, IsSensitive: d.Type == config.Password}
+	if (v != "" || d.Default != "") && !c.IsSensitive {
+		c.Value = &v
+	}
+	if synonyms && !c.IsSensitive {
+		if dv, ok := b.cfg.Settings.Dynamic[d.Name]; ok {
+			c.Synonyms = append(c.Synonyms, config.Synonym{Name: d.Name, Value: dv, Source: config.DynamicDefaultBroker})
+		}
+		if sv, ok := b.cfg.Settings.Static[d.Name]; ok {
+			c.Synonyms = append(c.Synonyms, config.Synonym{Name: d.Name, Value: sv, Source: config.StaticBroker})
+		}
+		if d.Default != "" {
+			c.Synonyms = append(c.Synonyms, config.Synonym{Name: d.Name, Value: d.Default, Source: config.Default})
+		}
+	}
+	if docs {
+		c.Doc = d.Doc
+	}
+	return c
 }
 
 // reconfigure pushes the resolved log settings to every partition of t, or

@@ -49,23 +49,29 @@ func (b *Broker) alterConfigs(rr *kmsg.IncrementalAlterConfigsRequestResource, v
 	var (
 		current map[string]string
 		topic   *Topic
-		lookup  func(string) (*config.Def, bool)
+		target  = config.TopicTarget
 	)
 	switch rr.ResourceType {
 	case kmsg.ConfigResourceTypeTopic:
 		if topic = b.topics[rr.ResourceName]; topic == nil {
 			return errorf(kerr.UnknownTopicOrPartition, "topic %q does not exist", rr.ResourceName)
 		}
-		current, lookup = topic.Configs, config.TopicDef
+		current = topic.Configs
 	case kmsg.ConfigResourceTypeBroker:
 		if rr.ResourceName != "" && rr.ResourceName != strconv.Itoa(int(b.cfg.NodeID)) {
-			return errorf(kerr.InvalidRequest, "unknown broker %q", rr.ResourceName)
+			if _, err := strconv.Atoi(rr.ResourceName); err != nil {
+				return errorf(kerr.InvalidRequest, "Node id must be an integer, but it is: %s", rr.ResourceName)
+			}
+			return errorf(kerr.InvalidRequest, "Unexpected broker id, expected %d, but received %s", b.cfg.NodeID, rr.ResourceName)
 		}
-		current, lookup = b.cfg.Settings.Dynamic, config.BrokerDef
+		current, target = b.cfg.Settings.Dynamic, config.ClusterTarget
+		if rr.ResourceName != "" {
+			target = config.BrokerTarget
+		}
 	default:
 		return errorf(kerr.InvalidRequest, "unsupported resource type %d", rr.ResourceType)
 	}
-	next, aerr := config.Alter(current, lookup, func(name string) string { return b.currentValue(topic, name) }, rr.Configs)
+	next, aerr := config.Alter(current, target, func(name string) string { return b.currentValue(topic, name) }, rr.Configs)
 	if aerr != nil {
 		return errorf(aerr.Kind, "%s", aerr.Msg)
 	}

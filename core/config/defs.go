@@ -36,6 +36,11 @@ type Def struct {
 	Min, Max int64
 	Enum     []string
 	ReadOnly bool // static: cannot be changed with IncrementalAlterConfigs
+	// PerBroker marks a setting Kafka lets only a broker of its own set
+	// (resource name = its id), not the cluster-wide defaults.
+	PerBroker bool
+	// Kept marks a Kafka setting Gregor has no behaviour for (kafka.go).
+	Kept bool
 	// parse, if set, validates a value instead of Enum.
 	parse func(string) error
 }
@@ -44,8 +49,9 @@ var maxLong = strconv.FormatInt(math.MaxInt64, 10)
 
 const week = "604800000"
 
-// topicDefs are topic settings; each has a broker synonym.
-var topicDefs = []Def{
+// topicDefs are topic settings, Gregor's own (each with a broker synonym)
+// and then Kafka's others.
+var topicDefs = withKafka([]Def{
 	{Name: "cleanup.policy", Type: List, Default: "delete", Doc: "What happens to old segments: delete (retention.ms, retention.bytes), compact (keep the latest record of each key), or compact,delete (both).", Topic: true, Synonyms: []string{"log.cleanup.policy"}, Enum: []string{"delete", "compact"}},
 	{Name: "compression.type", Type: String, Default: "producer", Doc: "Final compression of the topic's batches; producer keeps what the producer sent.", Topic: true, Synonyms: []string{"compression.type"}, Enum: []string{"producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"}},
 	{Name: "delete.retention.ms", Type: Long, Default: "86400000", Doc: "How long a compacted topic keeps a tombstone (and a marker of a transaction with no data left) after the cleaner first met it.", Topic: true, Synonyms: []string{"log.cleaner.delete.retention.ms"}, Min: 0, Max: math.MaxInt64},
@@ -65,10 +71,11 @@ var topicDefs = []Def{
 	{Name: "segment.index.bytes", Type: Int, Default: "10485760", Doc: "Largest offset index a segment may have before it rolls.", Topic: true, Synonyms: []string{"log.index.size.max.bytes"}, Min: 8, Max: math.MaxInt32},
 	{Name: "segment.ms", Type: Long, Default: week, Doc: "Age at which the active segment rolls even if not full.", Topic: true, Synonyms: []string{"log.roll.ms", "log.roll.hours"}, scale: map[string]int64{"log.roll.hours": 3600000}, Min: 1, Max: math.MaxInt64},
 	{Name: "unclean.leader.election.enable", Type: Bool, Default: "false", Doc: "Allow an out-of-sync replica to become leader, losing data.", Topic: true, Synonyms: []string{"unclean.leader.election.enable"}},
-}
+}, kafkaTopicTSV, true)
 
-// brokerDefs are broker-only settings and the broker synonyms of topic ones.
-var brokerDefs = []Def{
+// brokerDefs are broker-only settings and the broker synonyms of topic
+// ones, Gregor's own and then Kafka's others.
+var brokerDefs = withKafka([]Def{
 	{Name: "node.id", Type: Int, Default: "1", Doc: "This broker's id.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "auto.create.topics.enable", Type: Bool, Default: "true", Doc: "Create a topic when a client asks for metadata of one that does not exist.", ReadOnly: true},
 	{Name: "delete.topic.enable", Type: Bool, Default: "true", Doc: "Allow DeleteTopics.", ReadOnly: true},
@@ -128,9 +135,9 @@ var brokerDefs = []Def{
 	{Name: "log.cleaner.max.compaction.lag.ms", Type: Long, Default: maxLong, Doc: "Default max.compaction.lag.ms.", Min: 1, Max: math.MaxInt64},
 	{Name: "log.cleaner.min.compaction.lag.ms", Type: Long, Default: "0", Doc: "Default min.compaction.lag.ms.", Min: 0, Max: math.MaxInt64},
 	{Name: "log.cleaner.enable", Type: Bool, Default: "true", Doc: "Run the log cleaner, which compacts topics with cleanup.policy=compact.", ReadOnly: true},
-	{Name: "log.cleaner.io.buffer.size", Type: Int, Default: "524288", Doc: "Bytes of log the cleaner reads per engine tick: it shares the engine's one goroutine with requests, so a pass over a big log is spread over many ticks.", Min: 1024, Max: math.MaxInt32, ReadOnly: true},
-	{Name: "log.cleaner.dedupe.buffer.size", Type: Long, Default: "134217728", Doc: "Memory for the cleaner's offset map (about 64 bytes a key); a pass cleans as many dirty segments as their keys fit.", Min: 1 << 20, Max: math.MaxInt64, ReadOnly: true},
-	{Name: "log.cleaner.backoff.ms", Type: Long, Default: "15000", Doc: "How long the cleaner waits between checks when no log needs cleaning.", Min: 0, Max: math.MaxInt64, ReadOnly: true},
+	{Name: "log.cleaner.io.buffer.size", Type: Int, Default: "524288", Doc: "Bytes of log the cleaner reads per engine tick: it shares the engine's one goroutine with requests, so a pass over a big log is spread over many ticks.", Min: 1024, Max: math.MaxInt32},
+	{Name: "log.cleaner.dedupe.buffer.size", Type: Long, Default: "134217728", Doc: "Memory for the cleaner's offset map (about 64 bytes a key); a pass cleans as many dirty segments as their keys fit.", Min: 1 << 20, Max: math.MaxInt64},
+	{Name: "log.cleaner.backoff.ms", Type: Long, Default: "15000", Doc: "How long the cleaner waits between checks when no log needs cleaning.", Min: 0, Max: math.MaxInt64},
 	{Name: "compression.type", Type: String, Default: "producer", Doc: "Default compression.type.", Enum: []string{"producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"}},
 	{Name: "log.segment.delete.delay.ms", Type: Long, Default: "60000", Doc: "Default file.delete.delay.ms.", Min: 0, Max: math.MaxInt64},
 	{Name: "log.flush.interval.messages", Type: Long, Default: maxLong, Doc: "Default flush.messages.", Min: 1, Max: math.MaxInt64},
@@ -162,7 +169,7 @@ var brokerDefs = []Def{
 	{Name: "log.dir.failure.timeout.ms", Type: Long, Default: "30000", Doc: "A broker whose log dir failed halts if it could not tell the controller within this long (KIP-858).", Min: 1, Max: math.MaxInt64, ReadOnly: true},
 	{Name: "replica.socket.timeout.ms", Type: Int, Default: "30000", Doc: "How long a broker waits for an answer from another broker or the controller.", Min: 1, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "replica.high.watermark.checkpoint.interval.ms", Type: Long, Default: "5000", Doc: "How often a clustered broker writes its replicas' high watermarks to replication-offset-checkpoint.", Min: 1, Max: math.MaxInt64, ReadOnly: true},
-}
+}, kafkaBrokerTSV, false)
 
 var (
 	topicByName  = index(topicDefs)
@@ -177,7 +184,7 @@ func index(defs []Def) map[string]*Def {
 	return m
 }
 
-// TopicDefs lists the topic settings in name order.
+// TopicDefs lists the topic settings.
 func TopicDefs() []Def { return topicDefs }
 
 // BrokerDefs lists the broker settings.

@@ -99,7 +99,7 @@ func (b *Broker) AlterGroup(current map[string]string, ops []kmsg.IncrementalAlt
 			return nil, alterErrorf(kerr.InvalidConfig, "Unknown group config name: %s", c.Name)
 		}
 	}
-	next, aerr := Alter(current, GroupDef, func(string) string { return "" }, ops)
+	next, aerr := Alter(current, GroupTarget, func(string) string { return "" }, ops)
 	if aerr != nil {
 		return nil, aerr
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,40 +26,63 @@ var (
 	ErrInvalid = errors.New("invalid config value")
 )
 
+// invalid is a value a setting refuses, worded as Kafka's ConfigDef words
+// it ("Invalid value x for configuration y: why"); it is ErrInvalid.
+type invalid struct{ msg string }
+
+func (e invalid) Error() string        { return e.msg }
+func (e invalid) Is(target error) bool { return target == ErrInvalid }
+
+// kafkaTypeName is a numeric type's name in Kafka's "Not a number of
+// type" message.
+var kafkaTypeName = map[Type]string{Int: "INT", Short: "SHORT", Long: "LONG", Double: "DOUBLE"}
+
 // Check validates v against the setting's type, bounds and allowed values.
 func (d *Def) Check(v string) error {
-	bad := func(why string) error { return fmt.Errorf("%w: %s=%q: %s", ErrInvalid, d.Name, v, why) }
+	bad := func(why string) error {
+		return invalid{fmt.Sprintf("Invalid value %s for configuration %s: %s", v, d.Name, why)}
+	}
 	switch d.Type {
 	case Bool:
 		if v != "true" && v != "false" {
-			return bad("must be true or false")
+			return bad("Expected value to be either true or false")
 		}
 	case Int, Short, Long:
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			return bad("not a number")
+		if lo, hi := typeBounds(d.Type); err != nil || n < lo || n > hi {
+			return bad("Not a number of type " + kafkaTypeName[d.Type])
 		}
-		if n < d.Min || n > d.Max {
-			return bad(fmt.Sprintf("must be in [%d, %d]", d.Min, d.Max))
+		if n < d.Min {
+			return bad(fmt.Sprintf("Value must be at least %d", d.Min))
+		}
+		if n > d.Max {
+			return bad(fmt.Sprintf("Value must be no more than %d", d.Max))
 		}
 	case Double:
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil {
-			return bad("not a number")
+			return bad("Not a number of type DOUBLE")
 		}
-		if f < float64(d.Min) || f > float64(d.Max) {
-			return bad(fmt.Sprintf("must be in [%d, %d]", d.Min, d.Max))
+		if d.Min != math.MinInt64 && f < float64(d.Min) {
+			return bad(fmt.Sprintf("Value must be at least %d", d.Min))
+		}
+		if d.Max != math.MaxInt64 && f > float64(d.Max) {
+			return bad(fmt.Sprintf("Value must be no more than %d", d.Max))
 		}
 	}
 	if d.parse != nil {
 		if err := d.parse(v); err != nil {
-			return fmt.Errorf("%w: Invalid value `%s` for configuration %s. %v", ErrInvalid, v, d.Name, err)
+			return invalid{fmt.Sprintf("Invalid value `%s` for configuration %s. %v", v, d.Name, err)}
 		}
 	}
 	if len(d.Enum) > 0 {
 		for _, part := range strings.Split(v, ",") {
-			if !slices.Contains(d.Enum, strings.TrimSpace(part)) {
-				return bad("must be one of " + strings.Join(d.Enum, ", "))
+			part = strings.TrimSpace(part)
+			if part == "" && d.Kept {
+				continue // Kafka's lists may be empty
+			}
+			if !slices.Contains(d.Enum, part) {
+				return bad("String must be one of: " + strings.Join(d.Enum, ", "))
 			}
 		}
 	}
@@ -87,7 +111,7 @@ func NewBroker() *Broker {
 // SetStatic checks and sets a static broker setting. Topic-level names
 // (retention.ms) are accepted as aliases of their first broker synonym.
 func (b *Broker) SetStatic(name, value string) error {
-	if td, ok := TopicDef(name); ok {
+	if td, ok := TopicDef(name); ok && len(td.Synonyms) > 0 {
 		if _, isBroker := BrokerDef(name); !isBroker {
 			name = td.Synonyms[0]
 		}

@@ -94,8 +94,8 @@ func TestAlterConfigsLegacy(t *testing.T) {
 		t.Errorf("a topic created after num.partitions=3 has %d partitions", n)
 	}
 	brs, err = adm.AlterBrokerConfigsState(ctx, []kadm.AlterConfig{{Name: "node.id", Value: kadm.StringPtr("7")}}, b.NodeID)
-	if err != nil || !errors.Is(brs[0].Err, kerr.InvalidConfig) {
-		t.Errorf("AlterBrokerConfigsState node.id: %v %+v, want INVALID_CONFIG (read-only)", err, brs)
+	if err != nil || !errors.Is(brs[0].Err, kerr.InvalidRequest) || brs[0].ErrMessage != "Cannot update these configs dynamically: Set(node.id)" {
+		t.Errorf("AlterBrokerConfigsState node.id: %v %+v, want Kafka's INVALID_REQUEST for a read-only setting", err, brs)
 	}
 
 	// sarama: the same replacement; max.message.bytes, left out, is lifted.

@@ -37,7 +37,7 @@ func (c *controller) replaceConfigs(id uint64, r *kmsg.AlterConfigsRequest) {
 	ops := make([]kmsg.IncrementalAlterConfigsRequestResource, len(r.Resources))
 	for i := range r.Resources {
 		res := &r.Resources[i]
-		current, _, _ := c.configTarget(res.ResourceType, res.ResourceName)
+		current, _, _, _ := c.configTarget(res.ResourceType, res.ResourceName)
 		ops[i] = wire.AlterConfigsOps(current, res)
 		out := kmsg.NewAlterConfigsResponseResource()
 		out.ResourceType, out.ResourceName = res.ResourceType, res.ResourceName
@@ -102,17 +102,17 @@ func (c *controller) proposeConfigs(id uint64, req kmsg.Request, validateOnly bo
 
 // configTarget is what a config resource names in the image: its current
 // values, the topic ("" for the cluster-wide defaults) and how to look
-// its settings up; lookup is nil for a resource the controller does not
+// the kind of resource it is; ok is false for a resource the controller does not
 // keep.
-func (c *controller) configTarget(typ kmsg.ConfigResourceType, name string) (current map[string]string, topic string, lookup func(string) (*config.Def, bool)) {
+func (c *controller) configTarget(typ kmsg.ConfigResourceType, name string) (current map[string]string, topic string, target config.Target, ok bool) {
 	im := c.n.image
 	switch {
 	case typ == kmsg.ConfigResourceTypeTopic && im.Topics[name] != nil:
-		return im.Topics[name].Configs, name, config.TopicDef
+		return im.Topics[name].Configs, name, config.TopicTarget, true
 	case typ == kmsg.ConfigResourceTypeBroker && name == "":
-		return im.Defaults, "", config.BrokerDef
+		return im.Defaults, "", config.ClusterTarget, true
 	}
-	return nil, "", nil
+	return nil, "", 0, false
 }
 
 // configRecords checks one resource's operations and returns the records
@@ -122,9 +122,9 @@ func (c *controller) configRecords(res *kmsg.IncrementalAlterConfigsRequestResou
 	if res.ResourceType == kmsg.ConfigResourceTypeGroupConfig {
 		return c.groupConfigRecords(res)
 	}
-	current, topic, lookup := c.configTarget(res.ResourceType, res.ResourceName)
+	current, topic, target, ok := c.configTarget(res.ResourceType, res.ResourceName)
 	switch {
-	case lookup != nil:
+	case ok:
 	case res.ResourceType == kmsg.ConfigResourceTypeTopic:
 		return nil, &config.AlterError{Kind: kerr.UnknownTopicOrPartition, Msg: "topic " + res.ResourceName + " does not exist"}
 	case res.ResourceType == kmsg.ConfigResourceTypeBroker:
@@ -137,10 +137,13 @@ func (c *controller) configRecords(res *kmsg.IncrementalAlterConfigsRequestResou
 		if v, ok := c.n.image.Config(topic, name); ok {
 			return v
 		}
-		d, _ := lookup(name)
+		d, _ := config.BrokerDef(name)
+		if topic != "" {
+			d, _ = config.TopicDef(name)
+		}
 		return d.Default
 	}
-	next, aerr := config.Alter(current, lookup, effective, res.Configs)
+	next, aerr := config.Alter(current, target, effective, res.Configs)
 	if aerr != nil {
 		return nil, aerr
 	}

@@ -83,10 +83,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	settings := map[string]*string{}
 	for _, d := range config.BrokerDefs() {
-		settings[d.Name] = fs.String(d.Name, "", brokerHelp(d))
+		if !d.Kept { // Kafka's others are for a properties file
+			settings[d.Name] = fs.String(d.Name, "", brokerHelp(d))
+		}
 	}
 	for _, d := range config.TopicDefs() {
-		if _, dup := settings[d.Name]; !dup {
+		if _, dup := settings[d.Name]; !dup && !d.Kept {
 			settings[d.Name] = fs.String(d.Name, "", fmt.Sprintf("alias of --%s (topic default)", d.Synonyms[0]))
 		}
 	}
@@ -126,6 +128,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if setErr != nil {
 		return setErr
+	}
+	for k, v := range sv { // the server's settings that are Kafka's too, for DescribeConfigs
+		if d, ok := config.BrokerDef(k); ok && d.Kept {
+			b.Static[k] = v
+		}
 	}
 	if kafkaAddrSet && sv["listeners"] != "" {
 		return errors.New("--kafka-addr and listeners both given: --kafka-addr is the simple case of listeners=PLAINTEXT://HOST:PORT, give one")
@@ -303,11 +310,14 @@ func loadProperties(b *config.Broker, path string, sv map[string]string, logger 
 	for _, k := range keys {
 		err := b.SetStatic(k, props[k])
 		if errors.Is(err, config.ErrUnknown) {
-			logger.Printf("config file %s: ignoring %s (not a setting Gregor knows)", path, k)
+			logger.Printf("config file %s: ignoring %s (not a Kafka setting)", path, k)
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("config file %s: %w", path, err)
+		}
+		if d, _ := config.BrokerDef(k); d != nil && d.Kept {
+			logger.Printf("config file %s: keeping %s=%s for DescribeConfigs (a Kafka setting Gregor does not act on)", path, k, props[k])
 		}
 	}
 	return nil
