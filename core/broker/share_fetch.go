@@ -8,7 +8,7 @@ import (
 	"github.com/gregor-kafka/gregor/core/share"
 )
 
-// ShareFetch v1 and ShareAcknowledge v1 (KIP-932): a share group member
+// ShareFetch v1-2 and ShareAcknowledge v1-2 (KIP-932): a share group member
 // acquires records of the partitions this broker leads, locked for
 // the group's share.record.lock.duration.ms on the broker's clock, and
 // acknowledges them, piggybacked on its next ShareFetch or alone. The
@@ -18,9 +18,53 @@ import (
 // are archived, never delivered. A share fetch that acquires nothing
 // waits, as a long-poll Fetch does, until records arrive or are released
 // or max.wait.ms passes.
+//
+// Version 2 (Kafka 4.2) adds renew acknowledgements (KIP-1222): a request
+// with IsRenewAck may acknowledge with type 4, which keeps the records
+// the member's and restarts their locks; such a ShareFetch fetches
+// nothing, so its fetch limits must be 0. It also adds ShareAcquireMode
+// (KIP-1206): Gregor acquires at most MaxRecords records in both modes,
+// which record_limit (1) requires and batch_optimized (0) allows.
 func init() {
-	register(78, 1, 1, handleShareFetch)
-	register(79, 1, 1, handleShareAck)
+	register(78, 1, 2, handleShareFetch)
+	register(79, 1, 2, handleShareAck)
+}
+
+// renewUntil is when the locks a request renews end: the group's lock
+// duration from now, or 0 when the request renews nothing (v1, or v2
+// without IsRenewAck), so that type 4 is refused.
+func (b *Broker) renewUntil(group string, renew bool) int64 {
+	if !renew {
+		return 0
+	}
+	return b.now + b.groupInt64(group, "share.record.lock.duration.ms")
+}
+
+// badRenewFetch reports a ShareFetch v2 that Kafka refuses with
+// INVALID_REQUEST: an unknown acquire mode, or a renewal that also asks
+// for records (fetch limits not 0, or a partition with nothing to
+// acknowledge).
+func badRenewFetch(req *kmsg.ShareFetchRequest) bool {
+	if req.Version < 2 {
+		return false
+	}
+	if req.ShareAcquireMode != 0 && req.ShareAcquireMode != 1 {
+		return true
+	}
+	if !req.IsRenewAck {
+		return false
+	}
+	if req.MaxBytes != 0 || req.MinBytes != 0 || req.MaxRecords != 0 || req.MaxWaitMillis != 0 {
+		return true
+	}
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			if len(p.AcknowledgementBatches) == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type pendingShareFetch struct {
@@ -43,9 +87,9 @@ func shareIDs(group, member *string) (string, string) {
 func handleShareFetch(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.ShareFetchRequest)
 	resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
-	resp.AcquisitionLockTimeoutMillis = int32(b.share.Limits().LockMs)
 	group, member := shareIDs(req.GroupID, req.MemberID)
-	if group == "" || member == "" || len(member) > 36 {
+	resp.AcquisitionLockTimeoutMillis = int32(b.groupInt64(group, "share.record.lock.duration.ms"))
+	if group == "" || member == "" || len(member) > 36 || badRenewFetch(req) {
 		resp.ErrorCode = kerr.InvalidRequest.Code
 		return resp
 	}
@@ -55,20 +99,17 @@ func handleShareFetch(b *Broker, r *Request) kmsg.Response {
 		return resp
 	}
 	acks := map[share.TP]int16{}
+	until := b.renewUntil(group, req.IsRenewAck)
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
 			if len(p.AcknowledgementBatches) > 0 {
-				var bs []share.AckBatch
-				for _, a := range p.AcknowledgementBatches {
-					bs = append(bs, share.AckBatch{First: a.FirstOffset, Last: a.LastOffset, Types: a.AcknowledgeTypes})
-				}
 				tp := share.TP{TopicID: t.TopicID, Partition: p.Partition}
-				acks[tp] = b.shareAck(group, member, tp, bs)
+				acks[tp] = b.shareAck(group, member, tp, ackBatches(p.AcknowledgementBatches), until)
 			}
 		}
 	}
 	b.share.Next(group, member, req.ShareSessionEpoch)
-	if req.ShareSessionEpoch == share.FinalEpoch {
+	if req.ShareSessionEpoch == share.FinalEpoch || req.IsRenewAck {
 		b.replyShareFetch(*r, group, b.shareFetchResponse(req, nil, acks))
 		b.wakeShareFetches()
 		return nil
@@ -120,6 +161,7 @@ func handleShareAck(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.ShareAcknowledgeRequest)
 	resp := req.ResponseKind().(*kmsg.ShareAcknowledgeResponse)
 	group, member := shareIDs(req.GroupID, req.MemberID)
+	resp.AcquisitionLockTimeoutMillis = int32(b.groupInt64(group, "share.record.lock.duration.ms"))
 	if group == "" || member == "" {
 		resp.ErrorCode = kerr.InvalidRequest.Code
 		return resp
@@ -128,6 +170,7 @@ func handleShareAck(b *Broker, r *Request) kmsg.Response {
 		resp.ErrorCode = code
 		return resp
 	}
+	until := b.renewUntil(group, req.IsRenewAck)
 	for _, t := range req.Topics {
 		rt := kmsg.NewShareAcknowledgeResponseTopic()
 		rt.TopicID = t.TopicID
@@ -138,7 +181,7 @@ func handleShareAck(b *Broker, r *Request) kmsg.Response {
 			}
 			rp := kmsg.NewShareAcknowledgeResponseTopicPartition()
 			rp.Partition = p.Partition
-			rp.ErrorCode = b.shareAck(group, member, share.TP{TopicID: t.TopicID, Partition: p.Partition}, bs)
+			rp.ErrorCode = b.shareAck(group, member, share.TP{TopicID: t.TopicID, Partition: p.Partition}, bs, until)
 			rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = -1, -1
 			rt.Partitions = append(rt.Partitions, rp)
 		}
@@ -161,6 +204,15 @@ func handleShareAck(b *Broker, r *Request) kmsg.Response {
 	return nil
 }
 
+// ackBatches are a ShareFetch partition's acknowledgement batches.
+func ackBatches(as []kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch) []share.AckBatch {
+	bs := make([]share.AckBatch, len(as))
+	for i, a := range as {
+		bs[i] = share.AckBatch{First: a.FirstOffset, Last: a.LastOffset, Types: a.AcknowledgeTypes}
+	}
+	return bs
+}
+
 // sharePartition is the partition a share request names, or the error
 // code for it.
 func (b *Broker) sharePartition(tp share.TP) (*Partition, int16) {
@@ -177,11 +229,11 @@ func (b *Broker) sharePartition(tp share.TP) (*Partition, int16) {
 	return p, 0
 }
 
-func (b *Broker) shareAck(group, member string, tp share.TP, bs []share.AckBatch) int16 {
+func (b *Broker) shareAck(group, member string, tp share.TP, bs []share.AckBatch, renewUntil int64) int16 {
 	if _, code := b.sharePartition(tp); code != 0 {
 		return code
 	}
-	return b.share.Ack(share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}, member, bs)
+	return b.share.Ack(share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}, member, bs, renewUntil)
 }
 
 // acquire acquires records of the session's partitions for member, up
@@ -248,7 +300,8 @@ func newShareFetchPartition(tp share.TP) *kmsg.ShareFetchResponseTopicPartition 
 // error, or with acknowledgement results) by topic, in the order given.
 func (b *Broker) shareFetchResponse(req *kmsg.ShareFetchRequest, got map[share.TP]*kmsg.ShareFetchResponseTopicPartition, acks map[share.TP]int16) *kmsg.ShareFetchResponse {
 	resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
-	resp.AcquisitionLockTimeoutMillis = int32(b.share.Limits().LockMs)
+	group, _ := shareIDs(req.GroupID, req.MemberID)
+	resp.AcquisitionLockTimeoutMillis = int32(b.groupInt64(group, "share.record.lock.duration.ms"))
 	for tp, code := range acks {
 		if got[tp] == nil {
 			if got == nil {

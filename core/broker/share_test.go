@@ -374,3 +374,70 @@ func TestShareLeaderReadsState(t *testing.T) {
 		t.Fatalf("after the move: %+v, want 1..2 delivered a second time", a)
 	}
 }
+
+// TestShareRenew: ShareFetch and ShareAcknowledge v2 (KIP-1222). A renew
+// acknowledgement keeps a record the member's past its first lock; a
+// renewing ShareFetch fetches nothing and must ask for nothing; type 4
+// without IsRenewAck, and an unknown ShareAcquireMode, are refused.
+func TestShareRenew(t *testing.T) {
+	h := newHarness(t, map[string]string{"share.auto.offset.reset": "earliest"})
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("a", "b")))
+	if hb := shareHeartbeat(h, "m1", 0, "t"); hb.ErrorCode != 0 {
+		t.Fatalf("join: %+v", hb)
+	}
+	v2 := func(req *kmsg.ShareFetchRequest) *kmsg.ShareFetchRequest { req.SetVersion(2); return req }
+	r := call[*kmsg.ShareFetchResponse](h, v2(shareFetchReq("m1", id, 0, 0)))
+	if a := acquired(r); len(a) != 1 || a[0].LastOffset != 1 || r.AcquisitionLockTimeoutMillis != 30000 {
+		t.Fatalf("fetch: %+v", r)
+	}
+
+	// Type 4 without IsRenewAck is a bad acknowledgement.
+	r = call[*kmsg.ShareFetchResponse](h, v2(shareFetchReq("m1", id, 1, 0, 0, 0, int64(share.AckRenew))))
+	if code := r.Topics[0].Partitions[0].AcknowledgeErrorCode; code != kerr.InvalidRequest.Code {
+		t.Fatalf("renew without IsRenewAck: %v", kerr.ErrorForCode(code))
+	}
+	// A renewal that also asks for records is refused as a whole.
+	bad := v2(shareFetchReq("m1", id, 2, 0, 0, 0, int64(share.AckRenew)))
+	bad.IsRenewAck = true
+	if r = call[*kmsg.ShareFetchResponse](h, bad); r.ErrorCode != kerr.InvalidRequest.Code {
+		t.Fatalf("renewal with fetch limits: %+v", r)
+	}
+	mode := v2(shareFetchReq("m1", id, 2, 0))
+	mode.ShareAcquireMode = 7
+	if r = call[*kmsg.ShareFetchResponse](h, mode); r.ErrorCode != kerr.InvalidRequest.Code {
+		t.Fatalf("acquire mode 7: %+v", r)
+	}
+
+	// 20 s in, m1 renews offset 0 through ShareFetch and offset 1 through
+	// ShareAcknowledge; both stay its own past the first lock's 30 s.
+	h.now += 20_000
+	h.b.Tick(h.now)
+	renew := v2(shareFetchReq("m1", id, 2, 0, 0, 0, int64(share.AckRenew)))
+	renew.IsRenewAck, renew.MaxBytes, renew.MaxRecords = true, 0, 0
+	r = call[*kmsg.ShareFetchResponse](h, renew)
+	if r.ErrorCode != 0 || r.Topics[0].Partitions[0].AcknowledgeErrorCode != 0 || len(acquired(r)) != 0 {
+		t.Fatalf("renew through ShareFetch: %+v", r)
+	}
+	noNullRecords(t, r)
+	ack := kmsg.NewPtrShareAcknowledgeRequest()
+	ack.SetVersion(2)
+	ack.GroupID, ack.MemberID, ack.ShareSessionEpoch, ack.IsRenewAck = kmsg.StringPtr("sg"), kmsg.StringPtr("m1"), 3, true
+	ack.Topics = []kmsg.ShareAcknowledgeRequestTopic{{TopicID: id, Partitions: []kmsg.ShareAcknowledgeRequestTopicPartition{{
+		Partition: 0, AcknowledgementBatches: []kmsg.ShareAcknowledgeRequestTopicPartitionAcknowledgementBatch{{FirstOffset: 1, LastOffset: 1, AcknowledgeTypes: []int8{share.AckRenew}}}}}}}
+	if a := call[*kmsg.ShareAcknowledgeResponse](h, ack); a.ErrorCode != 0 || a.Topics[0].Partitions[0].ErrorCode != 0 || a.AcquisitionLockTimeoutMillis != 30000 {
+		t.Fatalf("renew through ShareAcknowledge: %+v", a)
+	}
+	h.now += 15_000 // 35 s after the fetch: the first locks would have ended
+	h.b.Tick(h.now)
+	recs := h.b.share.Partition(share.Key{Group: "sg", TopicID: id, Partition: 0}).Records()
+	if len(recs) != 2 || recs[0].State != share.Acquired || recs[1].State != share.Acquired || recs[0].Owner != "m1" {
+		t.Fatalf("after 35 s the renewed records are %+v, want both still m1's", recs)
+	}
+	h.now += 20_000 // past the renewed locks
+	h.b.Tick(h.now)
+	if recs = h.b.share.Partition(share.Key{Group: "sg", TopicID: id, Partition: 0}).Records(); recs[0].State != share.Available {
+		t.Fatalf("after the renewed lock: %+v, want available again", recs)
+	}
+}

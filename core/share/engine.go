@@ -133,12 +133,12 @@ func (e *Engine) TakeDirty() []Key {
 }
 
 // Ack applies a member's acknowledgements to a share partition.
-func (e *Engine) Ack(k Key, member string, batches []AckBatch) int16 {
+func (e *Engine) Ack(k Key, member string, batches []AckBatch, renewUntil int64) int16 {
 	p := e.parts[k]
 	if p == nil {
 		return kerr.InvalidRecordState.Code
 	}
-	code := p.Ack(member, batches, e.cfg.Limits)
+	code := p.Ack(member, batches, e.cfg.Limits, renewUntil)
 	if code == 0 {
 		e.dirty[k] = true
 	}

@@ -34,6 +34,9 @@ const (
 	AckAccept  int8 = 1
 	AckRelease int8 = 2
 	AckReject  int8 = 3
+	// AckRenew keeps a record acquired and extends its lock (KIP-1222,
+	// ShareFetch and ShareAcknowledge v2 with IsRenewAck).
+	AckRenew int8 = 4
 )
 
 // Record is the state of one offset of a share partition's window.
@@ -157,8 +160,10 @@ type AckBatch struct {
 // and within the window (INVALID_REQUEST). Offsets before Start are done
 // already and ignored. Accept acknowledges, release makes the record
 // available again (or archives it at the delivery limit), reject and gap
-// archive it. It returns the error code, 0 on success.
-func (p *Partition) Ack(member string, batches []AckBatch, lim Limits) int16 {
+// archive it. Renew is allowed only when renewUntil is positive (the
+// request said IsRenewAck): the record stays member's, locked until
+// renewUntil. It returns the error code, 0 on success.
+func (p *Partition) Ack(member string, batches []AckBatch, lim Limits, renewUntil int64) int16 {
 	invalidRequest, invalidRecordState := kerr.InvalidRequest.Code, kerr.InvalidRecordState.Code
 	prev := int64(-1)
 	for _, b := range batches {
@@ -167,7 +172,7 @@ func (p *Partition) Ack(member string, batches []AckBatch, lim Limits) int16 {
 			return invalidRequest
 		}
 		for _, t := range b.Types {
-			if t < AckGap || t > AckReject {
+			if t < AckGap || t > AckReject && (t != AckRenew || renewUntil <= 0) {
 				return invalidRequest
 			}
 		}
@@ -190,6 +195,8 @@ func (p *Partition) Ack(member string, batches []AckBatch, lim Limits) int16 {
 				r.State, r.Owner, r.Until = Acknowledged, "", 0
 			case AckRelease:
 				r.release(lim)
+			case AckRenew:
+				r.Until = renewUntil
 			default:
 				r.State, r.Owner, r.Until = Archived, "", 0
 			}

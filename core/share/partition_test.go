@@ -57,7 +57,7 @@ func TestLockTimeoutRedelivers(t *testing.T) {
 	if got := ranges(p.Acquire("b", 30000, lim, 10, logOf(3))); got != "0-2#2" {
 		t.Fatalf("redelivery: %s", got)
 	}
-	if code := p.Ack("a", []AckBatch{{0, 0, []int8{AckAccept}}}, lim); code != kerr.InvalidRecordState.Code {
+	if code := p.Ack("a", []AckBatch{{0, 0, []int8{AckAccept}}}, lim, 0); code != kerr.InvalidRecordState.Code {
 		t.Fatalf("a acknowledged a record b holds: code %d", code)
 	}
 }
@@ -72,7 +72,7 @@ func TestDeliveryLimitArchives(t *testing.T) {
 		if i == 1 {
 			batches = append(batches, AckBatch{1, 1, []int8{AckAccept}})
 		}
-		if code := p.Ack("a", batches, lim); code != 0 {
+		if code := p.Ack("a", batches, lim, 0); code != 0 {
 			t.Fatalf("ack %d: %d", i, code)
 		}
 	}
@@ -103,7 +103,7 @@ func TestDeliveryLimitOnLockExpiry(t *testing.T) {
 func TestRejectArchivesAndGapsAreDone(t *testing.T) {
 	p := NewPartition(0)
 	p.Acquire("a", 0, lim, 10, logOf(4))
-	code := p.Ack("a", []AckBatch{{0, 3, []int8{AckReject, AckAccept, AckRelease, AckGap}}}, lim)
+	code := p.Ack("a", []AckBatch{{0, 3, []int8{AckReject, AckAccept, AckRelease, AckGap}}}, lim, 0)
 	if code != 0 {
 		t.Fatalf("ack: %d", code)
 	}
@@ -119,7 +119,7 @@ func TestAckIsAllOrNone(t *testing.T) {
 	p := NewPartition(0)
 	p.Acquire("a", 0, lim, 2, logOf(4))
 	p.Acquire("b", 0, lim, 2, logOf(4))
-	code := p.Ack("a", []AckBatch{{0, 1, []int8{AckAccept}}, {2, 2, []int8{AckAccept}}}, lim)
+	code := p.Ack("a", []AckBatch{{0, 1, []int8{AckAccept}}, {2, 2, []int8{AckAccept}}}, lim, 0)
 	if code != kerr.InvalidRecordState.Code {
 		t.Fatalf("a acked b's record: code %d", code)
 	}
@@ -133,7 +133,7 @@ func TestAckIsAllOrNone(t *testing.T) {
 		{{0, 9, []int8{AckAccept}}},               // beyond the window
 		{{1, 1, []int8{1}}, {0, 0, []int8{1}}},    // out of order
 	} {
-		if code := p.Ack("a", bad, lim); code != kerr.InvalidRequest.Code {
+		if code := p.Ack("a", bad, lim, 0); code != kerr.InvalidRequest.Code {
 			t.Errorf("%v: code %d, want INVALID_REQUEST", bad, code)
 		}
 	}
@@ -179,7 +179,7 @@ func TestMembersNeverShareARecord(t *testing.T) {
 			}
 		}
 		sortBatches(mine)
-		if code := p.Ack(m, mine, lim); code != 0 {
+		if code := p.Ack(m, mine, lim, 0); code != 0 {
 			t.Fatalf("step %d: ack %v: %d", step, mine, code)
 		}
 	}
@@ -207,7 +207,7 @@ func TestWindowIsBounded(t *testing.T) {
 	if got := ranges(p.Acquire("b", 0, small, 10, logOf(10))); got != "" {
 		t.Fatalf("acquired beyond max.record.locks: %s", got)
 	}
-	p.Ack("a", []AckBatch{{0, 0, []int8{AckAccept}}}, small)
+	p.Ack("a", []AckBatch{{0, 0, []int8{AckAccept}}}, small, 0)
 	if got := ranges(p.Acquire("b", 0, small, 10, logOf(10))); got != "3-3#1" {
 		t.Fatalf("after the start moved: %s", got)
 	}
@@ -231,7 +231,7 @@ func TestSkippedSpansAndGapsAreArchived(t *testing.T) {
 	if got := ranges(p.Acquire("a", 0, lim, 10, more)); got != "0-1#1 5-6#1" {
 		t.Fatalf("acquire: %s", got)
 	}
-	p.Ack("a", []AckBatch{{0, 1, []int8{AckAccept}}}, lim)
+	p.Ack("a", []AckBatch{{0, 1, []int8{AckAccept}}}, lim, 0)
 	if got := states(p); got != "start=5 5:acquired/1a 6:acquired/1a" {
 		t.Fatalf("states: %s", got)
 	}
@@ -242,7 +242,7 @@ func TestSkippedSpansAndGapsAreArchived(t *testing.T) {
 func TestSnapshotRoundTrip(t *testing.T) {
 	p := NewPartition(10)
 	p.Acquire("a", 0, lim, 10, func(from int64, _ int) []Span { return []Span{{First: from, Last: from + 3}} })
-	p.Ack("a", []AckBatch{{11, 12, []int8{AckAccept, AckReject}}}, lim)
+	p.Ack("a", []AckBatch{{11, 12, []int8{AckAccept, AckReject}}}, lim, 0)
 	p.StateEpoch, p.LeaderEpoch = 2, 7
 	k := Key{Group: "g", TopicID: [16]byte{1, 2}, Partition: 3}
 	key, value := EncodeSnapshot(k, p, 5)
@@ -270,5 +270,30 @@ func TestCoordinatorKey(t *testing.T) {
 	k := Key{Group: "g", TopicID: [16]byte{0xfb, 0xff, 0, 1}, Partition: 4}
 	if got, want := k.CoordinatorKey(), "g:-_8AAQAAAAAAAAAAAAAAAA:4"; got != want {
 		t.Fatalf("%q, want %q", got, want)
+	}
+}
+
+// TestRenewExtendsTheLock: a Renew acknowledgement (KIP-1222) keeps the
+// record acquired by its member past the lock's first expiry, and only
+// when the request allows renewals; another member cannot renew it.
+func TestRenewExtendsTheLock(t *testing.T) {
+	p := NewPartition(0)
+	p.Acquire("a", 0, lim, 2, logOf(2))
+	renew := []AckBatch{{0, 0, []int8{AckRenew}}}
+	if code := p.Ack("b", renew, lim, 2*lim.LockMs); code != kerr.InvalidRecordState.Code {
+		t.Fatalf("b renewed a's record: code %d", code)
+	}
+	if code := p.Ack("a", renew, lim, 2*lim.LockMs); code != 0 {
+		t.Fatalf("renew: code %d", code)
+	}
+	p.Expire(lim.LockMs, lim)
+	if got := states(p); got != "start=0 0:acquired/1a 1:available/1" {
+		t.Fatalf("after the first lock's expiry: %s (want offset 0 still a's, 1 released)", got)
+	}
+	if code := p.Ack("a", []AckBatch{{0, 0, []int8{AckAccept}}}, lim, 0); code != 0 {
+		t.Fatalf("accept after renew: code %d", code)
+	}
+	if got := states(p); got != "start=1 1:available/1" {
+		t.Fatalf("after accept: %s", got)
 	}
 }
