@@ -37,6 +37,8 @@ import (
 //   - SCRAM-SHA-256 and SCRAM-SHA-512 (RFC 5802, RFC 7677): client-first,
 //     server-first, client-final, server-final, against the credentials of
 //     the metadata (AlterUserScramCredentials).
+//   - OAUTHBEARER (RFC 7628), where the listener enables it: Kafka's
+//     unsecured tokens (oauth.go).
 //
 // Invariants: until authenticated, a connection's requests other than
 // ApiVersions, SaslHandshake and SaslAuthenticate close it (Kafka: an
@@ -47,9 +49,13 @@ import (
 // re-authenticates on the same connection, as the same user and with the
 // same mechanism (KIP-368), or its first request after expiry closes it.
 
-// Mechanisms is every SASL mechanism served, as sasl.enabled.mechanisms
-// defaults.
-var Mechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+// Mechanisms are the SASL mechanisms sasl.enabled.mechanisms defaults
+// to; served are all a listener may enable (OAUTHBEARER, oauth.go, only
+// when named).
+var (
+	Mechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+	served     = append(slices.Clone(Mechanisms), oauthMechanism)
+)
 
 // saslConn is one connection's authentication.
 type saslConn struct {
@@ -58,12 +64,13 @@ type saslConn struct {
 	// PLAIN JAAS line (Kafka's PlainLoginModule); nil: PLAIN passwords
 	// are checked against SCRAM credentials. creds looks a SCRAM
 	// credential up.
-	plain  map[string]string
-	creds  func(user string, mech int8) *cluster.ScramCredential
-	mech   string
-	scram  *scramExchange
-	failed bool
-	raw    bool // after SaslHandshake v0: tokens come as bare frames
+	plain    map[string]string
+	creds    func(user string, mech int8) *cluster.ScramCredential
+	mech     string
+	scram    *scramExchange
+	oauthErr string // the error challenge an OAUTHBEARER token got
+	failed   bool
+	raw      bool // after SaslHandshake v0: tokens come as bare frames
 	// User is the authenticated user; empty until then. auths counts
 	// the completed authentications (re-authentications included).
 	user  string
@@ -108,7 +115,7 @@ func (c *conn) authenticate(h wire.Header, req kmsg.Request, size int64) (bool, 
 			hr.ErrorCode = kerr.UnsupportedSaslMechanism.Code
 			c.logf("connection from %s asked for SASL mechanism %q; enabled: %s", c.nc.RemoteAddr(), r.Mechanism, strings.Join(s.enabled, ", "))
 		default:
-			s.mech, s.raw, s.scram = r.Mechanism, r.Version == 0, nil
+			s.mech, s.raw, s.scram, s.oauthErr = r.Mechanism, r.Version == 0, nil, ""
 		}
 		resp = hr
 	case *kmsg.SASLAuthenticateRequest:
@@ -180,6 +187,8 @@ func (s *saslConn) step(token []byte) ([]byte, error) {
 	switch {
 	case s.mech == "":
 		return nil, fmt.Errorf("SaslAuthenticate before SaslHandshake")
+	case s.mech == oauthMechanism:
+		return s.oauthStep(token, time.Now())
 	case s.mech == "PLAIN":
 		parts := bytes.Split(token, []byte{0})
 		if len(parts) != 3 || len(parts[1]) == 0 {

@@ -55,7 +55,7 @@ func ListenerKey(key string) bool {
 	}
 	_, setting, ok := strings.Cut(rest, ".")
 	return ok && (slices.Contains(listenerKeys, setting) ||
-		slices.ContainsFunc(Mechanisms, func(m string) bool { return setting == jaasKey(m) }))
+		slices.ContainsFunc(served, func(m string) bool { return setting == jaasKey(m) }))
 }
 
 // setting resolves key for the named listener: its value and the key it
@@ -167,10 +167,13 @@ func listenerSecurity(props map[string]string, l Listener, peer bool) (sec Secur
 	if v, key := setting(props, l.Name, "sasl.enabled.mechanisms"); v != "" {
 		sec.Mechanisms = splitList(v)
 		for _, m := range sec.Mechanisms {
-			if !slices.Contains(Mechanisms, m) {
-				return sec, nil, fmt.Errorf("%s: %s is not served (%s are)", key, m, strings.Join(Mechanisms, ", "))
+			if !slices.Contains(served, m) {
+				return sec, nil, fmt.Errorf("%s: %s is not served (%s are)", key, m, strings.Join(served, ", "))
 			}
 		}
+	}
+	if v, key := setting(props, l.Name, jaasKey(oauthMechanism)); strings.Contains(v, "unsecuredValidator") {
+		return sec, nil, fmt.Errorf("%s: Gregor validates OAUTHBEARER tokens as Kafka's unsecured validator does with its defaults (principal claim sub, no required scope, no clock skew); its unsecuredValidator options are not read", key)
 	}
 	if v, key := setting(props, l.Name, jaasKey("PLAIN")); v != "" {
 		j, err := parseJAAS(key, v, "PLAIN")
@@ -194,6 +197,8 @@ func peerCredentials(props map[string]string, l Listener, enabled []string) (mec
 	switch {
 	case mech == "":
 		return "", "", "", fmt.Errorf("controller listener %s is %s: set sasl.mechanism.controller.protocol (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512), the mechanism nodes authenticate each other with", l.Name, l.Protocol)
+	case mech == oauthMechanism:
+		return "", "", "", fmt.Errorf("%s=%s: nodes authenticate each other with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", key, mech)
 	case !slices.Contains(enabled, mech):
 		return "", "", "", fmt.Errorf("%s=%s: not among the mechanisms of listener %s (%s)", key, mech, l.Name, strings.Join(enabled, ", "))
 	}

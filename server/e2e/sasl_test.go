@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -178,5 +180,30 @@ func TestSASLKcat(t *testing.T) {
 	run("one\ntwo\n", "-P", "-t", topic)
 	if got := run("", "-C", "-t", topic, "-o", "beginning", "-e", "-q"); got != "one\ntwo\n" {
 		t.Errorf("kcat consumed %q over SASL_SSL, want %q", got, "one\ntwo\n")
+	}
+}
+
+// TestSASLOAuthBearer: a listener that names OAUTHBEARER takes unsecured
+// tokens as Kafka's default validator does (franz-go's oauth mechanism,
+// as its own suite's TestOAuthAuth): a token for alice that has not
+// expired authenticates, an expired one fails with
+// SASL_AUTHENTICATION_FAILED and the invalid_token challenge.
+func TestSASLOAuthBearer(t *testing.T) {
+	t.Parallel()
+	s := saslBroker(t, "--sasl.enabled.mechanisms", "SCRAM-SHA-512,OAUTHBEARER")
+	token := func(exp time.Time) sasl.Mechanism {
+		enc := base64.RawURLEncoding.EncodeToString
+		claims := fmt.Sprintf(`{"sub":"alice","exp":%d}`, exp.Unix())
+		return oauth.Auth{Token: enc([]byte(`{"alg":"none"}`)) + "." + enc([]byte(claims)) + "."}.AsMechanism()
+	}
+	ctx := testCtx(t, opTimeout)
+	for _, seed := range []string{s.plain, s.ssl} {
+		if err := s.client(t, seed, token(time.Now().Add(time.Hour))).Ping(ctx); err != nil {
+			t.Errorf("a valid token on %s: %v", seed, err)
+		}
+		err := s.client(t, seed, token(time.Now().Add(-time.Minute))).Ping(ctx)
+		if !errors.Is(err, kerr.SaslAuthenticationFailed) || !strings.Contains(err.Error(), "invalid_token") {
+			t.Errorf("an expired token on %s: %v, want SASL_AUTHENTICATION_FAILED with invalid_token", seed, err)
+		}
 	}
 }
