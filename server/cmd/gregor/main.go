@@ -29,9 +29,13 @@ import (
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/server"
+	"github.com/gregor-kafka/gregor/server/cli"
 )
 
 func main() {
+	if len(os.Args) > 1 && cli.Nouns(os.Args[1]) {
+		os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(os.Stderr, "gregor: %v\n", err)
@@ -42,7 +46,7 @@ func main() {
 
 const usage = `Usage: gregor serve [flags]
        gregor site [--out DIR] [--root /PATH/]
-
+` + cli.Usage + `
 serve runs a Kafka broker: clients connect to --kafka-addr with Kafka's wire
 protocol; --http-addr serves the web UI. Broker settings use Kafka's names,
 as flags or in a properties file (--config); flags win over the file.
@@ -60,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runSite(args[1:], stdout)
 	}
 	if args[0] != "serve" {
-		return fmt.Errorf("unknown command %q (try: gregor serve --help, gregor site --help)", args[0])
+		return fmt.Errorf("unknown command %q (try: gregor --help)", args[0])
 	}
 	// Signals are caught from the start: the Kafka port accepts inside
 	// server.Start, and a SIGINT that arrives between then and Run must
