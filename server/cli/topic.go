@@ -163,11 +163,11 @@ func topicList(e *env) error {
 
 // describedTopic is topic describe's answer.
 type describedTopic struct {
-	Name       string              `json:"name"`
-	ID         string              `json:"id"`
-	Internal   bool                `json:"internal"`
+	Name       string               `json:"name"`
+	ID         string               `json:"id"`
+	Internal   bool                 `json:"internal"`
 	Partitions []describedPartition `json:"partitions"`
-	Configs    []describedConfig   `json:"configs"`
+	Configs    []describedConfig    `json:"configs"`
 }
 
 type describedPartition struct {
