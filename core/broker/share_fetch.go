@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"math"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -237,12 +239,19 @@ func (b *Broker) shareAck(group, member string, tp share.TP, bs []share.AckBatch
 }
 
 // acquire acquires records of the session's partitions for member, up
-// to the request's MaxRecords (500 when unset) in all, and returns the
-// answer and how many records it carries.
+// to the request's MaxRecords (500 when unset) and MaxBytes in all, and
+// returns the answer and how many records it carries. MaxBytes is a soft
+// limit, as for Fetch (KIP-74): new records are read batch by batch
+// until it is reached, and the answer's first batch comes whatever its
+// size; partitions after that carry none.
 func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps []share.TP, acks map[share.TP]int16) (*kmsg.ShareFetchResponse, int) {
 	left := int(req.MaxRecords)
 	if left <= 0 {
 		left = 500
+	}
+	budget := int(req.MaxBytes)
+	if budget <= 0 {
+		budget = math.MaxInt
 	}
 	got := map[share.TP]*kmsg.ShareFetchResponseTopicPartition{}
 	n := 0
@@ -250,7 +259,7 @@ func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps 
 		sp := newShareFetchPartition(tp)
 		got[tp] = sp
 		p, code := b.sharePartition(tp)
-		if sp.ErrorCode = code; code != 0 || left == 0 {
+		if sp.ErrorCode = code; code != 0 || left == 0 || budget <= 0 {
 			continue
 		}
 		k := share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}
@@ -265,7 +274,7 @@ func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps 
 		lim := b.share.Limits()
 		lim.LockMs = b.groupInt64(group, "share.record.lock.duration.ms")
 		ranges := b.share.Partition(k).Acquire(member, b.now, lim, left, func(from int64, want int) []share.Span {
-			return b.shareSpans(p, from, want, upTo, readCommitted)
+			return b.shareSpans(p, from, want, upTo, readCommitted, budget, n == 0)
 		})
 		if len(ranges) == 0 {
 			continue
@@ -278,6 +287,7 @@ func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps 
 		sp.AcquiredRecords = ranges
 		if data := b.shareRead(p, ranges[0].FirstOffset, ranges[len(ranges)-1].LastOffset, upTo); data != nil {
 			sp.Records = data
+			budget -= len(data)
 		}
 	}
 	return b.shareFetchResponse(req, got, acks), n
@@ -330,9 +340,10 @@ func (b *Broker) shareFetchResponse(req *kmsg.ShareFetchRequest, got map[share.T
 }
 
 // shareSpans reads the batches from offset from on, up to upTo, until
-// want offsets are covered: a control batch, or an aborted transaction's
-// batch under read_committed, is a span to archive.
-func (b *Broker) shareSpans(p *Partition, from int64, want int, upTo int64, readCommitted bool) []share.Span {
+// want offsets are covered or maxBytes of batches are read (at least one
+// batch when first: the answer has none yet): a control batch, or an
+// aborted transaction's batch under read_committed, is a span to archive.
+func (b *Broker) shareSpans(p *Partition, from int64, want int, upTo int64, readCommitted bool, maxBytes int, first bool) []share.Span {
 	var out []share.Span
 	from = max(from, p.log.StartOffset())
 	var aborted []abortedRange
@@ -341,13 +352,18 @@ func (b *Broker) shareSpans(p *Partition, from int64, want int, upTo int64, read
 			aborted = append(aborted, abortedRange{a.ProducerID, a.FirstOffset, a.LastOffset})
 		}
 	}
-	for covered := 0; covered < want && from < upTo; {
+	read := 0
+	for covered := 0; covered < want && from < upTo && read < maxBytes; {
 		data, err := p.log.Read(from, 1<<20, upTo, true)
 		if err != nil || len(data) == 0 {
 			break
 		}
 		it := record.NewIter(data)
-		for bt, ok := it.Next(); ok; bt, ok = it.Next() {
+		for bt, ok := it.Next(); ok && covered < want; bt, ok = it.Next() {
+			if read+bt.Size() > maxBytes && (read > 0 || !first) {
+				return out
+			}
+			read += bt.Size()
 			skip := bt.IsControl() || bt.IsTransactional() && inAborted(aborted, bt.ProducerID(), bt.BaseOffset())
 			out = append(out, share.Span{First: bt.BaseOffset(), Last: bt.LastOffset(), Skip: skip})
 			covered += int(bt.LastOffset() - max(bt.BaseOffset(), from) + 1)

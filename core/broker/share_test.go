@@ -441,3 +441,26 @@ func TestShareRenew(t *testing.T) {
 		t.Fatalf("after the renewed lock: %+v, want available again", recs)
 	}
 }
+
+// TestShareFetchMaxBytes: MaxBytes bounds what a ShareFetch acquires
+// (a soft limit, KIP-74): with MaxBytes 1, each fetch acquires one
+// batch, the first whatever its size.
+func TestShareFetchMaxBytes(t *testing.T) {
+	h := newHarness(t, map[string]string{"share.auto.offset.reset": "earliest"})
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	for _, v := range []string{"a", "b", "c"} {
+		call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf(v)))
+	}
+	if hb := shareHeartbeat(h, "m1", 0, "t"); hb.ErrorCode != 0 {
+		t.Fatalf("join: %+v", hb)
+	}
+	for i, epoch := range []int32{0, 1, 2} {
+		req := shareFetchReq("m1", id, epoch, 0)
+		req.MaxBytes = 1
+		a := acquired(call[*kmsg.ShareFetchResponse](h, req))
+		if len(a) != 1 || a[0].FirstOffset != int64(i) || a[0].LastOffset != int64(i) {
+			t.Fatalf("fetch %d with MaxBytes 1 acquired %+v, want offset %d alone", i, a, i)
+		}
+	}
+}
