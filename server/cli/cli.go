@@ -43,15 +43,17 @@ const (
 
 // Nouns are the command groups, by name.
 var nouns = map[string]map[string]func(*env) error{
-	"topic":   topicVerbs,
-	"group":   groupVerbs,
-	"cluster": clusterVerbs,
+	"topic":    topicVerbs,
+	"group":    groupVerbs,
+	"cluster":  clusterVerbs,
+	"security": securityVerbs,
 }
 
 // Usage is the client side's part of gregor's help.
 const Usage = `       gregor topic   create|list|describe|alter-config|add-partitions|delete|trim-prefix|produce|consume
        gregor group   list|describe|seek|delete
        gregor cluster info|config
+       gregor security user create|delete|list, acl create|list|delete
 
 Client commands operate any Kafka-compatible cluster: -X brokers=HOST:PORT,...
 (or GREGOR_BROKERS; default 127.0.0.1:9092), -X sasl.mechanism=SCRAM-SHA-256
