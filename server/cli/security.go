@@ -99,9 +99,9 @@ func securityUser(e *env) error {
 // aclFlags are the flags that name ACLs, as rpk's.
 type aclFlags struct {
 	allow, deny, allowHosts, denyHosts, ops repeated
-	topics, groups, txnIDs                repeated
-	cluster                               bool
-	pattern                               string
+	topics, groups, txnIDs                  repeated
+	cluster                                 bool
+	pattern                                 string
 }
 
 func (a *aclFlags) register(e *env) {
