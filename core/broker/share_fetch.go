@@ -243,14 +243,14 @@ func (b *Broker) shareAck(group, member string, tp share.TP, bs []share.AckBatch
 // returns the answer and how many records it carries. MaxBytes is a soft
 // limit, as for Fetch (KIP-74): new records are read batch by batch
 // until it is reached, and the answer's first batch comes whatever its
-// size; partitions after that carry none.
+// size; partitions after that carry none. MaxBytes 0 acquires nothing.
 func (b *Broker) acquire(req *kmsg.ShareFetchRequest, group, member string, tps []share.TP, acks map[share.TP]int16) (*kmsg.ShareFetchResponse, int) {
 	left := int(req.MaxRecords)
 	if left <= 0 {
 		left = 500
 	}
-	budget := int(req.MaxBytes)
-	if budget <= 0 {
+	budget := int(req.MaxBytes) // 0: acknowledge only, acquire nothing
+	if budget < 0 {
 		budget = math.MaxInt
 	}
 	got := map[share.TP]*kmsg.ShareFetchResponseTopicPartition{}

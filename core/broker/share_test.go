@@ -463,4 +463,10 @@ func TestShareFetchMaxBytes(t *testing.T) {
 			t.Fatalf("fetch %d with MaxBytes 1 acquired %+v, want offset %d alone", i, a, i)
 		}
 	}
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("d")))
+	req := shareFetchReq("m1", id, 3, 0)
+	req.MaxBytes = 0
+	if a := acquired(call[*kmsg.ShareFetchResponse](h, req)); len(a) != 0 {
+		t.Fatalf("MaxBytes 0 acquired %+v, want nothing", a)
+	}
 }
