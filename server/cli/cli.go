@@ -73,6 +73,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	err := e.run(args)
 	if e.cl != nil {
+		e.cancel()
 		e.cl.Close()
 	}
 	code := e.code
@@ -105,7 +106,8 @@ type env struct {
 	args           []string // its positional arguments, once parsed
 	cl             *kgo.Client
 	adm            *kadm.Client
-	code           int // ExitRefused once something was refused
+	cancel         context.CancelFunc // ends the context client returned
+	code           int                // ExitRefused once something was refused
 }
 
 func (e *env) run(args []string) error {
@@ -162,22 +164,34 @@ func (e *env) parse(minArgs, maxArgs int, argsHelp string) error {
 // withFormat adds --format to a read command.
 func (e *env) withFormat() { e.fs.StringVar(&e.format, "format", "text", "text or json") }
 
-// client connects (lazily: kgo dials on the first request).
-func (e *env) client(extra ...kgo.Opt) (*kadm.Client, error) {
+// open parses the command line, then connects (parse, client).
+func (e *env) open(minArgs, maxArgs int, argsHelp string) (*kadm.Client, context.Context, error) {
+	if err := e.parse(minArgs, maxArgs, argsHelp); err != nil {
+		return nil, nil, err
+	}
+	return e.client()
+}
+
+// client connects (lazily: kgo dials on the first request) and returns
+// the admin client and a context that ends after --timeout.
+func (e *env) client(extra ...kgo.Opt) (*kadm.Client, context.Context, error) {
 	opts, err := e.conn.opts()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e.cl, err = kgo.NewClient(append(opts, extra...)...)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, nil, usagef("%v", err)
 	}
 	e.adm = kadm.NewClient(e.cl)
 	e.adm.SetTimeoutMillis(int32(e.timeout.Milliseconds()))
-	return e.adm, nil
+	ctx, cancel := e.timeoutCtx()
+	e.cancel = cancel
+	return e.adm, ctx, nil
 }
 
-func (e *env) ctx() (context.Context, context.CancelFunc) {
+// timeoutCtx is a context that ends after --timeout.
+func (e *env) timeoutCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), e.timeout)
 }
 

@@ -28,15 +28,10 @@ type clusterDescription struct {
 
 func clusterInfo(e *env) error {
 	e.withFormat()
-	if err := e.parse(0, 0, ""); err != nil {
-		return err
-	}
-	adm, err := e.client()
+	adm, ctx, err := e.open(0, 0, "")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	md, err := adm.Metadata(ctx)
 	if err != nil {
 		return err
@@ -71,15 +66,10 @@ func clusterConfig(e *env) error {
 	broker := e.fs.Int("broker", -1, "one broker's own settings (default: get from any broker, set cluster-wide)")
 	all := e.fs.Bool("a", false, "get: list every setting, defaults included")
 	e.withFormat()
-	if err := e.parse(1, -1, "get [NAME...] | set NAME=VALUE..."); err != nil {
-		return err
-	}
-	adm, err := e.client()
+	adm, ctx, err := e.open(1, -1, "get [NAME...] | set NAME=VALUE...")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	switch e.args[0] {
 	case "get":
 		var brokers []int32

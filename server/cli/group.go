@@ -25,15 +25,10 @@ type listedGroup struct {
 
 func groupList(e *env) error {
 	e.withFormat()
-	if err := e.parse(0, 0, ""); err != nil {
-		return err
-	}
-	adm, err := e.client()
+	adm, ctx, err := e.open(0, 0, "")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	gs, err := adm.ListGroups(ctx)
 	if err != nil {
 		return err
@@ -82,15 +77,10 @@ type partitionLag struct {
 
 func groupDescribe(e *env) error {
 	e.withFormat()
-	if err := e.parse(1, -1, "GROUP..."); err != nil {
-		return err
-	}
-	adm, err := e.client()
+	adm, ctx, err := e.open(1, -1, "GROUP...")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	lags, err := adm.Lag(ctx, e.args...)
 	if err != nil {
 		return err
@@ -161,12 +151,10 @@ func groupSeek(e *env) error {
 	if _, err := startOffset(*to); err != nil || *to == "" {
 		return usagef("--to %q: want start, end, an offset or @TIME", *to)
 	}
-	adm, err := e.client()
+	adm, ctx, err := e.client()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	dg, err := adm.DescribeGroups(ctx, group)
 	if err != nil {
 		return err
@@ -236,15 +224,10 @@ func groupSeek(e *env) error {
 
 func groupDelete(e *env) error {
 	e.withFormat()
-	if err := e.parse(1, -1, "GROUP..."); err != nil {
-		return err
-	}
-	adm, err := e.client()
+	adm, ctx, err := e.open(1, -1, "GROUP...")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	rs, err := adm.DeleteGroups(ctx, e.args...)
 	if err != nil {
 		return err

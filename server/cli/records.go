@@ -64,7 +64,7 @@ func topicProduce(e *env) error {
 		}
 		opts = append(opts, kgo.TransactionalID(*txnID))
 	}
-	if _, err := e.client(opts...); err != nil {
+	if _, _, err := e.client(opts...); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -190,13 +190,11 @@ func topicConsume(e *env) error {
 	if *group != "" {
 		opts = append(opts, kgo.ConsumerGroup(*group), kgo.DisableAutoCommit())
 	}
-	adm, err := e.client(opts...)
+	adm, ctx, err := e.client(opts...)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
 	ends, err := endOffsets(ctx, adm, topic, *readCommitted)
-	cancel()
 	if err != nil {
 		return err
 	}
@@ -258,7 +256,7 @@ func topicConsume(e *env) error {
 			progress(seen)
 		})
 		if *group != "" {
-			ctx, cancel := e.ctx()
+			ctx, cancel := e.timeoutCtx()
 			err := e.cl.CommitRecords(ctx, shown...) // what was shown (and the markers passed), not all that was fetched
 			cancel()
 			if err != nil {
@@ -267,7 +265,7 @@ func topicConsume(e *env) error {
 		}
 	}
 	if *group != "" {
-		ctx, cancel := e.ctx()
+		ctx, cancel := e.timeoutCtx()
 		defer cancel()
 		e.cl.LeaveGroupContext(ctx)
 	}

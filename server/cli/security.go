@@ -40,12 +40,10 @@ func securityUser(e *env) error {
 	if action != "list" && len(e.args) != 2 {
 		return usagef("security user %s: give the user's NAME", action)
 	}
-	adm, err := e.client()
+	adm, ctx, err := e.client()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	switch action {
 	case "create", "delete":
 		var del []kadm.DeleteSCRAM
@@ -213,12 +211,10 @@ func securityACL(e *env) error {
 	if err != nil {
 		return err
 	}
-	adm, err := e.client()
+	adm, ctx, err := e.client()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	var out []listedACL
 	switch action {
 	case "create":

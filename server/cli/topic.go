@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"strconv"
@@ -27,11 +28,16 @@ type topicResult struct {
 	Error string `json:"error,omitempty"`
 }
 
-func (e *env) topicResults(rs []topicResult) error {
-	for _, r := range rs {
-		if r.Error != "" {
+// perTopic reports the outcome of each topic named on the command line,
+// as resultOf gives it (the broker's message and error).
+func (e *env) perTopic(resultOf func(topic string) (string, error)) error {
+	var rs []topicResult
+	for _, t := range e.args {
+		msg, err := resultOf(t)
+		if err != nil {
 			e.code = ExitRefused
 		}
+		rs = append(rs, topicResult{t, errString(err, msg)})
 	}
 	return e.show(rs, func() [][]string {
 		out := [][]string{{"TOPIC", "STATUS"}}
@@ -73,45 +79,28 @@ func topicCreate(e *env) error {
 	for k, v := range kv {
 		configs[k] = &v
 	}
-	adm, err := e.client()
+	adm, ctx, err := e.client()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	resp, err := adm.CreateTopics(ctx, int32(*partitions), int16(*replicas), configs, e.args...)
 	if err != nil {
 		return err
 	}
-	var rs []topicResult
-	for _, t := range e.args {
-		r := resp[t]
-		rs = append(rs, topicResult{t, errString(r.Err, r.ErrMessage)})
-	}
-	return e.topicResults(rs)
+	return e.perTopic(func(t string) (string, error) { return resp[t].ErrMessage, resp[t].Err })
 }
 
 func topicDelete(e *env) error {
 	e.withFormat()
-	if err := e.parse(1, -1, "TOPIC..."); err != nil {
-		return err
-	}
-	adm, err := e.client()
+	adm, ctx, err := e.open(1, -1, "TOPIC...")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	resp, err := adm.DeleteTopics(ctx, e.args...)
 	if err != nil {
 		return err
 	}
-	var rs []topicResult
-	for _, t := range e.args {
-		r := resp[t]
-		rs = append(rs, topicResult{t, errString(r.Err, r.ErrMessage)})
-	}
-	return e.topicResults(rs)
+	return e.perTopic(func(t string) (string, error) { return resp[t].ErrMessage, resp[t].Err })
 }
 
 // listedTopic is one line of topic list.
@@ -126,15 +115,10 @@ type listedTopic struct {
 func topicList(e *env) error {
 	internal := e.fs.Bool("i", false, "include internal topics (__consumer_offsets, ...)")
 	e.withFormat()
-	if err := e.parse(0, 0, ""); err != nil {
-		return err
-	}
-	adm, err := e.client()
+	adm, ctx, err := e.open(0, 0, "")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	list := adm.ListTopics
 	if *internal {
 		list = adm.ListTopicsWithInternal
@@ -194,20 +178,13 @@ func topicDescribe(e *env) error {
 		return err
 	}
 	topic := e.args[0]
-	adm, err := e.client()
+	adm, ctx, err := e.client()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
-	tds, err := adm.ListTopicsWithInternal(ctx, topic)
-	if err != nil {
+	td, ok, err := e.topicDetail(ctx, adm, topic)
+	if !ok {
 		return err
-	}
-	td, ok := tds[topic]
-	if !ok || td.Err != nil {
-		e.refused("topic "+topic, orUnknown(td.Err), "")
-		return nil
 	}
 	starts, err := adm.ListStartOffsets(ctx, topic)
 	if err != nil {
@@ -270,6 +247,21 @@ func orDash(s string) string {
 	return s
 }
 
+// topicDetail is a topic's metadata; ok is false when there is none (the
+// cluster's refusal is reported, err is nil) or the request failed.
+func (e *env) topicDetail(ctx context.Context, adm *kadm.Client, topic string) (kadm.TopicDetail, bool, error) {
+	tds, err := adm.ListTopicsWithInternal(ctx, topic)
+	if err != nil {
+		return kadm.TopicDetail{}, false, err
+	}
+	td, ok := tds[topic]
+	if !ok || td.Err != nil {
+		e.refused("topic "+topic, orUnknown(td.Err), "")
+		return td, false, nil
+	}
+	return td, true, nil
+}
+
 // orUnknown is the error of a topic a metadata answer left out.
 func orUnknown(err error) error {
 	if err != nil {
@@ -300,12 +292,10 @@ func topicAlterConfig(e *env) error {
 	for _, k := range dels {
 		ops = append(ops, kadm.AlterConfig{Op: kadm.DeleteConfig, Name: k})
 	}
-	adm, err := e.client()
+	adm, ctx, err := e.client()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	rs, err := adm.AlterTopicConfigs(ctx, ops, e.args[0])
 	if err != nil {
 		return err
@@ -328,22 +318,15 @@ func topicAddPartitions(e *env) error {
 	if *n <= 0 {
 		return usagef("-n %d: give how many partitions to add (more than 0)", *n)
 	}
-	adm, err := e.client()
+	adm, ctx, err := e.client()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
 	rs, err := adm.CreatePartitions(ctx, *n, e.args...)
 	if err != nil {
 		return err
 	}
-	var out []topicResult
-	for _, t := range e.args {
-		r := rs[t]
-		out = append(out, topicResult{t, errString(r.Err, r.ErrMessage)})
-	}
-	return e.topicResults(out)
+	return e.perTopic(func(t string) (string, error) { return rs[t].ErrMessage, rs[t].Err })
 }
 
 // trimmed is one partition's outcome of trim-prefix.
@@ -364,20 +347,13 @@ func topicTrimPrefix(e *env) error {
 		return usagef("-o %d: give the offset records before which are deleted", *offset)
 	}
 	topic := e.args[0]
-	adm, err := e.client()
+	adm, ctx, err := e.client()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := e.ctx()
-	defer cancel()
-	tds, err := adm.ListTopics(ctx, topic)
-	if err != nil {
+	td, ok, err := e.topicDetail(ctx, adm, topic)
+	if !ok {
 		return err
-	}
-	td, ok := tds[topic]
-	if !ok || td.Err != nil {
-		e.refused("topic "+topic, orUnknown(td.Err), "")
-		return nil
 	}
 	want, err := partitionList(*parts, td)
 	if err != nil {
