@@ -385,7 +385,9 @@ func inAborted(as []abortedRange, pid, offset int64) bool {
 }
 
 // shareRead reads the whole batches holding offsets first..last, all
-// below upTo.
+// below upTo, and no batch after them: a batch the member did not
+// acquire is not sent (Kafka slices the records it read to the acquired
+// ones), so MaxBytes bounds the answer.
 func (b *Broker) shareRead(p *Partition, first, last, upTo int64) []byte {
 	var out []byte
 	for from := first; from <= last; {
@@ -393,9 +395,9 @@ func (b *Broker) shareRead(p *Partition, first, last, upTo int64) []byte {
 		if err != nil || len(data) == 0 {
 			break
 		}
-		out = append(out, data...)
 		it := record.NewIter(data)
-		for bt, ok := it.Next(); ok; bt, ok = it.Next() {
+		for bt, ok := it.Next(); ok && from <= last; bt, ok = it.Next() {
+			out = append(out, bt...)
 			from = bt.LastOffset() + 1
 		}
 	}

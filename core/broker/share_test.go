@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -468,5 +469,14 @@ func TestShareFetchMaxBytes(t *testing.T) {
 	req.MaxBytes = 0
 	if a := acquired(call[*kmsg.ShareFetchResponse](h, req)); len(a) != 0 {
 		t.Fatalf("MaxBytes 0 acquired %+v, want nothing", a)
+	}
+	// A batch that does not fit after one that does waits for the next
+	// fetch, and is not in this answer's records either.
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf(strings.Repeat("x", 10_000))))
+	req = shareFetchReq("m1", id, 4, 0)
+	req.MaxBytes = 5_000
+	resp := call[*kmsg.ShareFetchResponse](h, req)
+	if a := acquired(resp); len(a) != 1 || a[0].FirstOffset != 3 || a[0].LastOffset != 3 || len(resp.Topics[0].Partitions[0].Records) > 5_000 {
+		t.Fatalf("MaxBytes 5000 before a 10 KB batch: acquired %+v, %d bytes of records; want offset 3 alone", a, len(resp.Topics[0].Partitions[0].Records))
 	}
 }
