@@ -164,18 +164,20 @@ func checkValues(next map[string]string, changed []string, lookup func(string) (
 func checkBroker(next map[string]string, changed []string, clusterWide bool) *AlterError {
 	var readOnly, unprefixed, perBroker []string
 	for _, name := range changed {
-		base := listenerBase(name)
-		if d, ok := BrokerDef(name); ok && d.ReadOnly {
-			readOnly = append(readOnly, name)
+		// A listener.name.<listener>.<setting> name is its setting's,
+		// for one listener: always per broker but for a few.
+		base, prefixed := listenerBase(name), true
+		if base == "" {
+			base, prefixed = name, false
 		}
-		if slices.Contains(sslPerListener, name) {
+		d, known := BrokerDef(base)
+		switch {
+		case !prefixed && known && d.ReadOnly:
+			readOnly = append(readOnly, name)
+		case !prefixed && slices.Contains(sslPerListener, name):
 			unprefixed = append(unprefixed, name)
 		}
-		d, ok := BrokerDef(name)
-		if base != "" {
-			d, ok = BrokerDef(base)
-		}
-		if base != "" && !slices.Contains(clusterListenerSettings, base) || base == "" && ok && d.PerBroker {
+		if prefixed && !slices.Contains(clusterListenerSettings, base) || !prefixed && known && d.PerBroker {
 			perBroker = append(perBroker, name)
 		}
 	}
@@ -186,9 +188,9 @@ func checkBroker(next map[string]string, changed []string, clusterWide bool) *Al
 		return alterErrorf(kerr.InvalidRequest, "These security configs can be dynamically updated only per-listener using the listener prefix: %s", scalaSet(unprefixed))
 	}
 	for _, name := range changed {
-		base := name
-		if b := listenerBase(name); b != "" {
-			base = b
+		base := listenerBase(name)
+		if base == "" {
+			base = name
 		}
 		if d, ok := BrokerDef(base); ok {
 			if err := d.Check(next[name]); err != nil {

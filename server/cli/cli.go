@@ -220,5 +220,5 @@ func isUnreachable(err error) bool {
 	var op *net.OpError
 	var ke *kerr.Error
 	return errors.As(err, &op) || errors.Is(err, os.ErrDeadlineExceeded) ||
-		errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &ke) || errors.Is(err, kgo.ErrClientClosed)
+		errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &ke)
 }

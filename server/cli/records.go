@@ -76,6 +76,7 @@ func topicProduce(e *env) error {
 	}
 	sum := produced{Topic: e.args[0], Partitions: map[int32]int64{}}
 	var firstErr error
+	written := 0 // counted in the promises, which kgo calls one at a time
 	progress := e.progress("produced")
 	for {
 		r, err := reader.ReadRecord()
@@ -105,7 +106,8 @@ func topicProduce(e *env) error {
 				return
 			}
 			sum.Partitions[r.Partition] = max(sum.Partitions[r.Partition], r.Offset)
-			progress(sum.Records - sum.Failed)
+			written++
+			progress(written)
 		})
 	}
 	if err := e.cl.Flush(ctx); err != nil {

@@ -112,7 +112,7 @@ func (a *aclFlags) register(e *env) {
 	e.fs.Var(&a.groups, "group", "a group, repeatable")
 	e.fs.Var(&a.txnIDs, "transactional-id", "a transactional id, repeatable")
 	e.fs.BoolVar(&a.cluster, "cluster", false, "the cluster resource")
-	e.fs.StringVar(&a.pattern, "resource-pattern-type", "literal", "literal, prefixed (create); also any or match (list, delete)")
+	e.fs.StringVar(&a.pattern, "resource-pattern-type", "", "literal or prefixed (create; default literal); also any or match (list, delete; default any)")
 }
 
 // builder turns the flags into kadm's ACL builder; filter allows the
@@ -152,12 +152,13 @@ func (a *aclFlags) builder(filter bool) (*kadm.ACLBuilder, error) {
 		ops = []kadm.ACLOperation{kadm.OpAny}
 	}
 	b = b.Operations(ops...)
-	pattern, err := kmsg.ParseACLResourcePatternType(a.pattern)
-	if err != nil {
-		return nil, usagef("--resource-pattern-type %s: %v", a.pattern, err)
+	name := a.pattern
+	if name == "" {
+		name = map[bool]string{false: "literal", true: "any"}[filter]
 	}
-	if filter && a.pattern == "literal" {
-		pattern = kadm.ACLPatternAny
+	pattern, err := kmsg.ParseACLResourcePatternType(name)
+	if err != nil {
+		return nil, usagef("--resource-pattern-type %s: %v", name, err)
 	}
 	b = b.ResourcePatternType(pattern)
 	validate := b.ValidateCreate
