@@ -51,11 +51,19 @@ func run(dir string) error {
 	if err != nil {
 		return err
 	}
+	// A fresh module cache lists a module it has not downloaded with no
+	// Dir: fetch it first, as a build would.
+	if out, err := exec.Command("go", "mod", "download", "github.com/a-h/templ").CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod download templ: %w: %s", err, out)
+	}
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}} {{.Version}} {{.GoVersion}}", "github.com/a-h/templ").Output()
 	if err != nil {
 		return fmt.Errorf("go list templ: %w", err)
 	}
 	f := strings.Fields(string(out))
+	if len(f) < 2 {
+		return fmt.Errorf("go list templ: no module directory in %q", out)
+	}
 	src, version := f[0], f[1]
 	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}} {{.GoVersion}}").Output()
 	if err != nil {
