@@ -1,72 +1,105 @@
 package core
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-var forbiddenImports = map[string]string{
-	"os":         "file or process I/O",
-	"os/exec":    "processes",
-	"net":        "network I/O",
-	"net/http":   "network I/O",
-	"syscall":    "system calls",
-	"syscall/js": "the browser (belongs in wasm/)",
-	"math/rand":  "global randomness",
-	"io/ioutil":  "file I/O",
-}
-
-var forbiddenCalls = map[string]map[string]bool{
-	"time": {"Now": true, "Sleep": true, "After": true, "AfterFunc": true, "Tick": true, "NewTimer": true, "NewTicker": true, "Since": true, "Until": true},
-	"rand": {"Int": true, "IntN": true, "Int64": true, "Int64N": true, "Uint32": true, "Uint64": true, "Float64": true, "Perm": true, "Shuffle": true, "N": true, "Int32": true, "Int32N": true, "UintN": true, "Uint64N": true, "Uint32N": true},
-}
-
-// TestCoreIsPure reads every non-test Go file under core/ and fails on an
-// import or call that would tie the engine to one home or make it
-// nondeterministic.
+// TestCoreIsPure type-checks every package of core as each build compiles
+// it (puritycheck_test.go) and fails on an import, a call or a goroutine
+// that would tie the engine to one home or make it nondeterministic, and
+// on a map range whose order is left to chance. Every non-test file under
+// core must be in at least one build.
 func TestCoreIsPure(t *testing.T) {
-	checked := 0
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return err
-		}
-		// storetest and logtest drive testing.T helpers only; they are
-		// still held to the rules.
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, 0)
+	seen := map[string]bool{}
+	for _, b := range builds {
+		pkgs, err := loadBuild(b, "./...")
 		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pkgs {
+			for _, f := range p.GoFiles {
+				seen[f] = true
+			}
+		}
+		for _, problem := range purityCheck(pkgs) {
+			t.Errorf("%s build: %s", b.name, problem)
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && d.Name() == "testdata" {
+			if err == nil {
+				return filepath.SkipDir
+			}
 			return err
 		}
-		checked++
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			if why, bad := forbiddenImports[p]; bad {
-				t.Errorf("%s imports %q (%s); core must stay pure", fset.Position(imp.Pos()), p, why)
-			}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.GoStmt:
-				t.Errorf("%s starts a goroutine; core is driven from one goroutine", fset.Position(n.Pos()))
-			case *ast.SelectorExpr:
-				if id, ok := n.X.(*ast.Ident); ok && forbiddenCalls[id.Name][n.Sel.Name] {
-					t.Errorf("%s calls %s.%s; time and randomness must be passed in", fset.Position(n.Pos()), id.Name, n.Sel.Name)
-				}
-			}
-			return true
-		})
+		files++
+		if !seen[filepath.Join(wd, path)] {
+			t.Errorf("%s is in none of the builds checked", path)
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if checked < 10 {
-		t.Fatalf("only %d files checked; is the walk rooted in core/?", checked)
+	if files < 100 {
+		t.Fatalf("only %d files under core; is the walk rooted in core/?", files)
+	}
+}
+
+// TestPurityCheckCatches holds the check to a fixture of impure code
+// (testdata/impure): each line marked `// want "..."` must be reported
+// with that text, and nothing else may be.
+func TestPurityCheckCatches(t *testing.T) {
+	pkgs, err := loadBuild(builds[0], "./testdata/impure")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{} // file:line -> text
+	mark := regexp.MustCompile(`// want "([^"]+)"`)
+	for _, p := range pkgs {
+		for _, f := range p.GoFiles {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(data), "\n") {
+				if m := mark.FindStringSubmatch(line); m != nil {
+					want[f+":"+strconv.Itoa(i+1)] = m[1]
+				}
+			}
+		}
+	}
+	if len(want) < 10 {
+		t.Fatalf("only %d marked lines in the fixture", len(want))
+	}
+	for _, problem := range purityCheck(pkgs) {
+		at := problem[:strings.Index(problem, ": ")]
+		at = at[:strings.LastIndex(at, ":")] // file:line:col -> file:line
+		text, ok := want[at]
+		if !ok {
+			t.Errorf("reported, not expected: %s", problem)
+			continue
+		}
+		if !strings.Contains(problem, text) {
+			t.Errorf("%s: reported %q, want %q", at, problem, text)
+		}
+		delete(want, at)
+	}
+	for at, text := range want {
+		t.Errorf("%s: not reported, want %q", at, text)
 	}
 }

@@ -98,6 +98,7 @@ func (b *Broker) measure(key string) *clientUsage {
 	if m := b.meters[key]; m != nil {
 		return m
 	}
+	//purity:unordered deletes only; order cannot matter
 	for k, old := range b.meters {
 		if old.rate.Idle(b.now) && old.bucket.Idle(b.now) {
 			delete(b.meters, k)

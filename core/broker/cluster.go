@@ -282,6 +282,7 @@ func (b *Broker) nextClusterDeadline() (int64, bool) {
 			at, ok = t, true
 		}
 	}
+	//purity:unordered takes the earliest deadline
 	for _, o := range c.out {
 		consider(o.deadline)
 	}

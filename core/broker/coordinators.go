@@ -54,6 +54,7 @@ func (b *Broker) loadCoordinator(p *Partition) {
 		}
 	case share.StateTopic:
 		err = b.loadShareState(p.Index)
+		//purity:unordered counts only
 		for k := range b.shareState {
 			if b.shareStatePartitionOf(k) == p.Index {
 				n++

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
@@ -62,8 +64,8 @@ func (b *Broker) planTopic(s *topicSpec) *kafkaError {
 	if b.topics[s.name] != nil {
 		return errorf(kerr.TopicAlreadyExists, "topic %q already exists", s.name)
 	}
-	for k, v := range s.configs {
-		if err := config.CheckTopic(k, v); err != nil {
+	for _, k := range slices.Sorted(maps.Keys(s.configs)) { // the first bad one is reported
+		if err := config.CheckTopic(k, s.configs[k]); err != nil {
 			return errorf(kerr.InvalidConfig, "%v", err)
 		}
 	}

@@ -73,11 +73,13 @@ func (t groupTopics) TopicByID(id [16]byte) (string, int32, bool) {
 func (t groupTopics) Names() []string {
 	var names []string
 	if t.b.cl != nil {
+		//purity:unordered callers sort (matchTopics)
 		for name := range t.b.cl.image.Topics {
 			names = append(names, name)
 		}
 		return names
 	}
+	//purity:unordered callers sort (matchTopics)
 	for name := range t.b.topics {
 		names = append(names, name)
 	}

@@ -49,6 +49,7 @@ func (b *Broker) soloImage() *cluster.Image {
 	self := b.cfg.NodeID
 	im := cluster.NewImage()
 	im.Brokers[self] = &cluster.Broker{ID: self}
+	//purity:unordered fills a map keyed by topic name
 	for name, t := range b.topics {
 		ct := &cluster.Topic{Name: name}
 		for range t.Partitions {
@@ -69,6 +70,7 @@ func (b *Broker) syncFollowers(p *Partition) {
 			l.followers[r] = &follower{leo: -1, lastCaughtUp: b.now}
 		}
 	}
+	//purity:unordered deletes only; order cannot matter
 	for r := range l.followers {
 		if !slices.Contains(p.Replicas, r) {
 			delete(l.followers, r)

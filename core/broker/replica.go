@@ -125,6 +125,7 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 
 func copyMap(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
+	//purity:unordered copies into a map
 	for k, v := range m {
 		out[k] = v
 	}

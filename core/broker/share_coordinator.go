@@ -55,6 +55,7 @@ func (b *Broker) loadShareState(p int32) error {
 // unloadShareState forgets the keys of partition p, whose leadership left.
 func (b *Broker) unloadShareState(p int32) int {
 	n := 0
+	//purity:unordered deletes and counts only
 	for k := range b.shareState {
 		if b.shareStatePartitionOf(k) == p {
 			delete(b.shareState, k)

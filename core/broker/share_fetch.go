@@ -126,6 +126,7 @@ func handleShareFetch(b *Broker, r *Request) kmsg.Response {
 	b.shareFetches = append(b.shareFetches, f)
 	// The acknowledgements are written now; a failed one is answered so.
 	b.persistShare(func(failed map[share.Key]int16) {
+		//purity:unordered updates each entry from its own key only
 		for tp, code := range acks {
 			if c := failed[share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}]; c != 0 && code == 0 {
 				acks[tp] = c
@@ -312,6 +313,7 @@ func (b *Broker) shareFetchResponse(req *kmsg.ShareFetchRequest, got map[share.T
 	resp := req.ResponseKind().(*kmsg.ShareFetchResponse)
 	group, _ := shareIDs(req.GroupID, req.MemberID)
 	resp.AcquisitionLockTimeoutMillis = int32(b.groupInt64(group, "share.record.lock.duration.ms"))
+	//purity:unordered fills a map by key; its keys are sorted below
 	for tp, code := range acks {
 		if got[tp] == nil {
 			if got == nil {

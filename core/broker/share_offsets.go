@@ -54,12 +54,14 @@ func (b *Broker) shareKeys(group string) []share.Key {
 	for _, k := range b.share.Partitions(group) {
 		set[k] = true
 	}
+	//purity:unordered fills a set; sorted below
 	for k, p := range b.shareState {
 		if k.Group == group && p.Start >= 0 {
 			set[k] = true
 		}
 	}
 	if g := b.share.Group(group); g != nil {
+		//purity:unordered fills a set; sorted below
 		for tp := range g.Assigned {
 			set[share.Key{Group: group, TopicID: tp.TopicID, Partition: tp.Partition}] = true
 		}

@@ -126,6 +126,7 @@ func (b *Broker) loadMetadata() error {
 	if b.meta.Topics == nil {
 		b.meta.Topics = map[string]*topicRecord{}
 	}
+	//purity:unordered copies into a map
 	for k, v := range b.meta.BrokerConfigs {
 		b.cfg.Settings.Dynamic[k] = v
 	}
@@ -135,6 +136,7 @@ func (b *Broker) loadMetadata() error {
 func (b *Broker) saveMetadata() error {
 	b.meta.BrokerConfigs = b.cfg.Settings.Dynamic
 	b.meta.StartOffsets = map[string]map[int32]int64{}
+	//purity:unordered fills a map; json.Marshal sorts map keys
 	for name, t := range b.topics {
 		for _, p := range t.Partitions {
 			if so := p.log.StartOffset(); so > 0 {

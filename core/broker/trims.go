@@ -26,6 +26,7 @@ func (b *Broker) trim(r *Request, fn func(kmsg.Response)) {
 
 // dropTrims forgets the trims of a closed connection.
 func (b *Broker) dropTrims(conn uint64) {
+	//purity:unordered deletes only; order cannot matter
 	for k := range b.trims {
 		if k.conn == conn {
 			delete(b.trims, k)

@@ -229,6 +229,7 @@ func (z *Authorizer) Authorize(acls map[string]*ACL, principal, host string, op,
 		}
 	}
 	found, allowed := false, false
+	//purity:unordered a matching DENY returns false in any order; else flags
 	for _, a := range acls {
 		if a.ResourceType != rtype || !resourceMatches(a, name) {
 			continue
@@ -268,6 +269,7 @@ func (z *Authorizer) MayAny(acls map[string]*ACL, principal, host string, op, rt
 		}
 	}
 	allowed := false
+	//purity:unordered a matching DENY returns false in any order; else flags
 	for _, a := range acls {
 		if a.ResourceType != rtype || a.Principal != principal && a.Principal != "User:*" || a.Host != host && a.Host != "*" ||
 			a.Operation != op && a.Operation != int8(kmsg.ACLOperationAll) {

@@ -82,7 +82,8 @@ func BootstrapFeatures(finalized map[string]int16, fresh bool, overrides map[str
 
 // CheckFeatureLevels reports a format override Gregor cannot serve.
 func CheckFeatureLevels(levels map[string]int16) error {
-	for name, l := range levels {
+	for _, name := range slices.Sorted(maps.Keys(levels)) { // the first bad one is reported
+		l := levels[name]
 		f, ok := supported(name)
 		if !ok {
 			return fmt.Errorf("cluster: unknown feature %q", name)

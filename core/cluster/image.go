@@ -113,6 +113,7 @@ func NewImage() *Image {
 func (im *Image) Clone() *Image {
 	c := *im
 	c.Brokers = make(map[int32]*Broker, len(im.Brokers))
+	//purity:unordered copies into a map
 	for id, b := range im.Brokers {
 		if b != nil {
 			cb := *b
@@ -122,6 +123,7 @@ func (im *Image) Clone() *Image {
 		c.Brokers[id] = b
 	}
 	c.Topics = make(map[string]*Topic, len(im.Topics))
+	//purity:unordered copies into a map
 	for name, t := range im.Topics {
 		if t != nil {
 			ct := *t
@@ -139,6 +141,7 @@ func (im *Image) Clone() *Image {
 	c.Defaults = maps.Clone(im.Defaults)
 	if im.Groups != nil {
 		c.Groups = make(map[string]map[string]string, len(im.Groups))
+		//purity:unordered copies into a map
 		for g, cfg := range im.Groups {
 			c.Groups[g] = maps.Clone(cfg)
 		}
@@ -149,6 +152,7 @@ func (im *Image) Clone() *Image {
 	}
 	if im.ACLs != nil {
 		c.ACLs = make(map[string]*ACL, len(im.ACLs))
+		//purity:unordered copies into a map
 		for k, v := range im.ACLs {
 			cv := *v
 			c.ACLs[k] = &cv
@@ -156,6 +160,7 @@ func (im *Image) Clone() *Image {
 	}
 	if im.Scram != nil {
 		c.Scram = make(map[string]*ScramCredential, len(im.Scram))
+		//purity:unordered copies into a map
 		for k, v := range im.Scram {
 			cv := *v // the byte slices are never written to
 			c.Scram[k] = &cv
@@ -261,6 +266,7 @@ func (im *Image) Partition(topic string, p int32) *Partition {
 
 // TopicByID finds a topic by id.
 func (im *Image) TopicByID(id UUID) *Topic {
+	//purity:unordered Apply keeps topic IDs unique: at most one matches
 	for _, t := range im.Topics {
 		if t.ID == id {
 			return t

@@ -58,6 +58,7 @@ func (im *Image) PlaceOn(brokers []int32, start, first, partitions, rf int) [][]
 	}
 	n := len(order)
 	distinct := map[string]bool{}
+	//purity:unordered fills a set; only its size is used
 	for _, r := range racks {
 		distinct[r] = true
 	}

@@ -164,6 +164,7 @@ func AlterScram(req *kmsg.AlterUserSCRAMCredentialsRequest, creds map[string]*Sc
 func DescribeScram(req *kmsg.DescribeUserSCRAMCredentialsRequest, creds map[string]*ScramCredential) *kmsg.DescribeUserSCRAMCredentialsResponse {
 	resp := req.ResponseKind().(*kmsg.DescribeUserSCRAMCredentialsResponse)
 	byUser := map[string][]*ScramCredential{}
+	//purity:unordered each user's list is sorted below by its unique mechanism
 	for _, c := range creds {
 		byUser[c.Name] = append(byUser[c.Name], c)
 	}

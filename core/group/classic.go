@@ -134,6 +134,7 @@ func (g *Group) supports(protocolType string, protocols []kmsg.JoinGroupRequestP
 }
 
 func (g *Group) supportedByAll(name string) bool {
+	//purity:unordered an all-members check; order cannot matter
 	for _, m := range g.members {
 		if !hasProtocol(m.protocols, name) {
 			return false

@@ -115,9 +115,11 @@ func (c *Coordinator) consumerHeartbeat(call Call, req *kmsg.ConsumerGroupHeartb
 			for _, old := range sortedKeys(cg.members) { // a restarted static member takes over
 				if o := cg.members[old]; o.instanceID == m.instanceID {
 					m.epoch, m.prevEpoch, m.assigned, m.revoking = o.epoch, o.prevEpoch, o.assigned, o.revoking
+					//purity:unordered sets the same owner for every key
 					for tp := range o.assigned {
 						cg.owner[tp] = m.id
 					}
+					//purity:unordered sets the same owner for every key
 					for tp := range o.revoking {
 						cg.owner[tp] = m.id
 					}
@@ -262,11 +264,13 @@ func (c *Coordinator) reconcile(g *Group, m *consumerMember, owned map[assign.To
 		if owned == nil {
 			return
 		}
+		//purity:unordered an any-of check; order cannot matter
 		for tp := range m.revoking {
 			if owned[tp] {
 				return // still revoking
 			}
 		}
+		//purity:unordered deletes only; order cannot matter
 		for tp := range m.revoking {
 			if cg.owner[tp] == m.id {
 				delete(cg.owner, tp)
@@ -279,6 +283,7 @@ func (c *Coordinator) reconcile(g *Group, m *consumerMember, owned map[assign.To
 		target[tp] = true
 	}
 	if m.epoch != cg.assignmentEpoch {
+		//purity:unordered moves each key between sets on its own
 		for tp := range m.assigned {
 			if !target[tp] {
 				delete(m.assigned, tp)
@@ -301,6 +306,7 @@ func (c *Coordinator) reconcile(g *Group, m *consumerMember, owned map[assign.To
 
 // release frees everything a member holds.
 func (c *Coordinator) release(cg *consumerGroup, m *consumerMember) {
+	//purity:unordered deletes only; order cannot matter
 	for tp, id := range cg.owner {
 		if id == m.id {
 			delete(cg.owner, tp)
@@ -328,6 +334,7 @@ func (c *Coordinator) updateConsumerState(g *Group) {
 	if len(cg.members) == 0 {
 		st = Empty
 	}
+	//purity:unordered sets a flag; order cannot matter
 	for _, m := range cg.members {
 		if m.epoch != cg.assignmentEpoch || len(m.revoking) > 0 || len(m.assigned) != len(cg.target[m.id]) {
 			st = Reconciling

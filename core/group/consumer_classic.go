@@ -160,8 +160,8 @@ func (c *Coordinator) classicOf(g *Group, memberID string, generation int32) (*c
 func (c *Coordinator) classicLeaveConsumer(g *Group, lm kmsg.LeaveGroupRequestMember) int16 {
 	m := g.cg.members[lm.MemberID]
 	if lm.InstanceID != nil {
-		for _, o := range g.cg.members {
-			if o.instanceID == *lm.InstanceID {
+		for _, id := range sortedKeys(g.cg.members) { // id order: of two sharing it, the last goes
+			if o := g.cg.members[id]; o.instanceID == *lm.InstanceID {
 				m = o
 			}
 		}
@@ -228,6 +228,7 @@ func (c *Coordinator) maybeDowngrade(g *Group) {
 	if cg == nil || len(cg.members) == 0 {
 		return
 	}
+	//purity:unordered an all-members check; order cannot matter
 	for _, m := range cg.members {
 		if m.classic == nil || len(m.classic.protocols) == 0 {
 			return

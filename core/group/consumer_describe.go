@@ -44,6 +44,7 @@ func (c *Coordinator) consumerDescribe(req *kmsg.ConsumerGroupDescribeRequest) k
 				dm.SubscribedTopicRegex = &re
 			}
 			var cur []assign.TopicPartition
+			//purity:unordered describeAssignment sorts what it collects
 			for tp := range m.assigned {
 				cur = append(cur, tp)
 			}

@@ -207,6 +207,7 @@ func (c *Coordinator) NextDeadline() (at int64, ok bool) {
 			at, ok = t, true
 		}
 	}
+	//purity:unordered takes the earliest deadline
 	for _, g := range c.groups {
 		g.deadlines(take)
 	}
@@ -326,7 +327,9 @@ func (c *Coordinator) Unload(p int32) []string {
 		delete(c.groups, id)
 		gone = append(gone, id)
 	}
+	//purity:unordered deletes only; order cannot matter
 	for pid, byGroup := range c.txn.pending {
+		//purity:unordered deletes only; order cannot matter
 		for id := range byGroup {
 			if c.PartitionFor(id) == p {
 				delete(byGroup, id)

@@ -164,15 +164,18 @@ func (g *Group) deadlines(take func(int64)) {
 	if len(g.pendingSync) > 0 {
 		take(g.syncDeadline)
 	}
+	//purity:unordered takes the earliest deadline
 	for _, at := range g.pending {
 		take(at)
 	}
+	//purity:unordered takes the earliest deadline
 	for _, m := range g.members {
 		if m.join == nil && m.sync == nil {
 			take(m.deadline)
 		}
 	}
 	if g.cg != nil {
+		//purity:unordered takes the earliest deadline
 		for _, m := range g.cg.members {
 			take(m.deadline)
 			take(m.rebalanceDeadline)
@@ -184,6 +187,7 @@ func (g *Group) deadlines(take func(int64)) {
 // which bounds the join barrier.
 func (g *Group) maxRebalanceTimeout() int64 {
 	var t int32
+	//purity:unordered takes the largest timeout
 	for _, m := range g.members {
 		t = max(t, m.rebalanceTimeout)
 	}

@@ -286,6 +286,7 @@ func (c *Coordinator) offsetDelete(req *kmsg.OffsetDeleteRequest) kmsg.Response 
 func (c *Coordinator) subscribedTopics(g *Group) (map[string]bool, bool) {
 	out := map[string]bool{}
 	if g.typ == Consumer {
+		//purity:unordered fills a set
 		for _, m := range g.cg.members {
 			for _, t := range m.topics {
 				out[t] = true
@@ -299,6 +300,7 @@ func (c *Coordinator) subscribedTopics(g *Group) (map[string]bool, bool) {
 	if g.protocolType != "consumer" {
 		return nil, false
 	}
+	//purity:unordered fills a set; any decode error gives (nil, false)
 	for _, m := range g.members {
 		sub, err := assign.DecodeSubscription(g.protocol, m.id, m.instanceID, m.metadataFor(g.protocol))
 		if err != nil {
@@ -315,6 +317,7 @@ func (c *Coordinator) subscribedTopics(g *Group) (map[string]bool, bool) {
 // group's partition: OffsetFetch with require_stable then answers
 // UNSTABLE_OFFSET_COMMIT, and the client asks again later (KIP-447).
 func (c *Coordinator) txnPending(groupID, topic string, partition int32) bool {
+	//purity:unordered an any-of check; order cannot matter
 	for _, byGroup := range c.txn.pending {
 		if _, ok := byGroup[groupID][topicPartition{topic, partition}]; ok {
 			return true

@@ -46,6 +46,7 @@ func (c *Coordinator) maybeCompleteJoin(g *Group) {
 	if g.state != PreparingRebalance || g.initialDelay || len(g.pending) > 0 {
 		return
 	}
+	//purity:unordered an all-members check; order cannot matter
 	for _, m := range g.members {
 		if m.join == nil {
 			return

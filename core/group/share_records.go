@@ -74,6 +74,7 @@ func (c *Coordinator) shareState(g *share.Group) []kv {
 	assigned := make([][]idPartitions, len(ms))
 	for i, m := range ms {
 		var tps []assign.TopicPartition
+		//purity:unordered byTopicID sorts what it collects
 		for t, ps := range m.Assigned {
 			for _, p := range ps {
 				tps = append(tps, assign.TopicPartition{Topic: t, Partition: p})
@@ -105,6 +106,7 @@ func (c *Coordinator) shareState(g *share.Group) []kv {
 // is left out.
 func (c *Coordinator) shareStateValue(g *share.Group) []byte {
 	var tps []assign.TopicPartition
+	//purity:unordered byTopicID sorts what it collects
 	for tp := range g.Assigned {
 		if name, _, ok := c.cfg.Topics.TopicByID(tp.TopicID); ok {
 			tps = append(tps, assign.TopicPartition{Topic: name, Partition: tp.Partition})
@@ -141,6 +143,7 @@ func (c *Coordinator) StoreShare(leads func(group string) bool) {
 		return
 	}
 	ids := map[string]bool{}
+	//purity:unordered fills a set; sorted below
 	for id := range c.shareWritten {
 		ids[id] = true
 	}

@@ -52,6 +52,7 @@ func (c *Coordinator) syncGroup(call Call, req *kmsg.SyncGroupRequest) kmsg.Resp
 	for _, a := range req.GroupAssignment {
 		given[a.MemberID] = a.MemberAssignment
 	}
+	//purity:unordered sets each member's own assignment
 	for _, o := range g.members {
 		o.assignment = given[o.id]
 	}

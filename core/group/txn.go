@@ -122,6 +122,7 @@ func (c *Coordinator) CompleteTxn(p int32, pid int64, commit bool) []string {
 	for _, id := range done {
 		if commit {
 			g := c.group(id, true)
+			//purity:unordered copies into a map
 			for tp, o := range byGroup[id] {
 				g.offsets[tp] = o
 			}
@@ -138,6 +139,7 @@ func (c *Coordinator) CompleteTxn(p int32, pid int64, commit bool) []string {
 // transaction's marker.
 func (c *Coordinator) PendingTxnOffsets(groupID string) int {
 	n := 0
+	//purity:unordered sums counts
 	for _, byGroup := range c.txn.pending {
 		n += len(byGroup[groupID])
 	}

@@ -60,6 +60,7 @@ func (q Quotas) Apply(key string, ops []Op) {
 // Clone copies q.
 func (q Quotas) Clone() Quotas {
 	out := make(Quotas, len(q))
+	//purity:unordered copies into a map
 	for k, v := range q {
 		out[k] = maps.Clone(v)
 	}

@@ -74,9 +74,11 @@ func (e *Engine) Group(id string) *Group { return e.groups[id] }
 // partitions (an empty group whose state survived), in id order.
 func (e *Engine) Groups() []string {
 	ids := map[string]bool{}
+	//purity:unordered fills a set; sorted below
 	for id := range e.groups {
 		ids[id] = true
 	}
+	//purity:unordered fills a set; sorted below
 	for k := range e.parts {
 		ids[k.Group] = true
 	}
@@ -113,6 +115,7 @@ func (e *Engine) Restore(k Key, p *Partition) {
 // leadership left: the share coordinator keeps their state, and the next
 // leader reads it.
 func (e *Engine) Unload(topic [16]byte, partition int32) {
+	//purity:unordered deletes only; order cannot matter
 	for k := range e.parts {
 		if k.TopicID == topic && k.Partition == partition {
 			delete(e.parts, k)
@@ -172,11 +175,14 @@ func (e *Engine) NextDeadline() (at int64, ok bool) {
 			at, ok = t, true
 		}
 	}
+	//purity:unordered takes the earliest deadline
 	for _, g := range e.groups {
+		//purity:unordered takes the earliest deadline
 		for _, m := range g.members {
 			take(m.deadline)
 		}
 	}
+	//purity:unordered takes the earliest deadline
 	for _, p := range e.parts {
 		if t, tok := p.NextDeadline(); tok {
 			take(t)
@@ -193,6 +199,7 @@ func (e *Engine) removeMember(g *Group, m *Member, why string) {
 	e.assign(g)
 	e.cfg.Logf("share group %s: member %s removed (%s), group epoch %d", g.ID, m.ID, why, g.Epoch)
 	e.closeSession(sessionKey{g.ID, m.ID})
+	//purity:unordered each partition releases the member on its own
 	for k, p := range e.parts {
 		if k.Group == g.ID && p.ReleaseMember(m.ID, e.cfg.Limits) {
 			e.dirty[k] = true
@@ -211,6 +218,7 @@ func (e *Engine) Forget(group string) bool {
 		return false
 	}
 	delete(e.groups, group)
+	//purity:unordered deletes only; order cannot matter
 	for k := range e.parts {
 		if k.Group == group {
 			delete(e.parts, k)
@@ -283,6 +291,7 @@ func (e *Engine) DropMember(g *Group, id string) { delete(g.members, id) }
 // coordinator's).
 func (e *Engine) Drop(id string) {
 	delete(e.groups, id)
+	//purity:unordered each session releases only its own member's locks
 	for k := range e.sessions {
 		if k.group == id {
 			e.closeSession(k)

@@ -162,9 +162,11 @@ func (e *Engine) assign(g *Group) {
 		return
 	}
 	g.topicsSig = sig
+	//purity:unordered resets each member
 	for _, m := range g.members {
 		m.Assigned = map[string][]int32{}
 	}
+	//purity:unordered each topic is dealt out on its own
 	for t, ids := range subs {
 		_, n, ok := e.cfg.Topics.Topic(t)
 		if !ok || n == 0 {

@@ -108,6 +108,7 @@ func (e *Engine) closeSession(k sessionKey) {
 		return
 	}
 	delete(e.sessions, k)
+	//purity:unordered each partition releases the member on its own
 	for tp := range s.parts {
 		pk := Key{k.group, tp.TopicID, tp.Partition}
 		if p := e.parts[pk]; p != nil && p.ReleaseMember(k.member, e.cfg.Limits) {
@@ -118,7 +119,8 @@ func (e *Engine) closeSession(k sessionKey) {
 
 // DropConnection closes the sessions of a closed connection.
 func (e *Engine) DropConnection(conn uint64) {
-	for k, s := range e.sessions { // the order shows nowhere: locks end, keys are marked
+	//purity:unordered the order shows nowhere: locks end, keys are marked
+	for k, s := range e.sessions {
 		if s.conn == conn {
 			e.closeSession(k)
 		}

@@ -76,6 +76,7 @@ func (c *conn) timeout(o *outstanding) int64 {
 
 func (c *conn) deadline() (int64, bool) {
 	at, ok := int64(0), false
+	//purity:unordered takes the earliest deadline
 	for _, o := range c.inflight {
 		if d := o.sentAt + c.timeout(o); !ok || d < at {
 			at, ok = d, true

@@ -155,6 +155,7 @@ func (m *member) coordinatorLost(w *World, why string) {
 		return
 	}
 	w.notef(m.name, "note", "%s: coordinator %s marked unknown", why, m.coord)
+	//purity:unordered deletes only; order cannot matter
 	for corr, o := range m.inflight {
 		if o.to == m.coord {
 			delete(m.inflight, corr)

@@ -42,6 +42,7 @@ func (w *World) ledger(groupID string, gen int32, leader string) *generationReco
 func (w *World) earlierGeneration(id string, gen, since int32) (int32, *generationRecord) {
 	hist := w.groupHistory[id]
 	if since < 0 {
+		//purity:unordered takes the largest of unique generations
 		for g := range hist {
 			if g < gen && g > since {
 				since = g
@@ -155,6 +156,7 @@ func (w *World) showMoves(n *Node, id string, gen, since int32, current map[stri
 	}
 	before, after := prev.owners(nil), cur.owners(current)
 	var stayed, forced, moved, withheld, placed int
+	//purity:unordered counts only
 	for tp, was := range before {
 		now, ok := after[tp]
 		switch {
@@ -168,6 +170,7 @@ func (w *World) showMoves(n *Node, id string, gen, since int32, current map[stri
 			moved++
 		}
 	}
+	//purity:unordered counts only
 	for tp := range after {
 		if _, ok := before[tp]; !ok {
 			placed++

@@ -211,11 +211,13 @@ func (p *producer) deadline() (int64, bool) {
 			at, ok = rb.at, true
 		}
 	}
+	//purity:unordered takes the earliest deadline
 	for _, until := range p.mutedUntil {
 		if len(p.waiting) > 0 && (!ok || until < at) {
 			at, ok = until, true
 		}
 	}
+	//purity:unordered takes the earliest deadline
 	for _, asked := range p.askedAt {
 		if len(p.retries_)+len(p.waiting) > 0 && (!ok || asked+retryBackoff < at) {
 			at, ok = asked+retryBackoff, true
@@ -348,6 +350,7 @@ func (p *producer) tick(w *World) {
 		p.txn.tick(w, p)
 	}
 	unmuted := false
+	//purity:unordered deletes and sets a flag
 	for b, until := range p.mutedUntil {
 		if until <= w.now {
 			delete(p.mutedUntil, b)

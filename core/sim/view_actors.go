@@ -24,6 +24,7 @@ func (w *World) actors() []view.Actor {
 			a.Kind, a.Detail = view.KindProducer, producerDetail(c)
 			if c.txn != nil {
 				txnIDs[c.txn.id] = true
+				//purity:unordered fills a set
 				for g := range c.txn.groupCo {
 					groups[g] = true
 				}

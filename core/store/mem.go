@@ -192,24 +192,36 @@ func (m *Mem) Rename(oldName, newName string) error {
 	if _, ok := m.files[newName]; ok || m.dirs[newName] {
 		return fmt.Errorf("rename %s %s: %w", oldName, newName, ErrExist)
 	}
+	// The names to move are listed before any moves: a range over a map
+	// that adds to it may or may not meet what it added.
 	prefix := oldName + "/"
-	for name, n := range m.files {
+	var files, dirs []string
+	for name := range m.files {
 		if strings.HasPrefix(name, prefix) {
-			delete(m.files, name)
-			m.unlink(name)
-			to := newName + "/" + name[len(prefix):]
-			m.files[to] = n
-			m.link(to)
+			files = append(files, name)
 		}
+	}
+	sort.Strings(files)
+	for _, name := range files {
+		n := m.files[name]
+		delete(m.files, name)
+		m.unlink(name)
+		to := newName + "/" + name[len(prefix):]
+		m.files[to] = n
+		m.link(to)
 	}
 	for d := range m.dirs {
 		if d == oldName || strings.HasPrefix(d, prefix) {
-			delete(m.dirs, d)
-			m.unlink(d)
-			to := newName + d[len(oldName):]
-			m.dirs[to] = true
-			m.link(to)
+			dirs = append(dirs, d)
 		}
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		delete(m.dirs, d)
+		m.unlink(d)
+		to := newName + d[len(oldName):]
+		m.dirs[to] = true
+		m.link(to)
 	}
 	return nil
 }
@@ -261,12 +273,14 @@ func (m *Mem) RemoveAll(dir string) error {
 		return nil
 	}
 	prefix := dir + "/"
+	//purity:unordered deletes only; order cannot matter
 	for p := range m.files {
 		if p == dir || strings.HasPrefix(p, prefix) {
 			delete(m.files, p)
 			m.unlink(p)
 		}
 	}
+	//purity:unordered deletes only; order cannot matter
 	for d := range m.dirs {
 		if d == dir || strings.HasPrefix(d, prefix) {
 			delete(m.dirs, d)
@@ -308,6 +322,7 @@ func (m *Mem) Crash() {
 // handle is closed, but what was written stays, as the operating system's
 // page cache keeps it (the case Kafka's recovery usually meets).
 func (m *Mem) Kill() {
+	//purity:unordered closes handles; order cannot matter
 	for _, n := range m.files {
 		for _, f := range n.handles {
 			f.closed = true

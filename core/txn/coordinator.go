@@ -239,6 +239,7 @@ func (c *Coordinator) ready(m *Metadata) bool {
 
 // MarkersDue reports whether a decided transaction can move on now.
 func (c *Coordinator) MarkersDue() bool {
+	//purity:unordered an any-of check; order cannot matter
 	for _, m := range c.txns {
 		if c.ready(m) {
 			return true
@@ -382,6 +383,7 @@ func (c *Coordinator) NextDeadline() (at int64, ok bool) {
 			at, ok = t, true
 		}
 	}
+	//purity:unordered takes the earliest deadline
 	for _, m := range c.txns {
 		switch {
 		case c.ready(m):

@@ -157,8 +157,9 @@ func distStale() (string, error) {
 			}
 			name := d.Name()
 			if d.IsDir() {
-				// The Worker and its npm packages are no part of the bundles.
-				if name == "node_modules" || path == filepath.Join(root, "wasm", "worker") {
+				// The Worker, its npm packages and test fixtures are no
+				// part of the bundles.
+				if name == "node_modules" || name == "testdata" || path == filepath.Join(root, "wasm", "worker") {
 					return fs.SkipDir
 				}
 				return nil

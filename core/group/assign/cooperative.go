@@ -41,6 +41,7 @@ func CooperativeRound(members []Member, target Assignment) Assignment {
 		}
 	}
 	round := make(Assignment, len(target))
+	//purity:unordered fills a map, each entry from its own key
 	for id, tps := range target {
 		out := make([]TopicPartition, 0, len(tps))
 		for _, tp := range tps {
