@@ -278,7 +278,7 @@ var zhCatalog = map[string]string{
 	"Reveal":     "公布答案",
 	"Your answer is in; the teacher reveals the result.": "你的答案已提交，老师会公布结果。",
 	"Your teacher asks: pick one.":                       "老师提问：请选一项。",
-	// the playground's command reference: sim.Commands' descriptions (page.go Help)
+	// the playground's command reference: sim.Commands' descriptions (Page.Help)
 	"list every command with its usage":                                                                                    "列出每条命令及其用法",
 	"start the next broker (b0, b1, ...) with Kafka settings":                                                              "用 Kafka 配置启动下一个 broker（b0、b1……）",
 	"instead, start N brokers on a raft metadata quorum (loads a larger engine); racks=: each broker's broker.rack":        "改为在 raft 元数据仲裁之上启动 N 个 broker（会加载更大的引擎）；racks=：每个 broker 的 broker.rack",

@@ -5,12 +5,10 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/gregor-kafka/gregor/core/describe"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/describe"
 )
 
 // Field is one named value of a message, named as Kafka's protocol names it.
@@ -223,37 +221,28 @@ func timestamp(ts int64) string {
 
 // batchFields reads a produce request's first batch header.
 func batchFields(p []byte) []Field {
-	if _, err := record.Peek(p); err != nil {
+	b, ok := describe.FirstBatch(p)
+	if !ok {
 		return []Field{{"records", fmt.Sprintf("%d bytes", len(p))}}
 	}
-	b := record.Batch(p)
-	fs := []Field{f("producer_id", b.ProducerID())} // -1: not idempotent
-	if b.ProducerID() >= 0 {
-		fs = append(fs, f("producer_epoch", b.ProducerEpoch()), f("base_sequence", b.BaseSequence()))
+	fs := []Field{f("producer_id", b.ProducerID)} // -1: not idempotent
+	if b.ProducerID >= 0 {
+		fs = append(fs, f("producer_epoch", b.ProducerEpoch), f("base_sequence", b.BaseSequence))
 	}
-	if b.IsTransactional() {
+	if b.Transactional {
 		fs = append(fs, Field{"transactional", "true"})
 	}
-	fs = append(fs, f("record_count", b.RecordCount()), f("batch_bytes", b.Size()))
+	fs = append(fs, f("record_count", b.Records), f("batch_bytes", b.Bytes))
 	return fs
 }
 
 // recordsSummary describes the batches in a fetch answer.
 func recordsSummary(p []byte) string {
-	it := record.NewIter(p)
-	first, last, n, recs := int64(-1), int64(-1), 0, 0
-	for b, ok := it.Next(); ok; b, ok = it.Next() {
-		if first < 0 {
-			first = b.BaseOffset()
-		}
-		last = b.LastOffset()
-		n++
-		recs += int(b.RecordCount())
-	}
-	if n == 0 {
+	s := describe.SpanOf(p)
+	if s.Batches == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%s %d..%d (%s, %d bytes)", plural(recs, "record"), first, last, plural(n, "batch"), len(p))
+	return fmt.Sprintf("%s %d..%d (%s, %d bytes)", plural(s.Records, "record"), s.First, s.Last, plural(s.Batches, "batch"), len(p))
 }
 
 func plural(n int, what string) string {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/gregor-kafka/gregor/core/sim"
+	"github.com/gregor-kafka/gregor/core/view"
 )
 
 // Side is one message of an exchange: who sent it to whom, what it said,
@@ -68,7 +68,7 @@ func parenNumber(text, label, pre, post string) (string, bool) {
 // tracked per route: a broker that forwards the controller's answer to
 // its client (KIP-590's envelope, AlterPartitionReassignments) sends the
 // same message on a second route, a message of its own, not a copy.
-func Exchanges(events []sim.Event, step int) []Exchange {
+func Exchanges(events []view.Event, step int) []Exchange {
 	const (
 		sent = iota + 1
 		duplicating
@@ -107,7 +107,7 @@ func Exchanges(events []sim.Event, step int) []Exchange {
 		if e.Step != step || e.Msg == nil {
 			continue
 		}
-		side := &Side{From: e.From, To: e.To, Time: e.Time - sim.StartTime, Order: i, Msg: Message(e.Msg), Unprinted: e.Text == ""}
+		side := &Side{From: e.From, To: e.To, Time: e.Time - view.StartTime, Order: i, Msg: Message(e.Msg), Unprinted: e.Text == ""}
 		switch e.Kind {
 		case "send":
 			// Only a held message (net hold) is printed with its id; a
@@ -204,7 +204,7 @@ type Line struct {
 }
 
 // Lines are the printed lines of one step.
-func Lines(events []sim.Event, step int) []Line {
+func Lines(events []view.Event, step int) []Line {
 	var out []Line
 	for _, e := range events {
 		if e.Step == step && e.Text != "" {

@@ -3,7 +3,6 @@ package ui
 import (
 	"strings"
 
-	"github.com/gregor-kafka/gregor/core/sim"
 	"github.com/gregor-kafka/gregor/core/view"
 )
 
@@ -19,13 +18,21 @@ type Page struct {
 	Lang       string     // the page's language (Languages); its words come from InLang
 	LangLinks  []LangLink // the same page in each language
 	Playground bool
-	Embed      bool   // the compact view for an iframe (Embed)
-	FullHref   string // an embed's link out to the whole lesson
-	Slug       string
-	Title      string
-	About      string
-	Seed       uint64
-	Error      string // a lesson that cannot be shown, or a bad URL
+	// Help is the playground's command reference, one line each: the
+	// simulator's own usage table (lessons/play fills it from
+	// sim.Commands), so it lists every command the engine knows and
+	// nothing else. Each description is looked up in the catalogs where
+	// it is drawn (i18n_test.go holds every one to a translation); the
+	// synopses stay as the engine reads them.
+	Help []Field
+
+	Embed    bool   // the compact view for an iframe (Embed)
+	FullHref string // an embed's link out to the whole lesson
+	Slug     string
+	Title    string
+	About    string
+	Seed     uint64
+	Error    string // a lesson that cannot be shown, or a bad URL
 	// StaleHref is set on a saved link made from an earlier version of
 	// the lesson: the lesson as it is now, which the page offers instead
 	// of replaying the link.
@@ -111,21 +118,6 @@ var Examples = []string{
 	"consumer c1",
 	"fetch c1 orders-0 offset=0",
 	"show log orders-0",
-}
-
-// Help is the command set, one line each, for the playground's command
-// reference: the simulator's own usage table (sim.Commands), so it lists
-// every command the engine knows and nothing else. Each description is
-// looked up in the catalogs where it is drawn (i18n_test.go holds every
-// one to a translation); the synopses stay as the engine reads them.
-var Help = helpFields()
-
-func helpFields() []Field {
-	var fs []Field
-	for _, u := range sim.Commands() {
-		fs = append(fs, Field{u.Synopsis, u.Does})
-	}
-	return fs
 }
 
 func paragraphs(s string) []string {

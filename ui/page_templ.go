@@ -538,7 +538,7 @@ func Lesson(p Page) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = reference().Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = reference(p.Help).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -2472,7 +2472,7 @@ func commandBox(p Page, verb string) templ.Component {
 }
 
 // reference lists every command beside the playground's prompt.
-func reference() templ.Component {
+func reference(help []Field) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2519,7 +2519,7 @@ func reference() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		for _, h := range Help {
+		for _, h := range help {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 200, "<dt><code>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gregor-kafka/gregor/core/group"
-	"github.com/gregor-kafka/gregor/core/txn"
 	"github.com/gregor-kafka/gregor/core/view"
 )
 
@@ -213,9 +211,11 @@ func ShownFiles(fs []view.File) (shown []view.File, hidden int) {
 	return shown, hidden
 }
 
-// internalDir reports the directory of an internal topic's partition.
+// internalDir reports the directory of an internal topic's partition
+// (TOPIC-N).
 func internalDir(dir string) bool {
-	return strings.HasPrefix(dir, group.Topic+"-") || strings.HasPrefix(dir, txn.Topic+"-")
+	i := strings.LastIndexByte(dir, '-')
+	return i > 0 && view.InternalTopic(dir[:i])
 }
 
 // anyChanged reports a file the step created or resized.

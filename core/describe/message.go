@@ -10,8 +10,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/gregor-kafka/gregor/core/record"
 )
 
 // Describe renders a request or response as one fixed, readable line: the
@@ -297,15 +295,14 @@ func describeProduce(m *kmsg.ProduceRequest) string {
 	for _, t := range m.Topics {
 		for _, p := range t.Partitions {
 			s := fmt.Sprintf("%s-%d", t.Topic, p.Partition)
-			if _, err := record.Peek(p.Records); err == nil {
-				b := record.Batch(p.Records)
-				if b.ProducerID() >= 0 {
-					s += fmt.Sprintf(" pid=%d epoch=%d seq=%d", b.ProducerID(), b.ProducerEpoch(), b.BaseSequence())
+			if b, ok := FirstBatch(p.Records); ok {
+				if b.ProducerID >= 0 {
+					s += fmt.Sprintf(" pid=%d epoch=%d seq=%d", b.ProducerID, b.ProducerEpoch, b.BaseSequence)
 				}
-				if b.IsTransactional() {
+				if b.Transactional {
 					s += " transactional"
 				}
-				s += fmt.Sprintf(" records=%d", b.RecordCount())
+				s += fmt.Sprintf(" records=%d", b.Records)
 			}
 			parts = append(parts, s)
 		}
@@ -315,19 +312,11 @@ func describeProduce(m *kmsg.ProduceRequest) string {
 
 // batchSpan summarizes the batches in a fetch answer.
 func batchSpan(p []byte) string {
-	it := record.NewIter(p)
-	first, last, n := int64(-1), int64(-1), 0
-	for b, ok := it.Next(); ok; b, ok = it.Next() {
-		if first < 0 {
-			first = b.BaseOffset()
-		}
-		last = b.LastOffset()
-		n++
-	}
-	if n == 0 {
+	s := SpanOf(p)
+	if s.Batches == 0 {
 		return " records=none"
 	}
-	return fmt.Sprintf(" batches=%d offsets=%d..%d", n, first, last)
+	return fmt.Sprintf(" batches=%d offsets=%d..%d", s.Batches, s.First, s.Last)
 }
 
 func specialTimestamp(ts int64) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gregor-kafka/gregor/core/describe"
+	"github.com/gregor-kafka/gregor/core/view"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -50,7 +51,7 @@ func (c *conn) send(w *World, to string, req kmsg.Request, onTimeout func(*World
 	c.inflight[c.corr] = &outstanding{req: req, to: to, sentAt: w.now, onTimeout: onTimeout}
 	m := &Message{From: c.name, To: to, Conn: c.id, Corr: c.corr, ClientID: c.name, Req: req, Due: w.now}
 	w.net.send(m)
-	e := Event{Kind: "send", From: c.name, To: to, Msg: req}
+	e := view.Event{Kind: "send", From: c.name, To: to, Msg: req}
 	if !w.net.auto {
 		e.Text = arrow(c.name, to) + fmt.Sprintf("(in flight #%d) ", m.ID) + describe.Message(req)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/cluster/quorum"
+	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
@@ -219,7 +220,7 @@ func (w *World) brokerSend(n *Node, to int32, id uint64, req kmsg.Request) {
 	}
 	m.quiet = !w.visible(m)
 	w.net.send(m)
-	w.emit(Event{Kind: "send", From: m.From, To: m.To, Msg: req})
+	w.emit(view.Event{Kind: "send", From: m.From, To: m.To, Msg: req})
 }
 
 // process runs a quorum member's Process and routes its output.
@@ -383,7 +384,7 @@ func (w *World) deliverInternal(m *Message) bool {
 			return true
 		}
 		if !m.quiet {
-			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + describe.Message(m.Req)})
+			w.emit(view.Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + describe.Message(m.Req)})
 		}
 		if env, ok := m.Req.(*kmsg.EnvelopeRequest); ok {
 			w.unwrap(n, m, env)
@@ -400,7 +401,7 @@ func (w *World) deliverInternal(m *Message) bool {
 			return true
 		}
 		if !m.quiet {
-			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Resp, Text: arrow(m.From, m.To) + describe.Message(m.Resp)})
+			w.emit(view.Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Resp, Text: arrow(m.From, m.To) + describe.Message(m.Resp)})
 		}
 		before := observe(n)
 		n.Broker.Receive(w.now, m.ReqID, m.Resp)

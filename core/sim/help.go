@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gregor-kafka/gregor/core/view"
 )
 
 // Usage is one command's synopsis and what it does, for help and the
@@ -74,8 +76,8 @@ func Commands() []Usage { return usages }
 // cmdHelp: help lists every command with its usage.
 func cmdHelp(w *World, c command) error {
 	for _, u := range usages {
-		w.emit(Event{Kind: "view", Text: u.Synopsis})
-		w.emit(Event{Kind: "note", Text: "    " + u.Does})
+		w.emit(view.Event{Kind: "view", Text: u.Synopsis})
+		w.emit(view.Event{Kind: "note", Text: "    " + u.Does})
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/view"
 )
 
 // Limits bounds what a world may be asked to do, so that a replay whose
@@ -17,7 +19,7 @@ type Limits struct {
 	// the partitions a Fetch carries (a replica's Fetch of 50 partitions
 	// costs the engine about 50 times one of one).
 	Work int64
-	// Time bounds the virtual clock, in ms since StartTime.
+	// Time bounds the virtual clock, in ms since view.StartTime.
 	Time int64
 }
 
@@ -67,7 +69,7 @@ func weight(msg any) int64 {
 
 // checkTime fails if the clock may not reach end.
 func (w *World) checkTime(end int64) error {
-	if w.limits.Time > 0 && end-StartTime > w.limits.Time {
+	if w.limits.Time > 0 && end-view.StartTime > w.limits.Time {
 		return fmt.Errorf("%w: the clock may not pass %s of simulated time", ErrLimit, formatMs(w.limits.Time))
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
@@ -192,7 +193,7 @@ func (w *World) deliverAt(i int) {
 		if m.Raft != nil || m.quiet {
 			text = "" // no more printed than its delivery would be (visible)
 		}
-		w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.body(), Text: text})
+		w.emit(view.Event{Kind: "drop", From: m.From, To: m.To, Msg: m.body(), Text: text})
 		return
 	}
 	for j, f := range w.net.faults {
@@ -206,17 +207,17 @@ func (w *World) deliverAt(i int) {
 			if m.Raft != nil {
 				text = ""
 			}
-			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.body(), Text: text})
+			w.emit(view.Event{Kind: "drop", From: m.From, To: m.To, Msg: m.body(), Text: text})
 			return
 		case "delay":
 			m.Due = w.now + f.delay
 			w.net.queue = append(w.net.queue, m)
-			w.emit(Event{Kind: "delay", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + fmt.Sprintf("(delayed %dms) ", f.delay) + describe.Message(m.body())})
+			w.emit(view.Event{Kind: "delay", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + fmt.Sprintf("(delayed %dms) ", f.delay) + describe.Message(m.body())})
 			return
 		case "duplicate":
 			dup := *m // the copy arrives after whatever is already in flight
 			w.net.send(&dup)
-			w.emit(Event{Kind: "duplicate", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + "(duplicated) " + describe.Message(m.body())})
+			w.emit(view.Event{Kind: "duplicate", From: m.From, To: m.To, Msg: m.body(), Text: arrow(m.From, m.To) + "(duplicated) " + describe.Message(m.body())})
 		}
 		break
 	}
@@ -234,11 +235,11 @@ func (w *World) deliver(m *Message) {
 			if m.quiet {
 				text = "" // no more printed than its delivery would be (visible)
 			}
-			w.emit(Event{Kind: "drop", From: m.From, To: m.To, Msg: m.Req, Text: text})
+			w.emit(view.Event{Kind: "drop", From: m.From, To: m.To, Msg: m.Req, Text: text})
 			return
 		}
 		if !m.quiet {
-			w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + describe.Message(m.Req)})
+			w.emit(view.Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Req, Text: arrow(m.From, m.To) + describe.Message(m.Req)})
 		}
 		before := observe(n)
 		corr := m.Corr
@@ -258,7 +259,7 @@ func (w *World) deliver(m *Message) {
 	if c == nil {
 		return
 	}
-	w.emit(Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Resp, Text: arrow(m.From, m.To) + describe.Message(m.Resp)})
+	w.emit(view.Event{Kind: "deliver", From: m.From, To: m.To, Msg: m.Resp, Text: arrow(m.From, m.To) + describe.Message(m.Resp)})
 	c.receive(w, m)
 }
 

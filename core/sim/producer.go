@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
@@ -262,7 +263,7 @@ func (p *producer) sendProduce(w *World, topic string, part int32, batch []byte,
 	to := p.target(topic, part)
 	if p.acks == 0 {
 		w.net.send(&Message{From: p.name, To: to, Conn: p.id, Corr: p.nextCorr(), ClientID: p.name, Req: req, Due: w.now})
-		w.emit(Event{Kind: "send", From: p.name, To: to, Msg: req})
+		w.emit(view.Event{Kind: "send", From: p.name, To: to, Msg: req})
 		return
 	}
 	corr := p.send(w, to, req, func(w *World) {

@@ -6,7 +6,7 @@ import (
 
 // View is a snapshot of what a learner can see of the world now.
 func (w *World) View() view.World {
-	st := view.World{Clock: w.now - StartTime, Cut: w.Cut()}
+	st := view.World{Clock: w.now - view.StartTime, Cut: w.Cut()}
 	for _, n := range w.nodes {
 		b := view.Broker{ID: n.ID, Name: n.Name, Up: n.Up, Stopped: !n.Up && n.stopped}
 		if n.Up && n.Broker != nil {

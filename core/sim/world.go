@@ -9,20 +9,8 @@ import (
 	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/store"
+	"github.com/gregor-kafka/gregor/core/view"
 )
-
-// StartTime is the virtual clock's reading when a world begins (Unix ms).
-const StartTime = 1_000_000
-
-// Event is one line of what happened, with the message behind it if any.
-type Event struct {
-	Step     int    // index of the command that caused it
-	Time     int64  // virtual ms
-	Kind     string // send, deliver, drop, duplicate, delay, state, note, error
-	From, To string
-	Msg      any // the kmsg request or response, or nil
-	Text     string
-}
 
 // Node is one simulated broker.
 type Node struct {
@@ -52,7 +40,7 @@ type World struct {
 	order   []string // client names in creation order
 	net     network
 	cl      *simCluster // nil unless the world is a cluster (cluster.go)
-	events  []Event
+	events  []view.Event
 	out     *strings.Builder
 	// groupHistory is what each generation of each group was assigned
 	// (group_views.go), for views that count moved partitions.
@@ -64,7 +52,7 @@ type World struct {
 
 // New returns an empty world; the seed drives every random choice.
 func New(seed uint64) *World {
-	w := &World{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), now: StartTime, clients: map[string]client{}}
+	w := &World{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), now: view.StartTime, clients: map[string]client{}}
 	w.net.auto = true
 	return w
 }
@@ -76,7 +64,7 @@ func (w *World) Seed() uint64 { return w.seed }
 func (w *World) Now() int64 { return w.now }
 
 // Events lists everything that happened so far.
-func (w *World) Events() []Event { return w.events }
+func (w *World) Events() []view.Event { return w.events }
 
 // Nodes lists the brokers.
 func (w *World) Nodes() []*Node { return w.nodes }
@@ -108,7 +96,7 @@ func (w *World) Exec(line string) (string, error) {
 }
 
 // emit records an event and prints its line.
-func (w *World) emit(e Event) {
+func (w *World) emit(e view.Event) {
 	e.Step, e.Time = w.step, w.now
 	w.events = append(w.events, e)
 	if w.out != nil && e.Text != "" {
@@ -119,7 +107,7 @@ func (w *World) emit(e Event) {
 
 // notef prints a line attributed to an actor.
 func (w *World) notef(who, kind, format string, args ...any) {
-	w.emit(Event{Kind: kind, From: who, Text: fmt.Sprintf("%-13s%s", who, fmt.Sprintf(format, args...))})
+	w.emit(view.Event{Kind: kind, From: who, Text: fmt.Sprintf("%-13s%s", who, fmt.Sprintf(format, args...))})
 }
 
 func (w *World) node(name string) (*Node, error) {
@@ -185,7 +173,7 @@ func (w *World) advance(ms int64) error {
 			return err
 		}
 		if steps == maxAdvanceSteps {
-			return fmt.Errorf("advance: stopped at %dms, %d timer events in (advance in smaller steps, or make timers less frequent)", w.now-StartTime, maxAdvanceSteps)
+			return fmt.Errorf("advance: stopped at %dms, %d timer events in (advance in smaller steps, or make timers less frequent)", w.now-view.StartTime, maxAdvanceSteps)
 		}
 		next := end
 		if at, ok := w.net.nextDue(w.now); ok && at < next {

@@ -38,7 +38,7 @@ func partitions(b *broker.Broker, tail bool) []Partition {
 			pv := Partition{
 				Name: p.String(), Start: l.StartOffset(), LEO: l.EndOffset(), HW: p.HighWatermark, LSO: p.LastStableOffset(),
 				Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, Replicas: slices.Clone(p.Replicas), ISR: slices.Clone(p.ISR),
-				Internal: t.Name == group.Topic || t.Name == txn.Topic || t.Name == share.StateTopic,
+				Internal: InternalTopic(t.Name),
 			}
 			if clustered {
 				if ip := b.Image().Partition(t.Name, p.Index); ip != nil {
@@ -66,4 +66,11 @@ func partitions(b *broker.Broker, tail bool) []Partition {
 		}
 	}
 	return out
+}
+
+// InternalTopic reports one of the topics the coordinators keep their
+// state in: __consumer_offsets, __transaction_state and
+// __share_group_state.
+func InternalTopic(name string) bool {
+	return name == group.Topic || name == txn.Topic || name == share.StateTopic
 }

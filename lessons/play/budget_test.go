@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gregor-kafka/gregor/core/sim"
+	"github.com/gregor-kafka/gregor/core/view"
 	"github.com/gregor-kafka/gregor/lessons"
 )
 
@@ -28,7 +29,7 @@ func TestEveryLessonFitsTheBudget(t *testing.T) {
 				t.Fatalf("%s: %q: %v", m.Slug, st.Command, err)
 			}
 		}
-		clock := w.Now() - sim.StartTime
+		clock := w.Now() - view.StartTime
 		t.Logf("%-30s %3d commands %8d ms simulated %6d work", m.Slug, len(l.Steps), clock, w.Work())
 		if len(l.Steps)*4 > b.Commands || clock*4 > b.World.Time || w.Work()*4 > b.World.Work {
 			t.Errorf("%s uses more than a fourth of the budget %+v: %d commands, %d ms, %d work", m.Slug, b, len(l.Steps), clock, w.Work())

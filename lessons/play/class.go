@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/gregor-kafka/gregor/server/classroom/protocol"
+	"github.com/gregor-kafka/gregor/lessons/classroom/protocol"
 	"github.com/gregor-kafka/gregor/ui"
 )
 
 // A class is a room of server/classroom seen from one page: the teacher's,
 // which sends its Position on every change, or a student's, which follows
 // the teacher's positions or explores on its own. Class is that page's
-// side of the protocol (server/classroom/protocol), pure so that it is
+// side of the protocol (lessons/classroom/protocol), pure so that it is
 // tested natively; wasm/room.go only carries its messages over the
 // browser's WebSocket.
 //

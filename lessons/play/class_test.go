@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/gregor-kafka/gregor/server/classroom/protocol"
+	"github.com/gregor-kafka/gregor/lessons/classroom/protocol"
 )
 
 // serverMsg is a message as server/classroom sends it.

@@ -304,6 +304,7 @@ func (s *Session) PageOn(t *Timeline) ui.Page {
 	p := ui.Page{Lang: lang, Playground: s.Playground, Seed: s.Seed, Error: s.Err, Pos: s.Pos, Total: len(s.Items), PastEnd: s.PastEnd, Actions: s.Actions()}
 	p.LangLinks = ui.LangLinks(lang, s.hrefIn)
 	if s.Playground {
+		p.Help = commandReference
 		p.Title = ui.Tr(lang, "Playground")
 		p.About = ui.Tr(lang, "A free world: type any command.")
 	} else if s.Lesson != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/sim"
 	"github.com/gregor-kafka/gregor/core/view"
+	"github.com/gregor-kafka/gregor/ui"
 )
 
 // Try inserts the learner's command after the current step, runs it on t
@@ -25,6 +26,16 @@ func (s *Session) Try(cmd string, t *Timeline) string {
 	}
 	return ""
 }
+
+// commandReference is the playground's command reference (ui.Page.Help):
+// the simulator's usage table, a synopsis and what it does per command.
+var commandReference = func() []ui.Field {
+	var fs []ui.Field
+	for _, u := range sim.Commands() {
+		fs = append(fs, ui.Field{Name: u.Synopsis, Value: u.Does})
+	}
+	return fs
+}()
 
 // Complete completes the last word of a command line being typed at the
 // current step: a command name first, then the names in the world (its

@@ -5,7 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"github.com/gregor-kafka/gregor/server/classroom/protocol"
+	"github.com/gregor-kafka/gregor/lessons/classroom/protocol"
 	"math/big"
 	"net/http"
 	"strings"

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gregor-kafka/gregor/server/classroom/protocol"
+	"github.com/gregor-kafka/gregor/lessons/classroom/protocol"
 	"net/http"
 	"net/http/httptest"
 	"slices"

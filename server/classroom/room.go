@@ -2,7 +2,7 @@ package classroom
 
 import (
 	"encoding/json"
-	"github.com/gregor-kafka/gregor/server/classroom/protocol"
+	"github.com/gregor-kafka/gregor/lessons/classroom/protocol"
 	"sync"
 	"time"
 

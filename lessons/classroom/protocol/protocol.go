@@ -1,4 +1,4 @@
-// Package protocol is the classroom's messages (package classroom): what
+// Package protocol is the classroom's messages (server/classroom): what
 // the teacher's and the students' pages send and what the server answers,
 // as JSON over the room's websocket. It is pure (fmt and strings), so the
 // page's side (lessons/play.Class, run by the wasm) speaks the very same
