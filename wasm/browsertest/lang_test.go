@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/gregor-kafka/gregor/core/sim"
 	"github.com/gregor-kafka/gregor/lessons"
 	"github.com/gregor-kafka/gregor/ui"
 )
@@ -129,10 +130,10 @@ func TestLanguages(t *testing.T) {
 	// The playground's command reference: synopses as the engine reads
 	// them, descriptions in Chinese.
 	p.route("/?playground=1&lang=zh")
-	for i, h := range ui.Help {
+	for i, u := range sim.Commands() {
 		sel := fmt.Sprintf(".reference dl.help dd:nth-of-type(%d)", i+1)
-		if got := p.text(sel); got != strings.Join(strings.Fields(ui.Tr("zh", h.Value)), " ") || got == h.Value {
-			t.Errorf("the Chinese reference describes %q as %q", h.Name, got)
+		if got := p.text(sel); got != strings.Join(strings.Fields(ui.Tr("zh", u.Does)), " ") || got == u.Does {
+			t.Errorf("the Chinese reference describes %q as %q", u.Synopsis, got)
 		}
 	}
 	p.shot("playground-zh")
