@@ -260,7 +260,7 @@ func render() {
 	page = d.page
 	mark("gregorReplayed")
 	setLang(d.page.Lang)
-	showHTML(d.html, d.title)
+	showHTML(d.markup(), d.title)
 	syncPlay()
 	if d.page.Step != nil {
 		announce(ui.Trf(d.page.Lang, "Step %d of %d: %s", d.page.Pos, d.page.Total, d.page.Step.Command))
@@ -269,11 +269,23 @@ func render() {
 }
 
 // drawing is a session's step as the page shows it: the page, and its
-// markup and title, with what building and rendering them took.
+// markup and title, with what building and rendering them took. A step
+// drawn ahead also has its markup parsed ahead (parsed, a fragment the
+// page's gregorMorph takes apart, so a drawing is shown at most once).
 type drawing struct {
 	page            ui.Page
 	html, title     string
+	parsed          js.Value
 	pageMs, templMs float64
+}
+
+// markup is what showHTML puts in the page: the fragment parsed ahead,
+// or the markup.
+func (d drawing) markup() any {
+	if d.parsed.Truthy() {
+		return d.parsed
+	}
+	return d.html
 }
 
 // draw builds a session's step from the kept timeline and renders it,
@@ -290,12 +302,17 @@ func draw(s *play.Session, typed, rejected string) drawing {
 	if err := c.Render(context.Background(), &sb); err != nil {
 		panic(err) // the components render any page: a broken invariant
 	}
-	return drawing{p, sb.String(), title, built - start, now() - built}
+	return drawing{page: p, html: sb.String(), title: title, pageMs: built - start, templMs: now() - built}
 }
 
-// setLang sets the document's language (<html lang>).
+// setLang sets the document's language (<html lang>), only when it
+// changes: the document's language is inherited by
+// every element, so writing it restyles the whole page.
 func setLang(lang string) {
-	doc.Get("documentElement").Set("lang", ui.HTMLLang(lang))
+	el, l := doc.Get("documentElement"), ui.HTMLLang(lang)
+	if el.Get("lang").String() != l {
+		el.Set("lang", l)
+	}
 }
 
 // announce tells screen readers what changed (index.html's live region,
@@ -331,15 +348,15 @@ func show(c templ.Component, title string) {
 	showHTML(sb.String(), title)
 }
 
-// showHTML puts markup in the page, keeping what the learner opened and
-// where the focus was.
-func showHTML(html, title string) {
+// showHTML puts markup in the page (a string, or a fragment gregorParse
+// made of one), keeping what the learner opened and where the focus was.
+func showHTML(html any, title string) {
 	mark("gregorTemplated")
 	focused, open := focusKey(), kept()
 	t := now()
 	win.Call("gregorMorph", app, html)
 	parts[2] = now() - t
-	win.Set("gregorRenderParts", []any{parts[0], parts[1], parts[2], len(html)})
+	win.Set("gregorRenderParts", []any{parts[0], parts[1], parts[2], win.Get("gregorMorphed")})
 	parts = [3]float64{}
 	restore(open)
 	scrollSequence()

@@ -38,7 +38,9 @@ func (a *drawnAhead) take(s *play.Session, typed, rejected string) (drawing, boo
 	if typed != "" || rejected != "" || a.kept == nil {
 		return drawing{}, false
 	}
-	d, ok := a.kept[key(s, folds())]
+	k := key(s, folds())
+	d, ok := a.kept[k]
+	delete(a.kept, k) // its fragment goes into the page
 	return d, ok
 }
 
@@ -98,7 +100,9 @@ func (a *drawnAhead) drawOne() {
 	}
 	if s, ok := a.next(); ok {
 		if k := key(s, folds()); a.kept[k].html == "" {
-			a.kept[k] = draw(s, "", "")
+			d := draw(s, "", "")
+			d.parsed = win.Call("gregorParse", d.html)
+			a.kept[k] = d
 		}
 	}
 }
