@@ -1,5 +1,5 @@
 // Package broker is Kafka's broker as a pure state machine: topics,
-// partitions and the request handlers, one file per API.
+// partitions and the request handlers (mostly a file per API or family).
 //
 // A driver (the native server, or the simulator) owns a Broker and calls it
 // from one goroutine: Handle for each decoded request, Tick when time moves,
