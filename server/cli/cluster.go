@@ -8,8 +8,11 @@ import (
 )
 
 var clusterVerbs = map[string]func(*env) error{
-	"info":   clusterInfo,
-	"config": clusterConfig,
+	"info":       clusterInfo,
+	"config":     clusterConfig,
+	"partitions": clusterPartitions,
+	"elect":      clusterElect,
+	"quotas":     clusterQuotas,
 }
 
 type clusterBroker struct {
