@@ -246,11 +246,22 @@ func TestLiveWatch(t *testing.T) {
 	if skipped != 0 {
 		t.Errorf("the watcher skipped %d events", skipped)
 	}
-	traced = checkConnections(t, "kcat", evs, 1) // librdkafka counts from 1
+	// franz-go's last long-polling Fetch may be answered after the first
+	// window ended (its connection closing races the fetch's wait): its
+	// response then comes in this window, without its request.
+	var kcatEvs []liveEvent
+	for _, ev := range evs {
+		if ev.Client == "live-kcat" {
+			kcatEvs = append(kcatEvs, ev)
+		} else if ev.Client != franzID || ev.Dir != "response" || ev.Key != 1 {
+			t.Errorf("after franz-go closed, /live traced %+v", ev)
+		}
+	}
+	traced = checkConnections(t, "kcat", kcatEvs, 1) // librdkafka counts from 1
 	if traced[0] == 0 || traced[1] == 0 {
 		t.Errorf("kcat: no Produce or no Fetch traced: %v", traced)
 	}
-	t.Logf("kcat: %d events, skipped %d", len(evs), skipped)
+	t.Logf("kcat: %d events, skipped %d", len(kcatEvs), skipped)
 }
 
 // writeCounter is a kgo hook that counts the requests written.
