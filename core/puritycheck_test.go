@@ -99,12 +99,14 @@ var builds = []build{
 	{"js/wasm cluster", []string{"GOOS=js", "GOARCH=wasm"}, ""},
 }
 
-// loadBuild type-checks the packages matching patterns as b compiles them.
-func loadBuild(b build, patterns ...string) ([]*packages.Package, error) {
+// loadBuild type-checks the packages matching patterns in the module at
+// dir ("": this one) as b compiles them.
+func loadBuild(b build, dir string, patterns ...string) ([]*packages.Package, error) {
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports |
 			packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo,
 		Env: append(os.Environ(), b.env...),
+		Dir: dir,
 	}
 	if b.tags != "" {
 		cfg.BuildFlags = []string{"-tags=" + b.tags}

@@ -1,6 +1,11 @@
-// Package impure is what core/purity_test.go must catch: each line marked
+package core
+
+// impureFixture is a package of impure code for TestPurityCheckCatches,
+// kept as text so that no impure Go file lives in core: the test writes it
+// into a module of its own in a temporary directory and checks it there.
+const impureFixture = `// Package impure is what core/purity_test.go must catch: each line marked
 // want is impure in a way a check of names in the source would miss or
-// that a blocklist would not name. It is never built into anything.
+// that a blocklist would not name.
 package impure
 
 import (
@@ -63,3 +68,4 @@ func Pure(m map[string]int, r *mrand.Rand, now clock.Time) []string {
 	}
 	return slices.Sorted(maps.Keys(m))
 }
+`
