@@ -85,7 +85,7 @@ func main() {
 	// listen while capturing): it is drawn now (keep.go).
 	onCapture(doc, "toggle", onToggle)
 	setStepMs()
-	on(win, "popstate", func(js.Value) { route() })
+	on(win, "popstate", func(js.Value) { dropURL(); route() })
 	route()
 	startRoom()
 	<-handover
@@ -164,6 +164,7 @@ func relPath(u js.Value) string {
 // pageQuery is the session the page's URL names, as a query (play's
 // FromPath); ok is false when its path names no page.
 func pageQuery() (string, bool) {
+	flushURL()
 	loc := win.Get("location")
 	return link.FromPath(relPath(loc), strings.TrimPrefix(loc.Get("search").String(), "?"))
 }
@@ -210,7 +211,7 @@ func route() {
 	}
 	q = play.WithLang(q, browserLang())
 	if want, loc := hrefOf(q), win.Get("location"); js.Global().Get("URL").New(want, doc.Get("baseURI")).Get("href").String() != loc.Get("href").String() {
-		win.Get("history").Call("replaceState", nil, "", want)
+		setURL(false, want)
 	}
 	if slug := missingScript(q); slug != "" {
 		loadScript(slug, func(err error) {
@@ -379,13 +380,6 @@ func showError(msg string) {
 	app.Call("querySelector", ".index a").Set("textContent", ui.Tr(lang, "All lessons"))
 }
 
-// replaceURL records the session in the address bar without a new
-// history entry, so a copied link replays exactly this.
-func replaceURL() {
-	roomMoved()
-	win.Get("history").Call("replaceState", nil, "", hrefOf(session.Query(session.Pos)))
-}
-
 func closest(e js.Value, sel string) js.Value {
 	t := e.Get("target")
 	if t.IsNull() || t.IsUndefined() || t.Get("closest").IsUndefined() {
@@ -475,9 +469,9 @@ func navigate(href string) {
 	same := session != nil && !play.IsIndex(q) && sameSession(session, play.Parse(q))
 	url := hrefOf(play.WithLang(q, browserLang()))
 	if same {
-		win.Get("history").Call("replaceState", nil, "", url)
+		setURL(false, url)
 	} else {
-		win.Get("history").Call("pushState", nil, "", url)
+		setURL(true, url)
 	}
 	route()
 	if !same {

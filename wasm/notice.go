@@ -86,6 +86,7 @@ func save() {
 	resp, err := await(win.Call("fetch", "api/saved", map[string]any{
 		"method": "POST", "body": body, "headers": map[string]any{"Content-Type": "application/json"},
 	}))
+	flushURL()
 	whole := ui.NoticeView{Text: ui.Tr(lang, "This site keeps no saved links, so here is the whole link: it holds this step, your steps and your answers."), Link: win.Get("location").Get("href").String()}
 	if err != nil {
 		showNotice(whole)

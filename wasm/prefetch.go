@@ -81,13 +81,22 @@ func (a *drawnAhead) next() (*play.Session, bool) {
 	return &c, true
 }
 
-// idle schedules drawOne for the browser's next idle moment.
+// idleWithin bounds the wait for an idle moment, in ms. A page that
+// draws no frames (a step without messages animates nothing) may get no
+// idle period at all: headless chromium gave none for over a second, and
+// the next key press then drew its step on the spot (450 ms on
+// replica-placement). Past this, drawOne runs as an ordinary task, still
+// long before a learner has read the step.
+const idleWithin = 200
+
+// idle schedules drawOne for the browser's next idle moment, or at most
+// idleWithin ms from now.
 func (a *drawnAhead) idle() {
 	if !a.pending.IsUndefined() && !a.pending.IsNull() {
 		return
 	}
 	if ric := win.Get("requestIdleCallback"); ric.Type() == js.TypeFunction {
-		a.pending = win.Call("requestIdleCallback", a.fn, map[string]any{"timeout": 1000})
+		a.pending = win.Call("requestIdleCallback", a.fn, map[string]any{"timeout": idleWithin})
 	} else {
 		a.pending = win.Call("setTimeout", a.fn, 50)
 	}

@@ -280,7 +280,7 @@ func detach() {
 // showPosition shows the teacher's position on a student's page.
 func showPosition(p *play.Position) {
 	stop()
-	win.Get("history").Call("replaceState", nil, "", hrefOf(play.PositionQuery(*p)))
+	setURL(false, hrefOf(play.PositionQuery(*p)))
 	route()
 }
 

@@ -74,7 +74,7 @@ func traceGo(n int) {
 	if openTrace == nil || n < 1 || n > len(openTrace.Steps) {
 		return
 	}
-	win.Get("history").Call("replaceState", nil, "", play.TraceHref(n))
+	setURL(false, play.TraceHref(n))
 	showTrace()
 }
 
@@ -95,6 +95,6 @@ func readTrace(file js.Value) {
 		defer func() { recover() }() // a trace too large for sessionStorage is kept in memory only
 		win.Get("sessionStorage").Call("setItem", traceKey, text)
 	}()
-	win.Get("history").Call("replaceState", nil, "", play.TraceHref(1))
+	setURL(false, play.TraceHref(1))
 	showTrace()
 }

@@ -528,12 +528,20 @@ func (p *page) click(sel string) {
 // read a URL for this, whichever form the address bar shows.
 func (p *page) search() string {
 	p.t.Helper()
+	p.poll(`!window.gregorURLPending`, "the address bar written (wasm/address.go)")
 	path, raw, _ := strings.Cut(p.eval(`location.pathname.slice(new URL(document.baseURI).pathname.length) + "\n" + location.search.slice(1)`), "\n")
 	q, ok := link.FromPath(path, raw)
 	if !ok {
 		p.t.Fatalf("the page's path %q names no page", path)
 	}
 	return "?" + q
+}
+
+// href is the page's address, once the address bar is written.
+func (p *page) href() string {
+	p.t.Helper()
+	p.poll(`!window.gregorURLPending`, "the address bar written (wasm/address.go)")
+	return p.eval(`location.href`)
 }
 
 // native replays the page's current URL in Go: what the browser must show.
@@ -867,7 +875,7 @@ func TestInjectCrash(t *testing.T) {
 	p.shot("diverged")
 
 	// The URL replays exactly this.
-	href := p.eval("location.href")
+	href := p.href()
 	p.load(strings.TrimPrefix(href, p.base))
 	p.waitText("#pos", fmt.Sprintf("Step %d of %d", diverged, total+1))
 	p.checkStep()
@@ -962,7 +970,7 @@ func TestPlayground(t *testing.T) {
 	// Faults from the buttons, and the URL replays it all.
 	p.click(`button[data-cmd="crash b0"]`)
 	p.waitText(`[data-broker="b0"] h3 .badge`, "down")
-	href := p.eval("location.href")
+	href := p.href()
 	p.load(strings.TrimPrefix(href, p.base))
 	p.waitText("#pos", "Step 5 of 5")
 	p.checkStep()
@@ -1039,7 +1047,7 @@ func TestClusterLesson(t *testing.T) {
 	p.shot("diverged")
 
 	// The URL replays exactly this.
-	href := p.eval("location.href")
+	href := p.href()
 	p.load(strings.TrimPrefix(href, p.base))
 	p.waitText("#pos", fmt.Sprintf("Step %d of %d", diverged, total+1))
 	p.checkStep()

@@ -98,7 +98,7 @@ func checkSaved(t *testing.T, base string) {
 	p := openAt(t, base, fmt.Sprintf("/en/segments/%d/", n))
 	p.click(`button[data-cmd="crash b0"]`)
 	p.waitText("#pos", fmt.Sprintf("Step %d of", n+1))
-	before, _ := url.Parse(p.eval(`location.href`))
+	before, _ := url.Parse(p.href())
 	pos := p.text("#pos")
 	p.click("[data-save]")
 	p.waitText("#notice", "Saved:")
@@ -111,7 +111,7 @@ func checkSaved(t *testing.T, base string) {
 
 	q := openAt(t, base, "/s/"+id)
 	q.waitText("#pos", pos)
-	after, _ := url.Parse(q.eval(`location.href`))
+	after, _ := url.Parse(q.href())
 	if after.Path != before.Path || after.Query().Get("actions") != before.Query().Get("actions") || after.Query().Get("actions") == "" {
 		t.Errorf("/s/%s opened %s, want the saved %s with its What-if", id, after, before)
 	}

@@ -119,7 +119,7 @@ func TestStaticSaveAndTeach(t *testing.T) {
 	p := openStatic(t, fmt.Sprintf("/en/segments/%d/", n))
 	p.click(`button[data-cmd="crash b0"]`)
 	p.waitText("#pos", fmt.Sprintf("Step %d of", n+1))
-	href := p.eval(`location.href`)
+	href := p.href()
 	p.click("[data-save]")
 	p.waitText("#notice", "keeps no saved links")
 	if got := p.eval(`document.getElementById("notice-link").value`); got != href {
