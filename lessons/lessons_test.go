@@ -85,15 +85,15 @@ func TestParseFormatRoundTrip(t *testing.T) {
 	}
 }
 
-// TestReadmeCountsLessons: the README says how many lessons the playground
+// TestReadmeCountsLessons: the playground guide says how many lessons it
 // serves; it is the Catalog's length.
 func TestReadmeCountsLessons(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "playground.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("serves %d lessons", len(Catalog))
 	if !strings.Contains(string(readme), want) {
-		t.Errorf("README.md does not say %q", want)
+		t.Errorf("docs/playground.md does not say %q", want)
 	}
 }

@@ -10,13 +10,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// TestReadmeAPITable: the README's table of Kafka's API keys lists every
+// TestReadmeAPITable: the table of Kafka's API keys (docs/api.md) lists every
 // key kmsg knows, once, in order, with its name, the versions this broker
 // serves (exactly SupportedVersions, "—" for none) and kmsg's newest
 // version; a key not served says why, and a served one below the newest
 // says what is left.
 func TestReadmeAPITable(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile("../../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +39,12 @@ func TestReadmeAPITable(t *testing.T) {
 		}
 		k := int16(key)
 		if k != next {
-			t.Fatalf("README: key %d where key %d belongs", k, next)
+			t.Fatalf("docs/api.md: key %d where key %d belongs", k, next)
 		}
 		next++
 		req := kmsg.RequestForKey(k)
 		if req == nil {
-			t.Fatalf("README: key %d is not one kmsg knows", k)
+			t.Fatalf("docs/api.md: key %d is not one kmsg knows", k)
 		}
 		want := served[k]
 		if want == "" {
@@ -52,18 +52,18 @@ func TestReadmeAPITable(t *testing.T) {
 		}
 		newest := strconv.Itoa(int(req.MaxVersion()))
 		if cells[2] != kmsg.NameForKey(k) || cells[3] != want || cells[4] != newest {
-			t.Errorf("README row %q, want | %d | %s | %s | %s |", line, k, kmsg.NameForKey(k), want, newest)
+			t.Errorf("docs/api.md row %q, want | %d | %s | %s | %s |", line, k, kmsg.NameForKey(k), want, newest)
 		}
 		if cells[5] == "" && (want == "—" || !strings.HasSuffix(want, "–"+newest)) {
-			t.Errorf("README: key %d (%s) serves %s of up to v%s and does not say why", k, cells[2], want, newest)
+			t.Errorf("docs/api.md: key %d (%s) serves %s of up to v%s and does not say why", k, cells[2], want, newest)
 		}
 	}
 	if kmsg.RequestForKey(next) != nil {
-		t.Errorf("README: the table stops before key %d (%s)", next, kmsg.NameForKey(next))
+		t.Errorf("docs/api.md: the table stops before key %d (%s)", next, kmsg.NameForKey(next))
 	}
 	for k := range served {
 		if k >= next {
-			t.Errorf("README: served key %d is not in the table", k)
+			t.Errorf("docs/api.md: served key %d is not in the table", k)
 		}
 	}
 }

@@ -228,7 +228,7 @@ func replicationRun(t *testing.T, seed uint64) (st replStats) {
 				// snapshots), all named by a 20-digit offset; a flip in
 				// partition.metadata or leader-epoch-checkpoint keeps
 				// the partition from loading, which the controller is
-				// not told of yet (README, When the disk fails).
+				// not told of yet (docs/operations.md, When the disk fails).
 				if _, err := w.Exec("disk " + b + " flip t-0/0"); err == nil {
 					flipped[b] = true
 					st.flips++

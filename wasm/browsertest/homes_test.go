@@ -42,7 +42,7 @@ func TestFramingNative(t *testing.T) {
 
 // TestFramingStatic: the static site's embeds render in an iframe of
 // another origin. A plain file server sets no headers, so nothing
-// refuses framing there (the README says which hosts can).
+// refuses framing there (docs/playground.md says which hosts can).
 func TestFramingStatic(t *testing.T) {
 	t.Parallel()
 	checkFraming(t, serve(t, true), false)
