@@ -14,9 +14,18 @@ import (
 // (KIP-590), which writes them to the metadata log every broker reads.
 // They are enforced only with an authorizer (authorize.go).
 func init() {
-	register(29, 0, 3, handleDescribeAcls)
-	register(30, 0, 3, handleCreateAcls)
-	register(31, 0, 3, handleDeleteAcls)
+	register(29, api{
+		min: 0, max: 3, serve: handleDescribeAcls,
+		acl: onCluster{kmsg.ACLOperationDescribe},
+	})
+	register(30, api{
+		min: 0, max: 3, serve: handleCreateAcls,
+		acl: onCluster{kmsg.ACLOperationAlter},
+	})
+	register(31, api{
+		min: 0, max: 3, serve: handleDeleteAcls,
+		acl: onCluster{kmsg.ACLOperationAlter},
+	})
 }
 
 func (b *Broker) acls() map[string]*cluster.ACL {

@@ -32,8 +32,14 @@ import (
 // connections (ConnectionThrottle, KIP-612). Produce with acks=0 has no
 // answer to carry a throttle and is not throttled.
 func init() {
-	register(48, 0, 1, handleDescribeClientQuotas)
-	register(49, 0, 1, handleAlterClientQuotas)
+	register(48, api{
+		min: 0, max: 1, serve: handleDescribeClientQuotas,
+		acl: onCluster{kmsg.ACLOperationDescribeConfigs},
+	})
+	register(49, api{
+		min: 0, max: 1, serve: handleAlterClientQuotas,
+		acl: onCluster{kmsg.ACLOperationAlterConfigs},
+	})
 }
 
 // anonymous is the user of a client that did not authenticate, as Kafka

@@ -19,8 +19,14 @@ import (
 // changes nothing, any other broker is not registered
 // (INVALID_REPLICA_ASSIGNMENT), and no reassignment is ever in progress.
 func init() {
-	register(45, 0, 1, handleAlterReassignments)
-	register(46, 0, 0, handleListReassignments)
+	register(45, api{
+		min: 0, max: 1, serve: handleAlterReassignments,
+		acl: onCluster{kmsg.ACLOperationAlter},
+	})
+	register(46, api{
+		min: 0, max: 0, serve: handleListReassignments,
+		acl: onCluster{kmsg.ACLOperationDescribe},
+	})
 }
 
 func handleAlterReassignments(b *Broker, r *Request) kmsg.Response {

@@ -16,8 +16,14 @@ import (
 // (AlterUserScramCredentials is forwarded to it, KIP-590) and every
 // broker reads them from its image.
 func init() {
-	register(50, 0, 0, handleDescribeUserScram)
-	register(51, 0, 0, handleAlterUserScram)
+	register(50, api{
+		min: 0, max: 0, serve: handleDescribeUserScram,
+		acl: onCluster{kmsg.ACLOperationDescribe},
+	})
+	register(51, api{
+		min: 0, max: 0, serve: handleAlterUserScram,
+		acl: onCluster{kmsg.ACLOperationAlter},
+	})
 }
 
 func handleDescribeUserScram(b *Broker, r *Request) kmsg.Response {

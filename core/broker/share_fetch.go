@@ -28,8 +28,14 @@ import (
 // (KIP-1206): Gregor acquires at most MaxRecords records in both modes,
 // which record_limit (1) requires and batch_optimized (0) allows.
 func init() {
-	register(78, 1, 2, handleShareFetch)
-	register(79, 1, 2, handleShareAck)
+	register(78, api{
+		min: 1, max: 2, serve: handleShareFetch,
+		acl: onGroupThenTopics{kmsg.ACLOperationRead},
+	})
+	register(79, api{
+		min: 1, max: 2, serve: handleShareAck,
+		acl: onGroupThenTopics{kmsg.ACLOperationRead},
+	})
 }
 
 // renewUntil is when the locks a request renews end: the group's lock

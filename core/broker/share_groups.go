@@ -29,11 +29,20 @@ import (
 // loads a partition, so after a restart or a coordinator move members go
 // on at their epoch and an empty share group is still listed.
 func init() {
-	register(76, 1, 1, handleShareHeartbeat)
-	register(77, 1, 1, handleShareDescribe)
-	register(90, 0, 1, handleShareOffsets)
-	register(91, 0, 0, handleShareOffsets)
-	register(92, 0, 0, handleShareOffsets)
+	register(76, api{min: 1, max: 1, serve: handleShareHeartbeat, acl: onHeartbeat{}})
+	register(77, api{
+		min: 1, max: 1, serve: handleShareDescribe,
+		acl: onGroups{op: kmsg.ACLOperationDescribe, list: "GroupIDs", key: "GroupID", hide: true},
+	})
+	register(90, api{min: 0, max: 1, serve: handleShareOffsets, acl: describeShareOffsetsACL{}})
+	register(91, api{
+		min: 0, max: 0, serve: handleShareOffsets,
+		acl: onGroupThenTopics{kmsg.ACLOperationRead},
+	})
+	register(92, api{
+		min: 0, max: 0, serve: handleShareOffsets,
+		acl: onGroupThenTopics{kmsg.ACLOperationDelete},
+	})
 }
 
 // initShare builds the share engine and, on a single broker, the share
