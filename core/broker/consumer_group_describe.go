@@ -6,7 +6,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // its coordinator (markForeignGroups).
 func init() {
 	register(69, api{
-		min: 0, max: 1, serve: handleGroupRead,
+		min: 0, max: 1, serve: handleGroupRead, manyGroups: true,
 		acl: onGroups{op: kmsg.ACLOperationDescribe, list: "Groups", key: "Group", hide: true},
 	})
 }

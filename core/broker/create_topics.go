@@ -1,9 +1,10 @@
 package broker
 
 import (
-	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
 )
 
 // CreateTopics v0-7. -1 partitions or replication factor take the broker's

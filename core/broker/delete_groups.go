@@ -6,7 +6,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // (markForeignGroups).
 func init() {
 	register(42, api{
-		min: 0, max: 2, serve: handleGroupWrite,
+		min: 0, max: 2, serve: handleGroupWrite, manyGroups: true,
 		acl: onGroups{op: kmsg.ACLOperationDelete, list: "Groups", key: "Group"},
 	})
 }

@@ -6,7 +6,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // (markForeignGroups).
 func init() {
 	register(15, api{
-		min: 0, max: 5, serve: handleGroupRead,
+		min: 0, max: 5, serve: handleGroupRead, manyGroups: true,
 		acl: onGroups{op: kmsg.ACLOperationDescribe, list: "Groups", key: "Group"},
 	})
 }

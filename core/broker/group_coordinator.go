@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"reflect"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -182,34 +184,18 @@ func (b *Broker) coordinatesGroup(id string) bool {
 }
 
 // markForeignGroups answers NOT_COORDINATOR for the groups of a
-// many-group answer (DescribeGroups, DeleteGroups, OffsetFetch v8+,
-// ConsumerGroupDescribe) that this broker does not coordinate; the
-// coordinator knows nothing of them and left them empty.
+// many-group answer (api.manyGroups) that this broker does not
+// coordinate; the coordinator knows nothing of them and left them empty.
+// Every such answer lists them in Groups, each with its Group and
+// ErrorCode.
 func (b *Broker) markForeignGroups(resp kmsg.Response) {
-	if b.cl == nil {
+	if b.cl == nil || !handlers[resp.Key()].manyGroups {
 		return
 	}
-	mark := func(id string, code *int16) {
-		if !b.coordinatesGroup(id) {
-			*code = kerr.NotCoordinator.Code
-		}
-	}
-	switch m := resp.(type) {
-	case *kmsg.DescribeGroupsResponse:
-		for i := range m.Groups {
-			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
-		}
-	case *kmsg.DeleteGroupsResponse:
-		for i := range m.Groups {
-			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
-		}
-	case *kmsg.OffsetFetchResponse:
-		for i := range m.Groups {
-			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
-		}
-	case *kmsg.ConsumerGroupDescribeResponse:
-		for i := range m.Groups {
-			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
+	gs := reflect.ValueOf(resp).Elem().FieldByName("Groups")
+	for i := range gs.Len() {
+		if g := gs.Index(i); !b.coordinatesGroup(g.FieldByName("Group").String()) {
+			g.FieldByName("ErrorCode").SetInt(int64(kerr.NotCoordinator.Code))
 		}
 	}
 }

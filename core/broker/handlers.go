@@ -30,6 +30,10 @@ type api struct {
 	// KIP-848 group, where a share group's id is GROUP_ID_NOT_FOUND
 	// (KIP-932).
 	joins bool
+	// manyGroups is set for the requests that name many groups, each
+	// routed alone: the answer's groups another broker coordinates are
+	// NOT_COORDINATOR (markForeignGroups).
+	manyGroups bool
 }
 
 // handlers is filled by each API's file; ApiVersions reports exactly these.

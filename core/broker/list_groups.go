@@ -3,8 +3,9 @@ package broker
 import (
 	"slices"
 
-	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
 )
 
 // ListGroups v0-5: the groups this broker coordinates, with their

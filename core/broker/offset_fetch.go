@@ -3,16 +3,17 @@ package broker
 import (
 	"slices"
 
-	"github.com/gregor-kafka/gregor/core/wire"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // OffsetFetch v0-9: the committed offsets of one group, or from v8 of
 // many (KIP-709), which are routed group by group (markForeignGroups).
 func init() {
 	register(9, api{
-		min: 0, max: 9, serve: handleGroupRead,
+		min: 0, max: 9, serve: handleGroupRead, manyGroups: true,
 		group: offsetFetchGroup,
 		acl:   offsetFetchACL{},
 	})

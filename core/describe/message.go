@@ -6,10 +6,10 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/gregor-kafka/gregor/core/wire"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // Describe renders a request or response as one fixed, readable line: the
