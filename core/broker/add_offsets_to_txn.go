@@ -8,7 +8,11 @@ import (
 // AddOffsetsToTxn v0-4 (KIP-98): a producer puts its group's
 // __consumer_offsets partition in its transaction before TxnOffsetCommit.
 func init() {
-	register(25, api{min: 0, max: 4, serve: handleTxn, acl: addOffsetsToTxnACL{}})
+	register(25, api{
+		min: 0, max: 4, serve: handleTxn,
+		txnID: routedBy(func(m *kmsg.AddOffsetsToTxnRequest) string { return m.TransactionalID }),
+		acl:   addOffsetsToTxnACL{},
+	})
 }
 
 // addOffsetsToTxnACL: WRITE on the transactional id, then READ on the

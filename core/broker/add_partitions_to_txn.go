@@ -11,7 +11,19 @@ import (
 // transaction (v0-3); v4+ is a partition leader's batch verifying or
 // adding for its producers (KIP-890), which only brokers send.
 func init() {
-	register(24, api{min: 0, max: 5, serve: handleTxn, acl: addPartitionsToTxnACL{}})
+	register(24, api{
+		min: 0, max: 5, serve: handleTxn,
+		txnID: addPartitionsTxnID,
+		acl:   addPartitionsToTxnACL{},
+	})
+}
+
+// addPartitionsTxnID routes a client's AddPartitionsToTxn by its
+// transactional id; a broker's batch (v4+) names many, each answered by
+// the coordinator that has it (markForeignTransactions).
+func addPartitionsTxnID(req kmsg.Request) (string, bool) {
+	m := req.(*kmsg.AddPartitionsToTxnRequest)
+	return m.TransactionalID, m.Version < 4
 }
 
 // addPartitionsToTxnACL: v4+ needs CLUSTER_ACTION (KIP-890: broker to

@@ -7,7 +7,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 func init() {
 	register(68, api{
 		min: 0, max: 1, serve: handleGroupWrite,
-		group: groupField(func(m *kmsg.ConsumerGroupHeartbeatRequest) string { return m.Group }),
+		group: routedBy(func(m *kmsg.ConsumerGroupHeartbeatRequest) string { return m.Group }),
 		joins: true,
 		acl:   onHeartbeat{},
 	})

@@ -5,7 +5,7 @@
 // API's file (produce.go: Produce, key 0; join_group.go: JoinGroup, key
 // 11): the versions served, which ApiVersions reports, the handler, the
 // rule that authorizes a client's request (authorize.go), and, for the
-// group coordinator's APIs, the group that routes it. How a learner reads
+// coordinators' APIs, the group or transactional id that routes it. How a learner reads
 // the API and how it answers with an error live in its files of
 // core/describe and core/wire. Adding an API is a file here, and one
 // there where the generic text or error answer will not do.

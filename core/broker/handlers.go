@@ -26,6 +26,11 @@ type api struct {
 	// (ok false: none, as for a many-group request): a group another
 	// broker coordinates is NOT_COORDINATOR (group_coordinator.go).
 	group func(kmsg.Request) (id string, ok bool)
+	// txnID names the transactional id a transaction coordinator's
+	// request is routed by (ok false: none): another broker's is
+	// NOT_COORDINATOR, as is one whose __transaction_state is not there
+	// yet COORDINATOR_NOT_AVAILABLE (txn_coordinator.go).
+	txnID func(kmsg.Request) (id string, ok bool)
 	// joins is set for the requests that join a member to a classic or
 	// KIP-848 group, where a share group's id is GROUP_ID_NOT_FOUND
 	// (KIP-932).
@@ -48,8 +53,9 @@ func register(key int16, a api) {
 	handlers[key] = a
 }
 
-// groupField routes a group coordinator's request by its group field.
-func groupField[Q kmsg.Request](group func(Q) string) func(kmsg.Request) (string, bool) {
+// routedBy routes a coordinator's request by one of its fields (its
+// group, or its transactional id).
+func routedBy[Q kmsg.Request](group func(Q) string) func(kmsg.Request) (string, bool) {
 	return func(req kmsg.Request) (string, bool) { return group(req.(Q)), true }
 }
 

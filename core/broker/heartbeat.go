@@ -6,7 +6,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 func init() {
 	register(12, api{
 		min: 0, max: 4, serve: handleGroupWrite,
-		group: groupField(func(m *kmsg.HeartbeatRequest) string { return m.Group }),
+		group: routedBy(func(m *kmsg.HeartbeatRequest) string { return m.Group }),
 		acl:   onGroup{kmsg.ACLOperationRead},
 	})
 }

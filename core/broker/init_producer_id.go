@@ -15,8 +15,17 @@ import (
 func init() {
 	register(22, api{
 		min: 0, max: 5, serve: handleInitProducerID,
-		acl: initProducerIDACL{},
+		txnID: initProducerTxnID,
+		acl:   initProducerIDACL{},
 	})
+}
+
+// initProducerTxnID routes a transactional producer's InitProducerId to
+// the coordinator of its transactional id; an idempotent producer's has
+// none.
+func initProducerTxnID(req kmsg.Request) (string, bool) {
+	m := req.(*kmsg.InitProducerIDRequest)
+	return derefString(m.TransactionalID), m.TransactionalID != nil
 }
 
 const producerIDBlock = 1000

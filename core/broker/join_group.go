@@ -8,7 +8,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 func init() {
 	register(11, api{
 		min: 0, max: 9, serve: handleGroupWrite,
-		group: groupField(func(m *kmsg.JoinGroupRequest) string { return m.Group }),
+		group: routedBy(func(m *kmsg.JoinGroupRequest) string { return m.Group }),
 		joins: true,
 		acl:   onGroup{kmsg.ACLOperationRead},
 	})

@@ -7,7 +7,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 func init() {
 	register(13, api{
 		min: 0, max: 5, serve: handleGroupWrite,
-		group: groupField(func(m *kmsg.LeaveGroupRequest) string { return m.Group }),
+		group: routedBy(func(m *kmsg.LeaveGroupRequest) string { return m.Group }),
 		acl:   onGroup{kmsg.ACLOperationRead},
 	})
 }

@@ -7,7 +7,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 func init() {
 	register(8, api{
 		min: 0, max: 9, serve: handleGroupWrite,
-		group: groupField(func(m *kmsg.OffsetCommitRequest) string { return m.Group }),
+		group: routedBy(func(m *kmsg.OffsetCommitRequest) string { return m.Group }),
 		acl:   onGroupThenTopics{kmsg.ACLOperationRead},
 	})
 }

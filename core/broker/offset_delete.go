@@ -6,7 +6,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 func init() {
 	register(47, api{
 		min: 0, max: 0, serve: handleGroupWrite,
-		group: groupField(func(m *kmsg.OffsetDeleteRequest) string { return m.Group }),
+		group: routedBy(func(m *kmsg.OffsetDeleteRequest) string { return m.Group }),
 		acl:   onGroupThenTopics{kmsg.ACLOperationDelete},
 	})
 }

@@ -172,24 +172,14 @@ func (b *Broker) txnCoordinatorFor(id string) int16 {
 }
 
 // handleTxn hands a coordinator request to the state machine, after
-// checking this broker coordinates the transactional id it names.
+// checking this broker coordinates the transactional id it names
+// (api.txnID).
 func handleTxn(b *Broker, r *Request) kmsg.Response {
-	id, named := "", true
-	switch m := r.Msg.(type) {
-	case *kmsg.AddPartitionsToTxnRequest:
-		id, named = m.TransactionalID, m.Version < 4
-	case *kmsg.AddOffsetsToTxnRequest:
-		id = m.TransactionalID
-	case *kmsg.EndTxnRequest:
-		id = m.TransactionalID
-	case *kmsg.InitProducerIDRequest:
-		id = *m.TransactionalID
-	default:
-		named = false
-	}
-	if named {
-		if code := b.txnCoordinatorFor(id); code != 0 {
-			return wire.ErrorResponse(r.Msg, code)
+	if a := handlers[r.Msg.Key()]; a.txnID != nil {
+		if id, ok := a.txnID(r.Msg); ok {
+			if code := b.txnCoordinatorFor(id); code != 0 {
+				return wire.ErrorResponse(r.Msg, code)
+			}
 		}
 	}
 	b.wrote = coordinatorWrites{}
