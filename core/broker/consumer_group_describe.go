@@ -8,5 +8,6 @@ func init() {
 	register(69, api{
 		min: 0, max: 1, serve: handleGroupRead, manyGroups: true,
 		acl: onGroups{op: kmsg.ACLOperationDescribe, list: "Groups", key: "Group", hide: true},
+		ops: describedGroupsOps,
 	})
 }

@@ -8,5 +8,6 @@ func init() {
 	register(15, api{
 		min: 0, max: 5, serve: handleGroupRead, manyGroups: true,
 		acl: onGroups{op: kmsg.ACLOperationDescribe, list: "Groups", key: "Group"},
+		ops: describedGroupsOps,
 	})
 }

@@ -22,6 +22,9 @@ type api struct {
 	// acl is what a client's request needs to pass the authorizer
 	// (authorize.go); nil is CLUSTER_ACTION, for what only brokers send.
 	acl rule
+	// ops sets the authorized operations its answer carries (KIP-430,
+	// authorized_ops.go); nil for an answer that carries none.
+	ops func(b *Broker, r *Request, resp kmsg.Response)
 	// group names the group a group coordinator's request is routed by
 	// (ok false: none, as for a many-group request): a group another
 	// broker coordinates is NOT_COORDINATOR (group_coordinator.go).

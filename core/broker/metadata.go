@@ -14,7 +14,25 @@ import (
 // auto.create.topics.enable is true and the request allows it (always
 // before v4, by flag from v4, KIP-204). v10+ carries topic ids (KIP-516) and
 // v12+ can ask by id alone.
-func init() { register(3, api{min: 0, max: 13, serve: handleMetadata, acl: metadataACL{}}) }
+func init() {
+	register(3, api{min: 0, max: 13, serve: handleMetadata, acl: metadataACL{}, ops: metadataOps})
+}
+
+// metadataOps: v8+ answers each topic's authorized operations (not for
+// one refused), and v8-10 the cluster's, when asked (KIP-430).
+func metadataOps(b *Broker, r *Request, resp kmsg.Response) {
+	q := r.Msg.(*kmsg.MetadataRequest)
+	m, _ := resp.(*kmsg.MetadataResponse)
+	if m == nil {
+		return
+	}
+	m.AuthorizedOperations = b.clusterOps(r, q.IncludeClusterAuthorizedOperations && q.Version >= 8 && q.Version <= 10)
+	for i := range m.Topics {
+		t := &m.Topics[i]
+		t.AuthorizedOperations = b.opsIf(r, q.IncludeTopicAuthorizedOperations && q.Version >= 8,
+			t.Topic != nil && t.ErrorCode != kerr.TopicAuthorizationFailed.Code, kmsg.ACLResourceTypeTopic, derefString(t.Topic))
+	}
+}
 
 func handleMetadata(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.MetadataRequest)

@@ -12,6 +12,7 @@ func init() {
 	register(77, api{
 		min: 1, max: 1, serve: handleShareDescribe,
 		acl: onGroups{op: kmsg.ACLOperationDescribe, list: "GroupIDs", key: "GroupID", hide: true},
+		ops: describedGroupsOps,
 	})
 }
 
