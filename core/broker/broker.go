@@ -210,7 +210,7 @@ func (b *Broker) serve(req Request) {
 		ms = b.throttleRequest(&req, b.clock()-start) // client_quotas.go
 	}
 	if resp != nil {
-		b.advertise(req.Listener, resp)
+		b.advertise(h, req.Listener, resp)
 		b.replyThrottled(req, resp, ms)
 	}
 }

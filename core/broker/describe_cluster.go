@@ -6,7 +6,10 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // cluster id, without a topic list. In a cluster the brokers are the live
 // ones of the metadata image, as Metadata lists them.
 func init() {
-	register(60, api{min: 0, max: 2, serve: handleDescribeCluster, acl: noCheck{}, ops: describeClusterOps})
+	register(60, api{
+		min: 0, max: 2, serve: handleDescribeCluster,
+		acl: noCheck{}, ops: describeClusterOps, addresses: listedBrokers,
+	})
 }
 
 // describeClusterOps: the cluster's authorized operations, when asked

@@ -21,7 +21,27 @@ import (
 // metadata; the leader may have moved by the time the client asks it,
 // and then it answers NOT_COORDINATOR and the client looks again.
 func init() {
-	register(10, api{min: 0, max: 6, serve: handleFindCoordinator, acl: findCoordinatorACL{}})
+	register(10, api{
+		min: 0, max: 6, serve: handleFindCoordinator,
+		acl: findCoordinatorACL{}, addresses: coordinatorAddresses,
+	})
+}
+
+// coordinatorAddresses are the addresses of the coordinators found: the
+// one before v4, each key's from v4 (KIP-699).
+func coordinatorAddresses(resp kmsg.Response, set func(id int32, host *string, port *int32)) {
+	r, ok := resp.(*kmsg.FindCoordinatorResponse)
+	if !ok {
+		return
+	}
+	if r.NodeID >= 0 {
+		set(r.NodeID, &r.Host, &r.Port)
+	}
+	for i := range r.Coordinators {
+		if c := &r.Coordinators[i]; c.NodeID >= 0 {
+			set(c.NodeID, &c.Host, &c.Port)
+		}
+	}
 }
 
 func handleFindCoordinator(b *Broker, r *Request) kmsg.Response {

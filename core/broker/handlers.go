@@ -25,6 +25,9 @@ type api struct {
 	// ops sets the authorized operations its answer carries (KIP-430,
 	// authorized_ops.go); nil for an answer that carries none.
 	ops func(b *Broker, r *Request, resp kmsg.Response)
+	// addresses hands set the broker addresses its answer carries, for
+	// another listener's (listeners.go, KIP-103); nil for none.
+	addresses func(resp kmsg.Response, set func(id int32, host *string, port *int32))
 	// group names the group a group coordinator's request is routed by
 	// (ok false: none, as for a many-group request): a group another
 	// broker coordinates is NOT_COORDINATOR (group_coordinator.go).

@@ -15,7 +15,10 @@ import (
 // before v4, by flag from v4, KIP-204). v10+ carries topic ids (KIP-516) and
 // v12+ can ask by id alone.
 func init() {
-	register(3, api{min: 0, max: 13, serve: handleMetadata, acl: metadataACL{}, ops: metadataOps})
+	register(3, api{
+		min: 0, max: 13, serve: handleMetadata,
+		acl: metadataACL{}, ops: metadataOps, addresses: listedBrokers,
+	})
 }
 
 // metadataOps: v8+ answers each topic's authorized operations (not for
