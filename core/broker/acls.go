@@ -1,9 +1,6 @@
 package broker
 
 import (
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/gregor-kafka/gregor/core/cluster"
 )
 
@@ -13,51 +10,12 @@ import (
 // cluster CreateAcls and DeleteAcls are forwarded to the controller
 // (KIP-590), which writes them to the metadata log every broker reads.
 // They are enforced only with an authorizer (authorize.go).
-func init() {
-	register(29, 0, 3, handleDescribeAcls)
-	register(30, 0, 3, handleCreateAcls)
-	register(31, 0, 3, handleDeleteAcls)
-}
 
 func (b *Broker) acls() map[string]*cluster.ACL {
 	if b.cl != nil {
 		return b.cl.image.ACLs
 	}
 	return b.meta.ACLs
-}
-
-func handleDescribeAcls(b *Broker, r *Request) kmsg.Response {
-	return cluster.DescribeACLs(r.Msg.(*kmsg.DescribeACLsRequest), b.acls())
-}
-
-func handleCreateAcls(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
-	resp, recs := cluster.CreateACLs(r.Msg.(*kmsg.CreateACLsRequest), b.meta.ACLs)
-	if b.applyACLs(recs) {
-		for i := range resp.Results {
-			if resp.Results[i].ErrorCode == 0 {
-				resp.Results[i].ErrorCode = kerr.KafkaStorageError.Code
-			}
-		}
-	}
-	return resp
-}
-
-func handleDeleteAcls(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
-	resp, recs := cluster.DeleteACLs(r.Msg.(*kmsg.DeleteACLsRequest), b.meta.ACLs)
-	if b.applyACLs(recs) {
-		for i := range resp.Results {
-			resp.Results[i].ErrorCode = kerr.KafkaStorageError.Code
-		}
-	}
-	return resp
 }
 
 // applyACLs applies ACL records to a single broker's metadata and saves

@@ -20,7 +20,12 @@ import (
 // same replacement (wire.AlterConfigsOps), so the two cannot disagree on
 // what is valid. In a cluster the controller receives the request
 // (KIP-590 forwarding, forwardsConfigs).
-func init() { register(33, 0, 2, handleAlterConfigs) }
+func init() {
+	register(33, api{
+		min: 0, max: 2, serve: handleAlterConfigs,
+		acl: onConfigs{kmsg.ACLOperationAlterConfigs},
+	})
+}
 
 func handleAlterConfigs(b *Broker, r *Request) kmsg.Response {
 	if b.forwardsConfigs() {

@@ -18,7 +18,12 @@ import (
 // needs ALTER on the cluster. A topic named under several directories is
 // answered once, with all its partitions, as Kafka groups its results by
 // topic (clients such as kadm keep the last entry of a topic only).
-func init() { register(34, 1, 2, handleAlterReplicaLogDirs) }
+func init() {
+	register(34, api{
+		min: 1, max: 2, serve: handleAlterReplicaLogDirs,
+		acl: onCluster{kmsg.ACLOperationAlter},
+	})
+}
 
 func handleAlterReplicaLogDirs(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.AlterReplicaLogDirsRequest)

@@ -9,7 +9,7 @@ import (
 
 // ApiVersions v0-4 (KIP-35, KIP-511). Built from the registered handlers;
 // v3+ reports the supported and finalized features (KIP-584, features.go).
-func init() { register(18, 0, 4, handleApiVersions) }
+func init() { register(18, api{min: 0, max: 4, serve: handleApiVersions, acl: noCheck{}}) }
 
 func handleApiVersions(b *Broker, r *Request) kmsg.Response {
 	resp := r.Msg.ResponseKind().(*kmsg.ApiVersionsResponse)

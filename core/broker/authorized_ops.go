@@ -2,8 +2,8 @@ package broker
 
 import (
 	"math"
+	"reflect"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/cluster"
@@ -19,7 +19,8 @@ import (
 // (AclEntry.supportedOperations), each decided as the authorizer decides
 // a request of it (ALL, implied DESCRIBE and DESCRIBE_CONFIGS, a DENY
 // winning: cluster/acl.go), as Kafka's AuthHelper.authorizedOperations
-// computes it. authorizedOps is the one place that computes it.
+// computes it. authorizedOps is the one place that computes it; each
+// API's file says which fields of its answer carry it (api.ops).
 //
 // Invariants:
 //   - Not asked, the field is INT32_MIN (the schema's default); so is it
@@ -88,51 +89,35 @@ func (b *Broker) clusterOps(r *Request, asked bool) int32 {
 	return b.authorizedOps(r, kmsg.ACLResourceTypeCluster, cluster.ClusterResource)
 }
 
-// fillAuthorizedOps sets the fields of an answer to r.
+// fillAuthorizedOps sets the fields of an answer to r, as r's API says
+// (api.ops).
 func (b *Broker) fillAuthorizedOps(r *Request, resp kmsg.Response) {
-	ops := func(asked, ok bool, t kmsg.ACLResourceType, name string) int32 {
-		if !asked || !ok {
-			return noOps
-		}
-		return b.authorizedOps(r, t, name)
+	if fill := handlers[r.Msg.Key()].ops; fill != nil {
+		fill(b, r, resp)
 	}
-	const group = kmsg.ACLResourceTypeGroup
-	switch q := r.Msg.(type) {
-	case *kmsg.MetadataRequest:
-		m, _ := resp.(*kmsg.MetadataResponse)
-		if m == nil {
-			return
-		}
-		m.AuthorizedOperations = b.clusterOps(r, q.IncludeClusterAuthorizedOperations && q.Version >= 8 && q.Version <= 10)
-		for i := range m.Topics {
-			t := &m.Topics[i]
-			t.AuthorizedOperations = ops(q.IncludeTopicAuthorizedOperations && q.Version >= 8,
-				t.Topic != nil && t.ErrorCode != kerr.TopicAuthorizationFailed.Code, kmsg.ACLResourceTypeTopic, derefString(t.Topic))
-		}
-	case *kmsg.DescribeClusterRequest:
-		if m, _ := resp.(*kmsg.DescribeClusterResponse); m != nil {
-			m.ClusterAuthorizedOperations = b.clusterOps(r, q.IncludeClusterAuthorizedOperations)
-		}
-	case *kmsg.DescribeGroupsRequest:
-		if m, _ := resp.(*kmsg.DescribeGroupsResponse); m != nil {
-			for i := range m.Groups {
-				g := &m.Groups[i]
-				g.AuthorizedOperations = ops(q.IncludeAuthorizedOperations, g.ErrorCode == 0, group, g.Group)
-			}
-		}
-	case *kmsg.ConsumerGroupDescribeRequest:
-		if m, _ := resp.(*kmsg.ConsumerGroupDescribeResponse); m != nil {
-			for i := range m.Groups {
-				g := &m.Groups[i]
-				g.AuthorizedOperations = ops(q.IncludeAuthorizedOperations, g.ErrorCode == 0, group, g.Group)
-			}
-		}
-	case *kmsg.ShareGroupDescribeRequest:
-		if m, _ := resp.(*kmsg.ShareGroupDescribeResponse); m != nil {
-			for i := range m.Groups {
-				g := &m.Groups[i]
-				g.AuthorizedOperations = ops(q.IncludeAuthorizedOperations, g.ErrorCode == 0, group, g.GroupID)
-			}
-		}
+}
+
+// opsIf is the field of a resource, INT32_MIN unless asked and ok.
+func (b *Broker) opsIf(r *Request, asked, ok bool, t kmsg.ACLResourceType, name string) int32 {
+	if !asked || !ok {
+		return noOps
+	}
+	return b.authorizedOps(r, t, name)
+}
+
+// describedGroupsOps fills the field of each group a describing answer
+// lists (DescribeGroups v3+, ConsumerGroupDescribe, ShareGroupDescribe),
+// when asked (IncludeAuthorizedOperations) and found: every such answer
+// lists them in Groups, by Group or GroupID.
+func describedGroupsOps(b *Broker, r *Request, resp kmsg.Response) {
+	if resp.Key() != r.Msg.Key() {
+		return
+	}
+	asked := reflect.ValueOf(r.Msg).Elem().FieldByName("IncludeAuthorizedOperations").Bool()
+	gs := reflect.ValueOf(resp).Elem().FieldByName("Groups")
+	for i := range gs.Len() {
+		g := gs.Index(i)
+		ops := b.opsIf(r, asked, g.FieldByName("ErrorCode").Int() == 0, kmsg.ACLResourceTypeGroup, partGroup(g.Interface()))
+		g.FieldByName("AuthorizedOperations").SetInt(int64(ops))
 	}
 }

@@ -204,13 +204,13 @@ func (b *Broker) serve(req Request) {
 		return
 	}
 	start := b.clock()
-	resp := h.fn(b, &req)
+	resp := h.serve(b, &req)
 	var ms int32
 	if req.envelope == nil { // the forwarding broker charged the request's time
 		ms = b.throttleRequest(&req, b.clock()-start) // client_quotas.go
 	}
 	if resp != nil {
-		b.advertise(req.Listener, resp)
+		b.advertise(h, req.Listener, resp)
 		b.replyThrottled(req, resp, ms)
 	}
 }

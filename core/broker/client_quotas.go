@@ -3,7 +3,6 @@ package broker
 import (
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/quota"
@@ -31,10 +30,6 @@ import (
 // KIP-599), and an ip entity's connection_creation_rate on new
 // connections (ConnectionThrottle, KIP-612). Produce with acks=0 has no
 // answer to carry a throttle and is not throttled.
-func init() {
-	register(48, 0, 1, handleDescribeClientQuotas)
-	register(49, 0, 1, handleAlterClientQuotas)
-}
 
 // anonymous is the user of a client that did not authenticate, as Kafka
 // names an unauthenticated principal.
@@ -45,35 +40,6 @@ func (b *Broker) quotas() quota.Quotas {
 		return b.cl.image.Quotas
 	}
 	return b.meta.Quotas
-}
-
-func handleDescribeClientQuotas(b *Broker, r *Request) kmsg.Response {
-	return quota.Describe(b.quotas(), r.Msg.(*kmsg.DescribeClientQuotasRequest))
-}
-
-func handleAlterClientQuotas(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
-	changed := false
-	resp := quota.Alter(r.Msg.(*kmsg.AlterClientQuotasRequest), func(key string, ops []quota.Op) {
-		if b.meta.Quotas == nil {
-			b.meta.Quotas = quota.Quotas{}
-		}
-		b.meta.Quotas.Apply(key, ops)
-		changed = true
-	})
-	if !changed {
-		return resp
-	}
-	if err := b.saveMetadata(); err != nil {
-		msg := err.Error()
-		for i := range resp.Entries {
-			resp.Entries[i].ErrorCode, resp.Entries[i].ErrorMessage = kerr.KafkaStorageError.Code, &msg
-		}
-	}
-	return resp
 }
 
 // quotaUser is the user a client's quotas name: its principal's name,

@@ -11,7 +11,12 @@ import (
 // it and the offsets consumers have committed (seed 004). In a cluster the
 // controller adds them (KIP-590 forwarding); every replica's broker opens
 // its log when it applies the new partition records (replica.go).
-func init() { register(37, 0, 3, handleCreatePartitions) }
+func init() {
+	register(37, api{
+		min: 0, max: 3, serve: handleCreatePartitions,
+		acl: onTopics{op: kmsg.ACLOperationAlter, msg: "The topic authorization is failed."},
+	})
+}
 
 func handleCreatePartitions(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.CreatePartitionsRequest)

@@ -3,12 +3,14 @@ package broker
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
 )
 
 // CreateTopics v0-7. -1 partitions or replication factor take the broker's
 // defaults (KIP-464); validate_only checks without creating; v5+ answers
 // with the resulting configs (KIP-525) and v7+ with the topic id.
-func init() { register(19, 0, 7, handleCreateTopics) }
+func init() { register(19, api{min: 0, max: 7, serve: handleCreateTopics, acl: createTopicsACL{}}) }
 
 func handleCreateTopics(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.CreateTopicsRequest)
@@ -84,4 +86,37 @@ func (s *topicSpec) readAssignment(as []kmsg.CreateTopicsRequestTopicReplicaAssi
 		s.assignment[a.Partition] = a.Replicas
 	}
 	return nil
+}
+
+// createTopicsACL: CREATE on the cluster allows every topic, else
+// each topic needs CREATE on itself. A created topic's configs, partition
+// count and replication factor are answered only to who may
+// DESCRIBE_CONFIGS it, else ConfigErrorCode (Kafka's TopicConfigErrorCode) says
+// TOPIC_AUTHORIZATION_FAILED (KIP-525).
+type createTopicsACL struct{}
+
+func (createTopicsACL) authorize(b *Broker, r *Request) (kmsg.Response, func(kmsg.Response)) {
+	q := r.Msg.(*kmsg.CreateTopicsRequest)
+	var deny kmsg.Response
+	var trim func(kmsg.Response)
+	if !b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationCreate}) {
+		deny, trim = partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationCreate), addPart("Topics", "", "Authorization failed."))
+	}
+	hide := func(resp kmsg.Response) {
+		cr := resp.(*kmsg.CreateTopicsResponse)
+		for i := range cr.Topics {
+			t := &cr.Topics[i]
+			if t.ErrorCode != 0 && t.ErrorCode != kerr.TopicAuthorizationFailed.Code ||
+				b.may(r, check{kmsg.ACLResourceTypeTopic, t.Topic, kmsg.ACLOperationDescribeConfigs}) {
+				continue
+			}
+			t.Configs, t.NumPartitions, t.ReplicationFactor = nil, -1, -1
+			t.ConfigErrorCode = kerr.TopicAuthorizationFailed.Code
+		}
+	}
+	if deny != nil {
+		hide(deny)
+		return deny, nil
+	}
+	return nil, both(trim, hide)
 }

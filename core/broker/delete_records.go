@@ -9,7 +9,12 @@ import (
 // forward; whole segments below it are deleted. -1 means the high
 // watermark. The new start offset is checkpointed with the metadata so it
 // survives a restart even when it falls inside a segment.
-func init() { register(21, 0, 2, handleDeleteRecords) }
+func init() {
+	register(21, api{
+		min: 0, max: 2, serve: handleDeleteRecords,
+		acl: onTopics{op: kmsg.ACLOperationDelete},
+	})
+}
 
 func handleDeleteRecords(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.DeleteRecordsRequest)

@@ -12,7 +12,7 @@ import (
 // (INVALID_REQUEST before v3, which has no such error), as Kafka answers.
 // In a cluster the controller deletes them (KIP-590 forwarding) and every
 // broker removes its logs of them when it applies the removal (replica.go).
-func init() { register(20, 0, 6, handleDeleteTopics) }
+func init() { register(20, api{min: 0, max: 6, serve: handleDeleteTopics, acl: deleteTopicsACL{}}) }
 
 func handleDeleteTopics(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.DeleteTopicsRequest)
@@ -60,4 +60,36 @@ func handleDeleteTopics(b *Broker, r *Request) kmsg.Response {
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp
+}
+
+// deleteTopicsACL: each topic needs DELETE. A topic given by id
+// (v6+) that the principal may not DESCRIBE is refused without its name;
+// an id no topic has is left to the handler (UNKNOWN_TOPIC_ID).
+type deleteTopicsACL struct{}
+
+func (deleteTopicsACL) authorize(b *Broker, r *Request) (kmsg.Response, func(kmsg.Response)) {
+	q := r.Msg.(*kmsg.DeleteTopicsRequest)
+	if q.Version < 6 {
+		return partial(r, &q.TopicNames, b.topicParts(r, kmsg.ACLOperationDelete), addPart("Topics", "Topic", ""))
+	}
+	named := func(t kmsg.DeleteTopicsRequestTopic) *string {
+		if t.Topic != nil {
+			return t.Topic
+		}
+		if n := b.nameOf("", t.TopicID); n != "" && b.may(r, check{kmsg.ACLResourceTypeTopic, n, kmsg.ACLOperationDescribe}) {
+			return &n
+		}
+		return nil
+	}
+	return partial(r, &q.Topics, func(part any) *kerr.Error {
+		t := part.(kmsg.DeleteTopicsRequestTopic)
+		if t.Topic == nil && named(t) == nil && b.nameOf("", t.TopicID) != "" {
+			return kerr.TopicAuthorizationFailed
+		}
+		return b.topicRefusal(r, kmsg.ACLOperationDelete, derefString(t.Topic), t.TopicID)
+	}, func(resp kmsg.Response, part any, e *kerr.Error) {
+		t := part.(kmsg.DeleteTopicsRequestTopic)
+		t.Topic = named(t)
+		addTopics(resp, t, e)
+	})
 }

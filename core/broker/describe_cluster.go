@@ -5,7 +5,20 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // DescribeCluster v0-2 (KIP-700): the brokers, the controller and the
 // cluster id, without a topic list. In a cluster the brokers are the live
 // ones of the metadata image, as Metadata lists them.
-func init() { register(60, 0, 2, handleDescribeCluster) }
+func init() {
+	register(60, api{
+		min: 0, max: 2, serve: handleDescribeCluster,
+		acl: noCheck{}, ops: describeClusterOps, addresses: listedBrokers,
+	})
+}
+
+// describeClusterOps: the cluster's authorized operations, when asked
+// (KIP-430).
+func describeClusterOps(b *Broker, r *Request, resp kmsg.Response) {
+	if m, _ := resp.(*kmsg.DescribeClusterResponse); m != nil {
+		m.ClusterAuthorizedOperations = b.clusterOps(r, r.Msg.(*kmsg.DescribeClusterRequest).IncludeClusterAuthorizedOperations)
+	}
+}
 
 func handleDescribeCluster(b *Broker, r *Request) kmsg.Response {
 	resp := r.Msg.ResponseKind().(*kmsg.DescribeClusterResponse)

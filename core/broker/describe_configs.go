@@ -9,7 +9,12 @@ import (
 
 // DescribeConfigs v0-4 for topics, brokers and groups (group_configs.go),
 // with synonyms (KIP-226), types and documentation (KIP-569).
-func init() { register(32, 0, 4, handleDescribeConfigs) }
+func init() {
+	register(32, api{
+		min: 0, max: 4, serve: handleDescribeConfigs,
+		acl: onConfigs{kmsg.ACLOperationDescribeConfigs},
+	})
+}
 
 func handleDescribeConfigs(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.DescribeConfigsRequest)

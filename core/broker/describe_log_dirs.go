@@ -14,7 +14,12 @@ import (
 // offset, 0). Null topics ask for every replica; a topic or partition this
 // broker holds no replica of is left out, as Kafka leaves it out. Every
 // broker answers for itself: a client asks each one.
-func init() { register(35, 1, 4, handleDescribeLogDirs) }
+func init() {
+	register(35, api{
+		min: 1, max: 4, serve: handleDescribeLogDirs,
+		acl: onCluster{kmsg.ACLOperationDescribe},
+	})
+}
 
 func handleDescribeLogDirs(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.DescribeLogDirsRequest)

@@ -10,7 +10,12 @@ import (
 // timestamp, coordinator epoch and the first offset of the open
 // transaction (-1 for none), in producer id order. It is how an operator
 // finds the transaction that holds a partition's last stable offset back.
-func init() { register(61, 0, 0, handleDescribeProducers) }
+func init() {
+	register(61, api{
+		min: 0, max: 0, serve: handleDescribeProducers,
+		acl: onTopics{op: kmsg.ACLOperationRead},
+	})
+}
 
 func handleDescribeProducers(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.DescribeProducersRequest)

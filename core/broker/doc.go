@@ -1,5 +1,14 @@
 // Package broker is Kafka's broker as a pure state machine: topics,
-// partitions and the request handlers (mostly a file per API or family).
+// partitions and the request handlers.
+//
+// Each Kafka API is one descriptor (api, handlers.go), registered by the
+// API's file (produce.go: Produce, key 0; join_group.go: JoinGroup, key
+// 11): the versions served, which ApiVersions reports, the handler, the
+// rule that authorizes a client's request (authorize.go), and, for the
+// coordinators' APIs, the group or transactional id that routes it. How a learner reads
+// the API and how it answers with an error live in its files of
+// core/describe and core/wire. Adding an API is a file here, and one
+// there where the generic text or error answer will not do.
 //
 // A driver (the native server, or the simulator) owns a Broker and calls it
 // from one goroutine: Handle for each decoded request, Tick when time moves,
@@ -58,6 +67,8 @@
 //     active controller's node checks the sender's CLUSTER_ACTION,
 //     authorizes it and counts its mutations, and never forwards it
 //     again (envelope.go, KIP-590).
+//   - An API key is registered once, with all of it (register panics on
+//     a second); there is no per-API switch outside the API's file.
 //   - The authorized operations a describing answer carries (KIP-430)
 //     are computed in one place, as the answer is delivered
 //     (authorized_ops.go).

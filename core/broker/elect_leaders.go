@@ -15,7 +15,12 @@ import (
 // election it is asked for is ELECTION_NOT_NEEDED, as Kafka answers for a
 // preferred leader already leading, and asked for all partitions it
 // answers none.
-func init() { register(43, 0, 2, handleElectLeaders) }
+func init() {
+	register(43, api{
+		min: 0, max: 2, serve: handleElectLeaders,
+		acl: onCluster{kmsg.ACLOperationAlter},
+	})
+}
 
 func handleElectLeaders(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.ElectLeadersRequest)

@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/record"
 )
 
@@ -99,7 +100,12 @@ func (p *Partition) loadEpochs() error {
 // OffsetForLeaderEpoch v2-4 (KIP-101, KIP-279): where a leader epoch ends
 // in the leader's log. v2 carries the current leader epoch, which fences a
 // follower or client that missed a leader change; v3 the replica id.
-func init() { register(23, 2, 4, handleOffsetForLeaderEpoch) }
+func init() {
+	register(23, api{
+		min: 2, max: 4, serve: handleOffsetForLeaderEpoch,
+		acl: offsetForLeaderEpochACL{},
+	})
+}
 
 func handleOffsetForLeaderEpoch(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.OffsetForLeaderEpochRequest)
@@ -130,4 +136,17 @@ func handleOffsetForLeaderEpoch(b *Broker, r *Request) kmsg.Response {
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp
+}
+
+// offsetForLeaderEpochACL: CLUSTER_ACTION (a follower's, or a consumer
+// with it, KIP-320) passes whole; else each topic needs DESCRIBE, a
+// refused one answered alone.
+type offsetForLeaderEpochACL struct{}
+
+func (offsetForLeaderEpochACL) authorize(b *Broker, r *Request) (kmsg.Response, func(kmsg.Response)) {
+	if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationClusterAction}) {
+		return nil, nil
+	}
+	q := r.Msg.(*kmsg.OffsetForLeaderEpochRequest)
+	return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationDescribe), addTopics)
 }

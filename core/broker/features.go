@@ -19,7 +19,12 @@ import (
 // transaction.version decides how the transaction coordinator's clients
 // behave (KIP-890 part 2: franz-go and the Java client switch when it is
 // 2); the coordinator itself follows each request's version, as Kafka's.
-func init() { register(57, 0, 2, handleUpdateFeatures) }
+func init() {
+	register(57, api{
+		min: 0, max: 2, serve: handleUpdateFeatures,
+		acl: onCluster{kmsg.ACLOperationAlter},
+	})
+}
 
 func handleUpdateFeatures(b *Broker, r *Request) kmsg.Response {
 	if b.cl != nil {

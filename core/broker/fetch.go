@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/record"
 	"github.com/gregor-kafka/gregor/core/share"
@@ -26,7 +27,7 @@ import (
 // A fetch that finds fewer than fetch.min.bytes waits as a pending
 // operation until an append brings enough or max.wait.ms passes (Kafka's
 // delayed fetch purgatory). It never sleeps.
-func init() { register(1, 4, 18, handleFetch) }
+func init() { register(1, api{min: 4, max: 18, serve: handleFetch, acl: fetchACL{}}) }
 
 type pendingFetch struct {
 	req      Request
@@ -274,4 +275,24 @@ func (b *Broker) DropConnection(conn uint64) {
 	if b.persistShare(nil) {
 		b.wakeShareFetches()
 	}
+}
+
+// fetchACL: a follower's Fetch needs CLUSTER_ACTION, else every partition
+// is TOPIC_AUTHORIZATION_FAILED; a consumer's needs READ on each topic, a
+// refused one answered alone.
+type fetchACL struct{}
+
+func (fetchACL) authorize(b *Broker, r *Request) (kmsg.Response, func(kmsg.Response)) {
+	q := r.Msg.(*kmsg.FetchRequest)
+	if fetchReplica(q) >= 0 {
+		if b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationClusterAction}) {
+			return nil, nil
+		}
+		return answered(r, func(resp kmsg.Response) {
+			for _, t := range q.Topics {
+				addTopics(resp, t, kerr.TopicAuthorizationFailed)
+			}
+		}), nil
+	}
+	return partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationRead), addTopics)
 }

@@ -20,7 +20,29 @@ import (
 // in __transaction_state. In a cluster any broker answers from the
 // metadata; the leader may have moved by the time the client asks it,
 // and then it answers NOT_COORDINATOR and the client looks again.
-func init() { register(10, 0, 6, handleFindCoordinator) }
+func init() {
+	register(10, api{
+		min: 0, max: 6, serve: handleFindCoordinator,
+		acl: findCoordinatorACL{}, addresses: coordinatorAddresses,
+	})
+}
+
+// coordinatorAddresses are the addresses of the coordinators found: the
+// one before v4, each key's from v4 (KIP-699).
+func coordinatorAddresses(resp kmsg.Response, set func(id int32, host *string, port *int32)) {
+	r, ok := resp.(*kmsg.FindCoordinatorResponse)
+	if !ok {
+		return
+	}
+	if r.NodeID >= 0 {
+		set(r.NodeID, &r.Host, &r.Port)
+	}
+	for i := range r.Coordinators {
+		if c := &r.Coordinators[i]; c.NodeID >= 0 {
+			set(c.NodeID, &c.Host, &c.Port)
+		}
+	}
+}
 
 func handleFindCoordinator(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.FindCoordinatorRequest)
@@ -84,4 +106,29 @@ func (b *Broker) findCoordinator(key string, typ int8) kmsg.FindCoordinatorRespo
 // leader coordinates the group.
 func (b *Broker) GroupCoordinatorPartition(groupID string) int32 {
 	return b.groups.PartitionFor(groupID)
+}
+
+// findCoordinatorACL: DESCRIBE on each group or transactional id asked
+// for (v4+ answers each key alone, KIP-699; before, the one key refused
+// answers no node); share coordinator keys are for brokers only
+// (CLUSTER_ACTION).
+type findCoordinatorACL struct{}
+
+func (findCoordinatorACL) authorize(b *Broker, r *Request) (kmsg.Response, func(kmsg.Response)) {
+	q := r.Msg.(*kmsg.FindCoordinatorRequest)
+	typ, e := kmsg.ACLResourceTypeGroup, kerr.GroupAuthorizationFailed
+	if q.CoordinatorType == 1 {
+		typ, e = kmsg.ACLResourceTypeTransactionalId, kerr.TransactionalIDAuthorizationFailed
+	} else if q.CoordinatorType == 2 {
+		return onCluster{kmsg.ACLOperationClusterAction}.authorize(b, r)
+	}
+	if q.Version >= 4 {
+		return partial(r, &q.CoordinatorKeys, b.ofResource(r, typ, kmsg.ACLOperationDescribe, e), addCoordinator)
+	}
+	if !b.may(r, check{typ, q.CoordinatorKey, kmsg.ACLOperationDescribe}) {
+		resp := q.ResponseKind().(*kmsg.FindCoordinatorResponse)
+		resp.ErrorCode, resp.NodeID, resp.Port = e.Code, -1, -1
+		return resp, nil
+	}
+	return nil, nil
 }

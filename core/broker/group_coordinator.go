@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"reflect"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -14,26 +16,9 @@ import (
 // into it at startup, routes the group APIs to it, and holds answers given
 // after a write that must be synced until the next Commit (as Produce does).
 //
-// Served here (the state machine documents each):
-//
-//	OffsetCommit v0-9, OffsetFetch v0-9, JoinGroup v0-9, Heartbeat v0-4,
-//	LeaveGroup v0-5, SyncGroup v0-5, DescribeGroups v0-5, ListGroups v0-5,
-//	DeleteGroups v0-2, OffsetDelete v0, ConsumerGroupHeartbeat v0-1 and
-//	ConsumerGroupDescribe v0-1 (KIP-848).
-func init() {
-	register(8, 0, 9, handleGroupWrite)  // OffsetCommit
-	register(9, 0, 9, handleGroupRead)   // OffsetFetch
-	register(11, 0, 9, handleGroupWrite) // JoinGroup
-	register(12, 0, 4, handleGroupWrite) // Heartbeat
-	register(13, 0, 5, handleGroupWrite) // LeaveGroup
-	register(14, 0, 5, handleGroupWrite) // SyncGroup
-	register(15, 0, 5, handleGroupRead)  // DescribeGroups
-	register(16, 0, 5, handleGroupRead)  // ListGroups
-	register(42, 0, 2, handleGroupWrite) // DeleteGroups
-	register(47, 0, 0, handleGroupWrite) // OffsetDelete
-	register(68, 0, 1, handleGroupWrite) // ConsumerGroupHeartbeat (KIP-848)
-	register(69, 0, 1, handleGroupRead)  // ConsumerGroupDescribe (KIP-848)
-}
+// Each group API registers from its own file (join_group.go: JoinGroup,
+// key 11, and the group it is routed by); the state machine documents
+// each.
 
 type groupLog struct{ b *Broker }
 
@@ -159,10 +144,12 @@ func handleGroupWrite(b *Broker, r *Request) kmsg.Response {
 // group another broker coordinates (NOT_COORDINATOR). Answers, now or
 // later, go through groupReply.
 func handleGroupRead(b *Broker, r *Request) kmsg.Response {
-	if id, ok := groupOf(r.Msg); ok && !b.coordinatesGroup(id) {
-		return wire.ErrorResponse(r.Msg, kerr.NotCoordinator.Code)
-	} else if ok && b.share.Group(id) != nil && (r.Msg.Key() == 11 || r.Msg.Key() == 68) {
-		return wire.ErrorResponse(r.Msg, kerr.GroupIDNotFound.Code) // a share group's id (JoinGroup, ConsumerGroupHeartbeat)
+	if a := handlers[r.Msg.Key()]; a.group != nil {
+		if id, ok := a.group(r.Msg); ok && !b.coordinatesGroup(id) {
+			return wire.ErrorResponse(r.Msg, kerr.NotCoordinator.Code)
+		} else if ok && a.joins && b.share.Group(id) != nil {
+			return wire.ErrorResponse(r.Msg, kerr.GroupIDNotFound.Code)
+		}
 	}
 	b.wrote = coordinatorWrites{}
 	req := *r
@@ -196,60 +183,19 @@ func (b *Broker) coordinatesGroup(id string) bool {
 	return b.cl == nil || b.coordinates(OffsetsTopic, b.groups.PartitionFor(id))
 }
 
-// groupOf is the group a request names, for the requests that name one.
-func groupOf(req kmsg.Request) (string, bool) {
-	switch m := req.(type) {
-	case *kmsg.JoinGroupRequest:
-		return m.Group, true
-	case *kmsg.SyncGroupRequest:
-		return m.Group, true
-	case *kmsg.HeartbeatRequest:
-		return m.Group, true
-	case *kmsg.LeaveGroupRequest:
-		return m.Group, true
-	case *kmsg.OffsetCommitRequest:
-		return m.Group, true
-	case *kmsg.OffsetDeleteRequest:
-		return m.Group, true
-	case *kmsg.ConsumerGroupHeartbeatRequest:
-		return m.Group, true
-	case *kmsg.TxnOffsetCommitRequest:
-		return m.Group, true
-	case *kmsg.OffsetFetchRequest:
-		return m.Group, len(m.Groups) == 0
-	}
-	return "", false
-}
-
 // markForeignGroups answers NOT_COORDINATOR for the groups of a
-// many-group answer (DescribeGroups, DeleteGroups, OffsetFetch v8+,
-// ConsumerGroupDescribe) that this broker does not coordinate; the
-// coordinator knows nothing of them and left them empty.
+// many-group answer (api.manyGroups) that this broker does not
+// coordinate; the coordinator knows nothing of them and left them empty.
+// Every such answer lists them in Groups, each with its Group and
+// ErrorCode.
 func (b *Broker) markForeignGroups(resp kmsg.Response) {
-	if b.cl == nil {
+	if b.cl == nil || !handlers[resp.Key()].manyGroups {
 		return
 	}
-	mark := func(id string, code *int16) {
-		if !b.coordinatesGroup(id) {
-			*code = kerr.NotCoordinator.Code
-		}
-	}
-	switch m := resp.(type) {
-	case *kmsg.DescribeGroupsResponse:
-		for i := range m.Groups {
-			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
-		}
-	case *kmsg.DeleteGroupsResponse:
-		for i := range m.Groups {
-			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
-		}
-	case *kmsg.OffsetFetchResponse:
-		for i := range m.Groups {
-			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
-		}
-	case *kmsg.ConsumerGroupDescribeResponse:
-		for i := range m.Groups {
-			mark(m.Groups[i].Group, &m.Groups[i].ErrorCode)
+	gs := reflect.ValueOf(resp).Elem().FieldByName("Groups")
+	for i := range gs.Len() {
+		if g := gs.Index(i); !b.coordinatesGroup(g.FieldByName("Group").String()) {
+			g.FieldByName("ErrorCode").SetInt(int64(kerr.NotCoordinator.Code))
 		}
 	}
 }

@@ -14,7 +14,12 @@ import (
 // DELETE, and APPEND/SUBTRACT on list settings. Changes apply to the live
 // logs at once and are persisted with the metadata. In a cluster the
 // controller alters topics and cluster-wide defaults (forwardsConfigs).
-func init() { register(44, 0, 1, handleIncrementalAlterConfigs) }
+func init() {
+	register(44, api{
+		min: 0, max: 1, serve: handleIncrementalAlterConfigs,
+		acl: onConfigs{kmsg.ACLOperationAlterConfigs},
+	})
+}
 
 func handleIncrementalAlterConfigs(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.IncrementalAlterConfigsRequest)

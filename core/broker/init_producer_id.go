@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"strings"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -10,7 +12,21 @@ import (
 // any id in them is used, so an id is never reused after a restart (as
 // Kafka's ProducerIdManager allocates blocks, KIP-730). With a transactional
 // id the request goes to the transaction coordinator (core/txn).
-func init() { register(22, 0, 5, handleInitProducerID) }
+func init() {
+	register(22, api{
+		min: 0, max: 5, serve: handleInitProducerID,
+		txnID: initProducerTxnID,
+		acl:   initProducerIDACL{},
+	})
+}
+
+// initProducerTxnID routes a transactional producer's InitProducerId to
+// the coordinator of its transactional id; an idempotent producer's has
+// none.
+func initProducerTxnID(req kmsg.Request) (string, bool) {
+	m := req.(*kmsg.InitProducerIDRequest)
+	return derefString(m.TransactionalID), m.TransactionalID != nil
+}
 
 const producerIDBlock = 1000
 
@@ -51,4 +67,20 @@ func (b *Broker) nextProducerID() (int64, error) {
 	id := ids.next
 	ids.next++
 	return id, nil
+}
+
+// initProducerIDACL: a transactional producer needs WRITE on its
+// transactional id; an idempotent one WRITE on any topic (KIP-679) or
+// IDEMPOTENT_WRITE on the cluster.
+type initProducerIDACL struct{}
+
+func (initProducerIDACL) authorize(b *Broker, r *Request) (kmsg.Response, func(kmsg.Response)) {
+	q := r.Msg.(*kmsg.InitProducerIDRequest)
+	if q.TransactionalID != nil {
+		return b.refuseTxnID(r, *q.TransactionalID), nil
+	}
+	if b.cfg.Authorizer.MayAny(b.acls(), r.Principal, strings.TrimPrefix(r.Host, "/"), int8(kmsg.ACLOperationWrite), int8(kmsg.ACLResourceTypeTopic)) {
+		return nil, nil
+	}
+	return onCluster{kmsg.ACLOperationIdempotentWrite}.authorize(b, r)
 }

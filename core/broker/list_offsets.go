@@ -11,7 +11,12 @@ import (
 // is local, so earliest), -5 latest tiered (KIP-1005; nothing is tiered: -1).
 // A timestamp >= 0 finds the earliest record at or after it, through the
 // time index and the offset index, as seed 004 describes.
-func init() { register(2, 1, 11, handleListOffsets) }
+func init() {
+	register(2, api{
+		min: 1, max: 11, serve: handleListOffsets,
+		acl: onTopics{op: kmsg.ACLOperationDescribe},
+	})
+}
 
 func handleListOffsets(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.ListOffsetsRequest)

@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"reflect"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/cluster"
@@ -53,35 +55,27 @@ func (b *Broker) endpointOf(id int32, listener string) (string, int32, bool) {
 	return h, p, true
 }
 
-// advertise rewrites the broker addresses of a response for the listener
-// the request came through. Handlers fill in the first listener's
-// addresses; only a request on another listener needs this.
-func (b *Broker) advertise(listener string, resp kmsg.Response) {
-	if listener == "" || listener == b.listeners()[0].Name {
+// advertise rewrites the broker addresses of a response, where its API
+// says they are (api.addresses), for the listener the request came
+// through. Handlers fill in the first listener's addresses; only a
+// request on another listener needs this.
+func (b *Broker) advertise(a api, listener string, resp kmsg.Response) {
+	if a.addresses == nil || listener == "" || listener == b.listeners()[0].Name {
 		return
 	}
-	set := func(id int32, host *string, port *int32) {
+	a.addresses(resp, func(id int32, host *string, port *int32) {
 		if h, p, ok := b.endpointOf(id, listener); ok {
 			*host, *port = h, p
 		}
-	}
-	switch r := resp.(type) {
-	case *kmsg.MetadataResponse:
-		for i := range r.Brokers {
-			set(r.Brokers[i].NodeID, &r.Brokers[i].Host, &r.Brokers[i].Port)
-		}
-	case *kmsg.DescribeClusterResponse:
-		for i := range r.Brokers {
-			set(r.Brokers[i].NodeID, &r.Brokers[i].Host, &r.Brokers[i].Port)
-		}
-	case *kmsg.FindCoordinatorResponse:
-		if r.NodeID >= 0 {
-			set(r.NodeID, &r.Host, &r.Port)
-		}
-		for i := range r.Coordinators {
-			if c := &r.Coordinators[i]; c.NodeID >= 0 {
-				set(c.NodeID, &c.Host, &c.Port)
-			}
-		}
+	})
+}
+
+// listedBrokers are the addresses of an answer's Brokers, each by its
+// NodeID (Metadata, DescribeCluster).
+func listedBrokers(resp kmsg.Response, set func(id int32, host *string, port *int32)) {
+	bs := reflect.ValueOf(resp).Elem().FieldByName("Brokers")
+	for i := range bs.Len() {
+		br := bs.Index(i)
+		set(int32(br.FieldByName("NodeID").Int()), br.FieldByName("Host").Addr().Interface().(*string), br.FieldByName("Port").Addr().Interface().(*int32))
 	}
 }

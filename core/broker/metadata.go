@@ -14,7 +14,28 @@ import (
 // auto.create.topics.enable is true and the request allows it (always
 // before v4, by flag from v4, KIP-204). v10+ carries topic ids (KIP-516) and
 // v12+ can ask by id alone.
-func init() { register(3, 0, 13, handleMetadata) }
+func init() {
+	register(3, api{
+		min: 0, max: 13, serve: handleMetadata,
+		acl: metadataACL{}, ops: metadataOps, addresses: listedBrokers,
+	})
+}
+
+// metadataOps: v8+ answers each topic's authorized operations (not for
+// one refused), and v8-10 the cluster's, when asked (KIP-430).
+func metadataOps(b *Broker, r *Request, resp kmsg.Response) {
+	q := r.Msg.(*kmsg.MetadataRequest)
+	m, _ := resp.(*kmsg.MetadataResponse)
+	if m == nil {
+		return
+	}
+	m.AuthorizedOperations = b.clusterOps(r, q.IncludeClusterAuthorizedOperations && q.Version >= 8 && q.Version <= 10)
+	for i := range m.Topics {
+		t := &m.Topics[i]
+		t.AuthorizedOperations = b.opsIf(r, q.IncludeTopicAuthorizedOperations && q.Version >= 8,
+			t.Topic != nil && t.ErrorCode != kerr.TopicAuthorizationFailed.Code, kmsg.ACLResourceTypeTopic, derefString(t.Topic))
+	}
+}
 
 func handleMetadata(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.MetadataRequest)
@@ -179,4 +200,45 @@ func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest) kmsg.Response {
 		resp.Topics = append(resp.Topics, mt)
 	}
 	return resp
+}
+
+// metadataACL: the topics asked for or listed are those the principal
+// may describe (filterMetadata).
+type metadataACL struct{}
+
+func (metadataACL) authorize(b *Broker, r *Request) (kmsg.Response, func(kmsg.Response)) {
+	return nil, b.filterMetadata(r)
+}
+
+// filterMetadata lets a Metadata request ask only for topics the
+// principal may describe, and answers the others
+// TOPIC_AUTHORIZATION_FAILED (by id: the id, no name; by name: no id); of
+// all topics it lists the describable ones. An id no topic has is
+// answered UNKNOWN_TOPIC_ID by the handler.
+func (b *Broker) filterMetadata(r *Request) func(kmsg.Response) {
+	q := r.Msg.(*kmsg.MetadataRequest)
+	describe := b.topicParts(r, kmsg.ACLOperationDescribe)
+	trim, kept := split(&q.Topics, func(part any) *kerr.Error {
+		t := part.(kmsg.MetadataRequestTopic)
+		// A topic that would be auto-created needs CREATE on the
+		// cluster or the topic (Kafka's handleTopicMetadataRequest).
+		name := b.nameOf(derefString(t.Topic), t.TopicID)
+		if name != "" && !b.topicExists(name) &&
+			!b.may(r, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationCreate}) &&
+			!b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationCreate}) {
+			return kerr.TopicAuthorizationFailed
+		}
+		return describe(part)
+	}, addTopics)
+	if trim != nil && kept == 0 && q.Version == 0 {
+		q.Topics = nil // v0: an empty list would ask for every topic
+	}
+	listed := func(resp kmsg.Response) {
+		mr := resp.(*kmsg.MetadataResponse)
+		mr.Topics = slices.DeleteFunc(mr.Topics, func(t kmsg.MetadataResponseTopic) bool {
+			name := b.nameOf(derefString(t.Topic), t.TopicID)
+			return name != "" && !b.may(r, check{kmsg.ACLResourceTypeTopic, name, kmsg.ACLOperationDescribe})
+		})
+	}
+	return both(listed, trim)
 }

@@ -30,7 +30,7 @@ import (
 // transaction INVALID_TXN_STATE. A transactional batch opens the
 // producer's transaction on the partition, which holds the last stable
 // offset back until WriteTxnMarkers closes it.
-func init() { register(0, 3, 13, handleProduce) }
+func init() { register(0, api{min: 3, max: 13, serve: handleProduce, acl: produceACL{}}) }
 
 func handleProduce(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.ProduceRequest)
@@ -257,4 +257,26 @@ func (b *Broker) awaitImplicitAdds(resp *kmsg.ProduceResponse, syncs, waits []ac
 		waits = append(waits, aw)
 	}
 	return syncs, waits
+}
+
+// produceACL: a transactional Produce needs WRITE on its transactional
+// id, else every partition is TRANSACTIONAL_ID_AUTHORIZATION_FAILED; each
+// topic needs WRITE, a refused one answered alone (with acks=0 nothing
+// is answered, so nothing is trimmed).
+type produceACL struct{}
+
+func (produceACL) authorize(b *Broker, r *Request) (kmsg.Response, func(kmsg.Response)) {
+	q := r.Msg.(*kmsg.ProduceRequest)
+	if q.TransactionID != nil && b.refuseTxnID(r, *q.TransactionID) != nil {
+		return answered(r, func(resp kmsg.Response) {
+			for _, t := range q.Topics {
+				addTopics(resp, t, kerr.TransactionalIDAuthorizationFailed)
+			}
+		}), nil
+	}
+	deny, trim := partial(r, &q.Topics, b.topicParts(r, kmsg.ACLOperationWrite), addTopics)
+	if q.Acks == 0 {
+		trim = nil // no answer to complete
+	}
+	return deny, trim
 }

@@ -1,10 +1,7 @@
 package broker
 
 import (
-	"fmt"
 	"slices"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/cluster"
 )
@@ -18,30 +15,6 @@ import (
 // own partitions, where it is the only broker: moving a partition to it
 // changes nothing, any other broker is not registered
 // (INVALID_REPLICA_ASSIGNMENT), and no reassignment is ever in progress.
-func init() {
-	register(45, 0, 1, handleAlterReassignments)
-	register(46, 0, 0, handleListReassignments)
-}
-
-func handleAlterReassignments(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
-	resp, changes := cluster.AlterReassignments(b.soloImage(), r.Msg.(*kmsg.AlterPartitionAssignmentsRequest))
-	if len(changes) > 0 {
-		panic(fmt.Sprintf("broker: a single broker reassigned a partition it holds alone: %+v", changes[0].Change))
-	}
-	return resp
-}
-
-func handleListReassignments(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
-	return cluster.ListReassignments(b.soloImage(), r.Msg.(*kmsg.ListPartitionReassignmentsRequest))
-}
 
 // soloImage is a single broker's partitions as a cluster image: it is
 // the only replica and leads them all.

@@ -10,10 +10,6 @@ import (
 // request reaches the broker (server/sasl.go); a SASL request that reaches
 // the broker came on a listener without SASL, or after authentication,
 // and is answered ILLEGAL_SASL_STATE, as Kafka answers it.
-func init() {
-	register(17, 0, 1, handleSaslOutOfPlace)
-	register(36, 0, 2, handleSaslOutOfPlace)
-}
 
 func handleSaslOutOfPlace(b *Broker, r *Request) kmsg.Response {
 	resp := r.Msg.ResponseKind()

@@ -3,9 +3,6 @@ package broker
 import (
 	"errors"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/gregor-kafka/gregor/core/cluster"
 )
 
@@ -15,40 +12,6 @@ import (
 // cluster in the metadata log, where the controller writes them
 // (AlterUserScramCredentials is forwarded to it, KIP-590) and every
 // broker reads them from its image.
-func init() {
-	register(50, 0, 0, handleDescribeUserScram)
-	register(51, 0, 0, handleAlterUserScram)
-}
-
-func handleDescribeUserScram(b *Broker, r *Request) kmsg.Response {
-	return cluster.DescribeScram(r.Msg.(*kmsg.DescribeUserSCRAMCredentialsRequest), b.scramCredentials())
-}
-
-func handleAlterUserScram(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
-	if b.meta.Scram == nil {
-		b.meta.Scram = map[string]*cluster.ScramCredential{}
-	}
-	resp, recs := cluster.AlterScram(r.Msg.(*kmsg.AlterUserSCRAMCredentialsRequest), b.meta.Scram)
-	if len(recs) == 0 {
-		return resp
-	}
-	for i := range recs {
-		cluster.ApplyScram(b.meta.Scram, &recs[i])
-	}
-	if err := b.saveMetadata(); err != nil {
-		b.cfg.Logf("saving SCRAM credentials: %v", err)
-		for i := range resp.Results {
-			if resp.Results[i].ErrorCode == 0 {
-				resp.Results[i].ErrorCode = kerr.KafkaStorageError.Code
-			}
-		}
-	}
-	return resp
-}
 
 func (b *Broker) scramCredentials() map[string]*cluster.ScramCredential {
 	if b.cl != nil {

@@ -9,17 +9,16 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/group"
 	"github.com/gregor-kafka/gregor/core/share"
-	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // Share groups (KIP-932), the membership and admin side; core/share holds
-// the state machine, share_fetch.go the records side. Served here:
-//
-//	ShareGroupHeartbeat v1 and ShareGroupDescribe v1 (v0 was Kafka 4.0's
-//	early access), DescribeShareGroupOffsets v0-1, AlterShareGroupOffsets
-//	v0 and DeleteShareGroupOffsets v0; ListGroups lists share groups with
-//	type "share", DeleteGroups deletes them, DescribeGroups answers that
-//	they are not classic groups.
+// the state machine, share_fetch.go the records side. Served from their
+// own files: ShareGroupHeartbeat v1 and ShareGroupDescribe v1 (v0 was
+// Kafka 4.0's early access), DescribeShareGroupOffsets v0-1,
+// AlterShareGroupOffsets v0 and DeleteShareGroupOffsets v0 (the offsets
+// in share_offsets.go); here ListGroups lists share groups with type
+// "share", DeleteGroups deletes them, DescribeGroups answers that they
+// are not classic groups.
 //
 // The share partitions' state is kept by the share coordinator
 // (share_coordinator.go) and read and written by the partitions' leaders
@@ -28,13 +27,6 @@ import (
 // group coordinator (core/group/share_records.go) and replayed when it
 // loads a partition, so after a restart or a coordinator move members go
 // on at their epoch and an empty share group is still listed.
-func init() {
-	register(76, 1, 1, handleShareHeartbeat)
-	register(77, 1, 1, handleShareDescribe)
-	register(90, 0, 1, handleShareOffsets)
-	register(91, 0, 0, handleShareOffsets)
-	register(92, 0, 0, handleShareOffsets)
-}
 
 // initShare builds the share engine and, on a single broker, the share
 // coordinator's state from __share_group_state (in a cluster it is
@@ -80,71 +72,6 @@ func shareStatePartition(k share.Key, n int32) int32 {
 // by a group of another type, as Kafka does.
 func (b *Broker) shareGroupConflict(id string) bool {
 	return slices.Contains(b.groups.Groups(), id)
-}
-
-func handleShareHeartbeat(b *Broker, r *Request) kmsg.Response {
-	req := r.Msg.(*kmsg.ShareGroupHeartbeatRequest)
-	if !b.coordinatesGroup(req.GroupID) {
-		return wire.ErrorResponse(r.Msg, kerr.NotCoordinator.Code)
-	}
-	if b.shareGroupConflict(req.GroupID) {
-		resp := req.ResponseKind().(*kmsg.ShareGroupHeartbeatResponse)
-		resp.ErrorCode = kerr.GroupIDNotFound.Code
-		resp.ErrorMessage = kmsg.StringPtr("Group " + req.GroupID + " is not a share group.")
-		return resp
-	}
-	b.wrote = coordinatorWrites{}
-	resp := b.share.Heartbeat(b.now, r.Header.ClientID, r.Host, req)
-	if b.persistShare(nil) {
-		b.wakeShareFetches()
-	}
-	// The member learns its epoch and assignment only once the records
-	// that carry them are durable: synced, and on every in-sync replica
-	// in a cluster (as Kafka's coordinator runtime answers a write).
-	b.answerAfterWrites(*r, resp, b.cfg.Settings.Int64("offsets.commit.timeout.ms"))
-	return nil
-}
-
-func handleShareDescribe(b *Broker, r *Request) kmsg.Response {
-	req := r.Msg.(*kmsg.ShareGroupDescribeRequest)
-	resp := req.ResponseKind().(*kmsg.ShareGroupDescribeResponse)
-	for _, id := range req.GroupIDs {
-		d := kmsg.NewShareGroupDescribeResponseGroup()
-		d.GroupID = id
-		g := b.share.Group(id)
-		switch {
-		case !b.coordinatesGroup(id):
-			d.ErrorCode = kerr.NotCoordinator.Code
-		case g == nil && slices.Contains(b.shareGroups(), id):
-			d.GroupState, d.Assignor = "Empty", "simple"
-		case g == nil:
-			d.ErrorCode = kerr.GroupIDNotFound.Code
-			d.ErrorMessage = kmsg.StringPtr("Group " + id + " not found.")
-			if b.shareGroupConflict(id) {
-				d.ErrorMessage = kmsg.StringPtr("Group " + id + " is not a share group.")
-			}
-		default:
-			d.GroupState, d.GroupEpoch, d.AssignmentEpoch, d.Assignor = g.State(), g.Epoch, g.Epoch, "simple"
-			for _, m := range g.Members() {
-				dm := kmsg.NewShareGroupDescribeResponseGroupMember()
-				dm.MemberID, dm.MemberEpoch, dm.ClientID, dm.ClientHost = m.ID, m.Epoch, m.ClientID, m.ClientHost
-				if m.Rack != "" {
-					dm.RackID = kmsg.StringPtr(m.Rack)
-				}
-				dm.SubscribedTopicNames = m.Topics
-				for _, t := range m.Topics {
-					if ps := m.Assigned[t]; len(ps) > 0 {
-						id, _, _ := groupTopics{b}.Topic(t)
-						dm.Assignment.TopicPartitions = append(dm.Assignment.TopicPartitions,
-							kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition{TopicID: id, Topic: t, Partitions: ps})
-					}
-				}
-				d.Members = append(d.Members, dm)
-			}
-		}
-		resp.Groups = append(resp.Groups, d)
-	}
-	return resp
 }
 
 // shareListed adds the share groups to a ListGroups answer (type

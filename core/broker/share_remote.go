@@ -19,10 +19,10 @@ import (
 // leaves this file out (share_remote_off.go).
 func init() {
 	for _, key := range []int16{shareInit, shareRead, shareDelete} {
-		register(key, 0, 0, handleShareState)
+		register(key, api{min: 0, max: 0, serve: handleShareState})
 	}
-	register(shareWrite, 0, 1, handleShareState)
-	register(shareSummary, 0, 1, handleShareState)
+	register(shareWrite, api{min: 0, max: 1, serve: handleShareState})
+	register(shareSummary, api{min: 0, max: 1, serve: handleShareState})
 }
 
 func handleShareState(b *Broker, r *Request) kmsg.Response {

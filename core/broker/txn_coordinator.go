@@ -16,27 +16,19 @@ import (
 // decision is durable (see commitTxn), and holds answers given after a
 // write that must be synced until the next Commit.
 //
-// Served here:
-//
-//	FindCoordinator key type 1 (through find_coordinator.go),
-//	InitProducerId with a transactional id (through init_producer_id.go),
-//	AddPartitionsToTxn v0-5 (v4+ batched, VerifyOnly: KIP-890 part 1),
-//	AddOffsetsToTxn v0-4, EndTxn v0-5, DescribeTransactions v0,
-//	ListTransactions v0-1, and TxnOffsetCommit v0-5 (txn_offsets.go).
+// Served here, each registered from its own file: FindCoordinator key
+// type 1 (find_coordinator.go), InitProducerId with a transactional id
+// (init_producer_id.go), AddPartitionsToTxn v0-5 (v4+ batched,
+// VerifyOnly: KIP-890 part 1; add_partitions_to_txn.go), AddOffsetsToTxn
+// v0-4 (add_offsets_to_txn.go), EndTxn v0-5 (end_txn.go),
+// DescribeTransactions v0 (describe_transactions.go), ListTransactions
+// v0-1 (list_transactions.go), and TxnOffsetCommit v0-5 (txn_offsets.go).
 //
 // EndTxn v5, Produce v12+ (the implicit add, verify_txn.go),
 // AddPartitionsToTxn v5 from a leader and TxnOffsetCommit v5 are
 // transaction version 2 (KIP-890 part 2, core/txn tv2.go). As in Kafka
 // the coordinator follows the request's version; clients use them when
 // the transaction.version feature is finalized at 2 (features.go).
-func init() {
-	register(24, 0, 5, handleTxn) // AddPartitionsToTxn
-	register(25, 0, 4, handleTxn) // AddOffsetsToTxn
-	register(26, 0, 5, handleTxn) // EndTxn
-	register(65, 0, 0, handleTxn) // DescribeTransactions
-	register(66, 0, 1, handleTxn) // ListTransactions
-}
-
 type txnLog struct{ b *Broker }
 
 func (l txnLog) Append(p int32, batch record.Batch) (int64, error) {
@@ -180,24 +172,14 @@ func (b *Broker) txnCoordinatorFor(id string) int16 {
 }
 
 // handleTxn hands a coordinator request to the state machine, after
-// checking this broker coordinates the transactional id it names.
+// checking this broker coordinates the transactional id it names
+// (api.txnID).
 func handleTxn(b *Broker, r *Request) kmsg.Response {
-	id, named := "", true
-	switch m := r.Msg.(type) {
-	case *kmsg.AddPartitionsToTxnRequest:
-		id, named = m.TransactionalID, m.Version < 4
-	case *kmsg.AddOffsetsToTxnRequest:
-		id = m.TransactionalID
-	case *kmsg.EndTxnRequest:
-		id = m.TransactionalID
-	case *kmsg.InitProducerIDRequest:
-		id = *m.TransactionalID
-	default:
-		named = false
-	}
-	if named {
-		if code := b.txnCoordinatorFor(id); code != 0 {
-			return wire.ErrorResponse(r.Msg, code)
+	if a := handlers[r.Msg.Key()]; a.txnID != nil {
+		if id, ok := a.txnID(r.Msg); ok {
+			if code := b.txnCoordinatorFor(id); code != 0 {
+				return wire.ErrorResponse(r.Msg, code)
+			}
 		}
 	}
 	b.wrote = coordinatorWrites{}

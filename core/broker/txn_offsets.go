@@ -20,7 +20,9 @@ import (
 // AddOffsetsToTxn (transaction version 2, KIP-890 part 2): the group
 // coordinator adds the partition to the transaction itself first, as a
 // partition leader does for a Produce v12 (verify_txn.go).
-func init() { register(28, 0, 5, handleTxnOffsetCommit) }
+func init() {
+	register(28, api{min: 0, max: 5, serve: handleTxnOffsetCommit, acl: txnOffsetCommitACL{}})
+}
 
 func handleTxnOffsetCommit(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.TxnOffsetCommitRequest)
@@ -122,4 +124,16 @@ func (b *Broker) replayOffsets(p int32) error {
 		}
 		return nil
 	})
+}
+
+// txnOffsetCommitACL: WRITE on the transactional id, then the group and
+// its topics as for OffsetCommit (groupThenTopics).
+type txnOffsetCommitACL struct{}
+
+func (txnOffsetCommitACL) authorize(b *Broker, r *Request) (kmsg.Response, func(kmsg.Response)) {
+	q := r.Msg.(*kmsg.TxnOffsetCommitRequest)
+	if deny := b.refuseTxnID(r, q.TransactionalID); deny != nil {
+		return deny, nil
+	}
+	return b.groupThenTopics(r, kmsg.ACLOperationRead, q.Group, &q.Topics)
 }

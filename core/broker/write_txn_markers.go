@@ -21,7 +21,7 @@ import (
 // lets the last stable offset move on, and for an abort adds an entry to
 // the segment's .txnindex. Like a produce with acks=all, the answer waits
 // for the sync that flush.messages/flush.ms ask for.
-func init() { register(27, 0, 2, handleWriteTxnMarkers) }
+func init() { register(27, api{min: 0, max: 2, serve: handleWriteTxnMarkers}) }
 
 func handleWriteTxnMarkers(b *Broker, r *Request) kmsg.Response {
 	req := *r

@@ -8,6 +8,8 @@ import (
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
+func init() { describes(describeEnvelope) }
+
 // describeEnvelope names the client's principal, when there is one, and
 // the request a broker forwarded in the Envelope (KIP-590).
 func describeEnvelope(m *kmsg.EnvelopeRequest) string {

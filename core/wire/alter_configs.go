@@ -7,6 +7,17 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// AlterConfigs (key 33): an error answer names every resource asked for.
+func init() {
+	errorAnswer(func(r *kmsg.AlterConfigsRequest, out *kmsg.AlterConfigsResponse, code int16) {
+		for _, res := range r.Resources {
+			rr := kmsg.NewAlterConfigsResponseResource()
+			rr.ResourceType, rr.ResourceName, rr.ErrorCode = res.ResourceType, res.ResourceName, code
+			out.Resources = append(out.Resources, rr)
+		}
+	})
+}
+
 // AlterConfigsOps turns one resource of the legacy AlterConfigs request
 // (key 33), which replaces every dynamic value of the resource, into the
 // IncrementalAlterConfigs operations (KIP-339) that do the same to the

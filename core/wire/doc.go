@@ -11,4 +11,7 @@
 //   - Response headers follow KIP-482: flexible responses carry an empty tagged
 //     field section, except ApiVersions, whose response header is always v0 so
 //     that a client can read it before it knows what the broker supports.
+//   - ErrorResponse answers any request with one error code; an API whose
+//     answer must list every item it asked about says how in its own file
+//     (create_topics.go: CreateTopics, key 19) with errorAnswer, once.
 package wire

@@ -1,0 +1,11 @@
+package broker
+
+import "github.com/twmb/franz-go/pkg/kmsg"
+
+// AlterShareGroupOffsets v0 (KIP-932; share_offsets.go).
+func init() {
+	register(91, api{
+		min: 0, max: 0, serve: handleShareOffsets,
+		acl: onGroupThenTopics{kmsg.ACLOperationRead},
+	})
+}

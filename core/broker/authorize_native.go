@@ -1,0 +1,30 @@
+//go:build !js
+
+package broker
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// allows reports whether r may pass c: without an authorizer or a
+// principal every check passes (authorized_ops.go).
+func (b *Broker) allows(r *Request, c check) bool {
+	return b.cfg.Authorizer == nil || r.Principal == "" || b.may(r, c)
+}
+
+// authorize returns the answer refusing r, or nil to let the handler run:
+// r's API's rule decides (api.acl), CLUSTER_ACTION where it has none.
+func (b *Broker) authorize(r *Request) kmsg.Response {
+	if b.cfg.Authorizer == nil || r.Principal == "" {
+		return nil
+	}
+	acl := handlers[r.Msg.Key()].acl
+	if acl == nil {
+		acl = onCluster{kmsg.ACLOperationClusterAction}
+	}
+	deny, trim := acl.authorize(b, r)
+	if deny == nil && trim != nil {
+		b.trim(r, trim)
+	}
+	return deny
+}

@@ -1,0 +1,33 @@
+package broker
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/cluster"
+)
+
+// CreateAcls v0-3 (KIP-11): forwarded to the controller in a cluster
+// (KIP-590; acls.go).
+func init() {
+	register(30, api{
+		min: 0, max: 3, serve: handleCreateAcls,
+		acl: onCluster{kmsg.ACLOperationAlter},
+	})
+}
+
+func handleCreateAcls(b *Broker, r *Request) kmsg.Response {
+	if b.cl != nil {
+		b.forward(r)
+		return nil
+	}
+	resp, recs := cluster.CreateACLs(r.Msg.(*kmsg.CreateACLsRequest), b.meta.ACLs)
+	if b.applyACLs(recs) {
+		for i := range resp.Results {
+			if resp.Results[i].ErrorCode == 0 {
+				resp.Results[i].ErrorCode = kerr.KafkaStorageError.Code
+			}
+		}
+	}
+	return resp
+}
