@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -115,16 +116,26 @@ func TxnOf(coordinator string, co *txn.Coordinator, id string) (Txn, bool) {
 // unloads a partition it loses), so in a cluster each broker shows its
 // own share. It reads memory only, and moves no clock.
 func Coordinated(b *broker.Broker, name string) ([]Group, []Txn) {
+	return CoordinatedUpTo(b, name, math.MaxInt)
+}
+
+// CoordinatedUpTo is Coordinated with at most the first n groups and the
+// first n transactional ids described: the ids are sorted, but only
+// those are described, so its cost is bounded by n and the number of
+// ids, never by the groups' sizes beyond them.
+func CoordinatedUpTo(b *broker.Broker, name string, n int) ([]Group, []Txn) {
 	var gs []Group
 	co := b.Groups()
-	for _, id := range slices.Sorted(slices.Values(co.Groups())) {
+	ids := slices.Sorted(slices.Values(co.Groups()))
+	for _, id := range ids[:min(n, len(ids))] {
 		if g := co.Group(id); g != nil {
 			gs = append(gs, GroupOf(name, co, g, GroupMemory{Leader: g.Leader()}))
 		}
 	}
 	var ts []Txn
 	tc := b.Transactions()
-	for _, id := range slices.Sorted(slices.Values(tc.IDs())) {
+	tids := slices.Sorted(slices.Values(tc.IDs()))
+	for _, id := range tids[:min(n, len(tids))] {
 		if t, ok := TxnOf(name, tc, id); ok {
 			ts = append(ts, t)
 		}

@@ -1,0 +1,102 @@
+package view
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/gregor-kafka/gregor/core/broker"
+)
+
+// TopicSummary is one topic in the console's list: how many partitions
+// it has, and what this broker holds of it.
+type TopicSummary struct {
+	Name       string
+	Partitions int
+	// Local counts the partitions with a replica on this broker, Size
+	// their bytes on its disk.
+	Local    int
+	Size     int64
+	Internal bool
+}
+
+// TopicPage is the page of at most n topics whose names follow after (""
+// for the first page), in name order, and whether more follow: the
+// names are sorted, but only the page's topics are read, so a page costs
+// the same however many topics the cluster has.
+func TopicPage(b *broker.Broker, after string, n int) ([]TopicSummary, bool) {
+	var names []string
+	for _, t := range b.Topics() {
+		if t.Name > after {
+			names = append(names, t.Name)
+		}
+	}
+	slices.SortFunc(names, strings.Compare)
+	more := len(names) > n
+	names = names[:min(n, len(names))]
+	out := make([]TopicSummary, 0, len(names))
+	for _, name := range names {
+		t := b.Topic(name)
+		s := TopicSummary{Name: name, Partitions: len(t.Partitions), Internal: InternalTopic(name)}
+		for _, p := range t.Partitions {
+			if held(b, p) {
+				s.Local++
+				s.Size += p.Log().Size()
+			}
+		}
+		out = append(out, s)
+	}
+	return out, more
+}
+
+// TopicReplica is what this broker holds of one partition of a topic.
+type TopicReplica struct {
+	Start, HW, LEO, Size int64
+}
+
+// ReplicasOf is this broker's replica of each partition of topic it
+// holds, by partition index; nil for a topic it does not know.
+func ReplicasOf(b *broker.Broker, topic string) map[int32]TopicReplica {
+	t := b.Topic(topic)
+	if t == nil {
+		return nil
+	}
+	out := map[int32]TopicReplica{}
+	for _, p := range t.Partitions {
+		if l := p.Log(); held(b, p) {
+			out[p.Index] = TopicReplica{Start: l.StartOffset(), HW: p.HighWatermark, LEO: l.EndOffset(), Size: l.Size()}
+		}
+	}
+	return out
+}
+
+// held reports whether b holds a replica of p: in a cluster a topic has
+// a slot for every partition, those placed on other brokers without
+// replicas here.
+func held(b *broker.Broker, p *broker.Partition) bool {
+	return p.Log() != nil && (b.Image() == nil || len(p.Replicas) > 0)
+}
+
+// LeaderOf is the leader of a partition as b knows it (the metadata
+// image's in a cluster, where this broker may hold no replica), or false
+// when b knows no such partition.
+func LeaderOf(b *broker.Broker, topic string, index int32) (int32, bool) {
+	p := partitionAt(b, topic, index)
+	if p == nil {
+		return -1, false
+	}
+	if im := b.Image(); im != nil {
+		if ip := im.Partition(topic, index); ip != nil {
+			return ip.Leader, true
+		}
+	}
+	return p.Leader, true
+}
+
+// partitionAt is b's partition of topic at index, nil when none.
+func partitionAt(b *broker.Broker, topic string, index int32) *broker.Partition {
+	t := b.Topic(topic)
+	if t == nil || index < 0 || int(index) >= len(t.Partitions) {
+		return nil
+	}
+	return t.Partitions[index]
+}
