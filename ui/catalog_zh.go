@@ -331,6 +331,7 @@ var zhCatalog = map[string]string{
 	"(%d routes)": "（共 %d 条路径）",
 	"transaction version 2: the epoch goes up at every commit and abort": "事务版本 2：每次提交和中止都会递增 epoch",
 	// the operator's console (server/console)
+	"Broker %d leads this partition: read its records there (%v).": "这个分区的首领是 broker %d：请在那里读取记录（%v）。",
 	"%d in all":  "共 %d",
 	"%d members": "%d 个成员",
 	"Open transactions: %d, holding the LSO at %d.": "未完成的事务：%d 个，把 LSO 停在 %d。",

@@ -22,12 +22,16 @@ type TopicSummary struct {
 // TopicPage is the page of at most n topics whose names follow after (""
 // for the first page), in name order, and whether more follow: the
 // names are sorted, but only the page's topics are read, so a page costs
-// the same however many topics the cluster has.
+// the same however many topics the cluster has. In a cluster the topics
+// are the metadata image's, all of them: a broker itself has only those
+// it holds replicas of.
 func TopicPage(b *broker.Broker, after string, n int) ([]TopicSummary, bool) {
+	counts := topicPartitions(b)
 	var names []string
-	for _, t := range b.Topics() {
-		if t.Name > after {
-			names = append(names, t.Name)
+	//purity:unordered the names are sorted below
+	for name := range counts {
+		if name > after {
+			names = append(names, name)
 		}
 	}
 	slices.SortFunc(names, strings.Compare)
@@ -35,17 +39,35 @@ func TopicPage(b *broker.Broker, after string, n int) ([]TopicSummary, bool) {
 	names = names[:min(n, len(names))]
 	out := make([]TopicSummary, 0, len(names))
 	for _, name := range names {
-		t := b.Topic(name)
-		s := TopicSummary{Name: name, Partitions: len(t.Partitions), Internal: InternalTopic(name)}
-		for _, p := range t.Partitions {
-			if held(b, p) {
-				s.Local++
-				s.Size += p.Log().Size()
+		s := TopicSummary{Name: name, Partitions: counts[name], Internal: InternalTopic(name)}
+		if t := b.Topic(name); t != nil {
+			for _, p := range t.Partitions {
+				if held(b, p) {
+					s.Local++
+					s.Size += p.Log().Size()
+				}
 			}
 		}
 		out = append(out, s)
 	}
 	return out, more
+}
+
+// topicPartitions is every topic's partition count: the metadata
+// image's in a cluster, the broker's own on a single broker.
+func topicPartitions(b *broker.Broker) map[string]int {
+	out := map[string]int{}
+	if im := b.Image(); im != nil {
+		//purity:unordered copied into a map
+		for name, t := range im.Topics {
+			out[name] = len(t.Partitions)
+		}
+		return out
+	}
+	for _, t := range b.Topics() {
+		out[t.Name] = len(t.Partitions)
+	}
+	return out
 }
 
 // TopicReplica is what this broker holds of one partition of a topic.
@@ -80,16 +102,16 @@ func held(b *broker.Broker, p *broker.Partition) bool {
 // image's in a cluster, where this broker may hold no replica), or false
 // when b knows no such partition.
 func LeaderOf(b *broker.Broker, topic string, index int32) (int32, bool) {
-	p := partitionAt(b, topic, index)
-	if p == nil {
-		return -1, false
-	}
 	if im := b.Image(); im != nil {
 		if ip := im.Partition(topic, index); ip != nil {
 			return ip.Leader, true
 		}
+		return -1, false
 	}
-	return p.Leader, true
+	if p := partitionAt(b, topic, index); p != nil {
+		return p.Leader, true
+	}
+	return -1, false
 }
 
 // partitionAt is b's partition of topic at index, nil when none.

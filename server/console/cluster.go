@@ -37,16 +37,16 @@ func (c *Console) coordinated(p *ui.ConsoleHome) {
 		if more {
 			p.Next = p.Topics[len(p.Topics)-1].Name
 		}
-		name := coordinatorName(b.NodeID())
+		name := nodeName(b.NodeID())
 		p.Groups, p.Txns = view.CoordinatedUpTo(b, name, GroupsPerPage)
 		p.Shares = view.Shares(name, b, time.Now().UnixMilli())
 		p.Shares = p.Shares[:min(len(p.Shares), GroupsPerPage)]
 	})
 }
 
-// coordinatorName is how the views name a broker: the one whose
+// nodeName is how the views name a broker: the one whose
 // coordinator holds a group or transaction, the one holding a replica.
-func coordinatorName(node int32) string { return fmt.Sprintf("node %d", node) }
+func nodeName(node int32) string { return fmt.Sprintf("node %d", node) }
 
 // cluster asks DescribeCluster.
 func (c *Console) cluster(ctx context.Context) (view.Cluster, error) {

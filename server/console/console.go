@@ -148,6 +148,8 @@ func status(err error) int {
 	switch {
 	case errors.As(err, new(badInput)):
 		return http.StatusBadRequest
+	case errors.As(err, new(misdirected)):
+		return http.StatusMisdirectedRequest
 	case errors.Is(err, kerr.UnknownTopicOrPartition), errors.Is(err, kerr.GroupIDNotFound):
 		return http.StatusNotFound
 	case isRefusal(err):
@@ -168,3 +170,8 @@ func isRefusal(err error) bool {
 type badInput string
 
 func (b badInput) Error() string { return string(b) }
+
+// misdirected is a request for another broker: the partition's leader.
+type misdirected string
+
+func (m misdirected) Error() string { return string(m) }

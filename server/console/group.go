@@ -17,7 +17,7 @@ func (c *Console) group(w http.ResponseWriter, r *http.Request) {
 	c.Engine.Snapshot(func(b *broker.Broker) {
 		co := b.Groups()
 		if g := co.Group(id); g != nil {
-			p.Group = view.GroupOf(coordinatorName(b.NodeID()), co, g, view.GroupMemory{Leader: g.Leader()})
+			p.Group = view.GroupOf(nodeName(b.NodeID()), co, g, view.GroupMemory{Leader: g.Leader()})
 			p.Lags = view.LagOf(b, g, p.Group)
 		}
 	})

@@ -80,10 +80,15 @@ func (c *Console) snapshotPartition(p *ui.ConsolePartition) bool {
 		if p.Leader, known = view.LeaderOf(b, p.Topic, p.Index); !known {
 			return
 		}
-		node := coordinatorName(b.NodeID())
+		node := nodeName(b.NodeID())
 		var pv view.Partition
 		if pv, p.Found = view.TailOf(b, p.Topic, p.Index); p.Found {
 			p.World = view.World{Brokers: []view.Broker{{ID: b.NodeID(), Name: node, Up: true, Partitions: []view.Partition{pv}}}}
+			for _, r := range pv.Replicas { // named as this one is, in the replica list
+				if r != b.NodeID() {
+					p.World.Brokers = append(p.World.Brokers, view.Broker{ID: r, Name: nodeName(r)})
+				}
+			}
 		}
 		_, txns := view.CoordinatedUpTo(b, node, GroupsPerPage)
 		for _, t := range txns {
@@ -124,6 +129,8 @@ func (c *Console) browse(r *http.Request, p *ui.ConsolePartition) error {
 	case isRefusal(err):
 		br.Refused = ui.Trf(p.Lang, "Refused: %s may not read topic %q (%v).", c.principal(), p.Topic, err)
 		return err
+	case errors.Is(err, kerr.NotLeaderForPartition):
+		return misdirected(ui.Trf(p.Lang, "Broker %d leads this partition: read its records there (%v).", p.Leader, err))
 	case err != nil && status(err) != http.StatusBadRequest:
 		return fmt.Errorf("%s", ui.Trf(p.Lang, "The records could not be read: %v", err))
 	}
