@@ -331,6 +331,10 @@ var zhCatalog = map[string]string{
 	"(%d routes)": "（共 %d 条路径）",
 	"transaction version 2: the epoch goes up at every commit and abort": "事务版本 2：每次提交和中止都会递增 epoch",
 	// the operator's console (server/console)
+	"%s, epoch %d":        "%s，epoch %d",
+	"Share group members": "共享组成员",
+	"assigned":            "分配到的分区",
+	"state":               "状态",
 	"Broker %d leads this partition: read its records there (%v).": "这个分区的首领是 broker %d：请在那里读取记录（%v）。",
 	"%d in all":  "共 %d",
 	"%d members": "%d 个成员",

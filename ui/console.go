@@ -50,6 +50,7 @@ type ConsoleHome struct {
 	// Next the after of the next page, "" when this is the last.
 	After, Next string
 	Groups      []view.Group
+	ShareGroups []view.ShareGroup
 	Shares      []view.SharePartition
 	Txns        []view.Txn
 }

@@ -39,6 +39,7 @@ func (c *Console) coordinated(p *ui.ConsoleHome) {
 		}
 		name := nodeName(b.NodeID())
 		p.Groups, p.Txns = view.CoordinatedUpTo(b, name, GroupsPerPage)
+		p.ShareGroups = view.ShareGroupsUpTo(b, GroupsPerPage)
 		p.Shares = view.Shares(name, b, time.Now().UnixMilli())
 		p.Shares = p.Shares[:min(len(p.Shares), GroupsPerPage)]
 	})

@@ -182,8 +182,21 @@ func TestConsole(t *testing.T) {
 	p.waitText(".problem", "larger than topic \"shop-small\" allows")
 	p.waitText(".problem", "max.message.bytes is 200")
 	p.shot("too-large")
+	// A share group's member and its assignment.
+	sc, err := kgo.NewClient(kgo.SeedBrokers(kafka), kgo.ShareGroup("pickers"), kgo.ConsumeTopics("shop-orders"), kgo.ClientID("picker-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	pctx, pcancel := context.WithCancel(ctx)
+	defer pcancel()
+	go sc.PollRecords(pctx, 1) // joins the group
+	p.poll(`(() => { const x = new XMLHttpRequest(); x.open("GET", "/console", false); x.send(); return x.responseText.includes("picker-1"); })()`, "the share group's member on /console")
 	p.do(chromedp.Navigate(base + "/console"))
 	p.waitText(`[data-txn="console-txn"]`, "console-txn")
+	if got := p.text(`tr[data-share-group="pickers"]`); !strings.Contains(got, "picker-1") || !strings.Contains(got, "shop-orders-0") {
+		t.Errorf("the share group's row reads %q, want its member picker-1 and its partitions", got)
+	}
 	p.shot("home")
 }
 
