@@ -52,6 +52,8 @@ func TestConsoleAccess(t *testing.T) {
 		{"a bad header line", "POST", "/console/topics/made/0/records", local, "", "", url.Values{"value": {"v"}, "headers": {"oops"}}, http.StatusBadRequest, "is not name=value"},
 		{"produce", "POST", "/console/topics/made/0/records", local, "", "", url.Values{"value": {"v"}}, http.StatusSeeOther, ""},
 		{"the record produced", "GET", "/console/topics/made/0?from=0", local, "", "", nil, http.StatusOK, `<pre class="value">v</pre>`},
+		{"by time", "GET", "/console/topics/made/0?by=time&from=2000-01-01", local, "", "", nil, http.StatusOK, `data-offset="0"`},
+		{"past the end", "GET", "/console/topics/made/0?from=9", local, "", "", nil, http.StatusUnprocessableEntity, "outside the log"},
 		{"in Chinese", "GET", "/console/topics/made?lang=zh", local, "", "", nil, http.StatusOK, "主题 made"},
 	} {
 		w := do(tc.method, tc.target, tc.remote, tc.auth, tc.origin, tc.form)

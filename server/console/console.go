@@ -171,6 +171,15 @@ type badInput string
 
 func (b badInput) Error() string { return string(b) }
 
+// said is err as the page says it, in its language; its status is err's.
+type said struct {
+	text string
+	err  error
+}
+
+func (s said) Error() string { return s.text }
+func (s said) Unwrap() error { return s.err }
+
 // misdirected is a request for another broker: the partition's leader.
 type misdirected string
 

@@ -132,7 +132,7 @@ func (c *Console) browse(r *http.Request, p *ui.ConsolePartition) error {
 	case errors.Is(err, kerr.NotLeaderForPartition):
 		return misdirected(ui.Trf(p.Lang, "Broker %d leads this partition: read its records there (%v).", p.Leader, err))
 	case err != nil && status(err) != http.StatusBadRequest:
-		return fmt.Errorf("%s", ui.Trf(p.Lang, "The records could not be read: %v", err))
+		return said{ui.Trf(p.Lang, "The records could not be read: %v", err), err}
 	}
 	return err
 }
