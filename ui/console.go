@@ -49,10 +49,14 @@ type ConsoleHome struct {
 	// After is the last topic of the previous page ("" on the first),
 	// Next the after of the next page, "" when this is the last.
 	After, Next string
-	Groups      []view.Group
-	ShareGroups []view.ShareGroup
-	Shares      []view.SharePartition
-	Txns        []view.Txn
+	// GroupsAfter and GroupsNext page the groups, TxnsAfter and TxnsNext
+	// the transactions, as After and Next the topics.
+	GroupsAfter, GroupsNext string
+	TxnsAfter, TxnsNext     string
+	Groups                  []view.Group
+	ShareGroups             []view.ShareGroup
+	Shares                  []view.SharePartition
+	Txns                    []view.Txn
 }
 
 // ConsoleTopic is one topic's page.

@@ -116,29 +116,48 @@ func TxnOf(coordinator string, co *txn.Coordinator, id string) (Txn, bool) {
 // unloads a partition it loses), so in a cluster each broker shows its
 // own share. It reads memory only, and moves no clock.
 func Coordinated(b *broker.Broker, name string) ([]Group, []Txn) {
-	return CoordinatedUpTo(b, name, math.MaxInt)
+	gs, _ := GroupsAfter(b, name, "", math.MaxInt)
+	ts, _ := TxnsAfter(b, name, "", math.MaxInt)
+	return gs, ts
 }
 
-// CoordinatedUpTo is Coordinated with at most the first n groups and the
-// first n transactional ids described: the ids are sorted, but only
-// those are described, so its cost is bounded by n and the number of
-// ids, never by the groups' sizes beyond them.
-func CoordinatedUpTo(b *broker.Broker, name string, n int) ([]Group, []Txn) {
+// GroupsAfter is the page of at most n groups of Coordinated whose ids
+// follow after ("" for the first page), and the after of the next page
+// ("" when none follows): the ids are sorted, but only the page's groups
+// are described, so its cost is bounded by n, never by the groups
+// beyond it.
+func GroupsAfter(b *broker.Broker, name, after string, n int) ([]Group, string) {
 	var gs []Group
 	co := b.Groups()
-	ids := slices.Sorted(slices.Values(co.Groups()))
-	for _, id := range ids[:min(n, len(ids))] {
+	ids, next := idPage(co.Groups(), after, n)
+	for _, id := range ids {
 		if g := co.Group(id); g != nil {
 			gs = append(gs, GroupOf(name, co, g, GroupMemory{Leader: g.Leader()}))
 		}
 	}
+	return gs, next
+}
+
+// TxnsAfter is GroupsAfter for the transactional ids of Coordinated.
+func TxnsAfter(b *broker.Broker, name, after string, n int) ([]Txn, string) {
 	var ts []Txn
 	tc := b.Transactions()
-	tids := slices.Sorted(slices.Values(tc.IDs()))
-	for _, id := range tids[:min(n, len(tids))] {
+	ids, next := idPage(tc.IDs(), after, n)
+	for _, id := range ids {
 		if t, ok := TxnOf(name, tc, id); ok {
 			ts = append(ts, t)
 		}
 	}
-	return gs, ts
+	return ts, next
+}
+
+// idPage is at most n of ids, sorted, that follow after, and the after
+// of the next page: the last id of this one, "" when none follows.
+func idPage(ids []string, after string, n int) ([]string, string) {
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id <= after })
+	slices.Sort(ids)
+	if len(ids) <= n {
+		return ids, ""
+	}
+	return ids[:n], ids[n-1]
 }

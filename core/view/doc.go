@@ -5,7 +5,7 @@
 // step (sim.World.View), the native server builds the same from a real
 // broker (Tail, Coordinated: the same builders, GroupOf and TxnOf), and
 // so does the operator's console (server/console), a page at a time
-// (TopicPage, TailOf, CoordinatedUpTo, LagOf; RecordsOf decodes what its
+// (TopicPage, TailOf, GroupsAfter, TxnsAfter, LagOf; RecordsOf decodes what its
 // Fetch read); package ui draws only from it: no view reads the engine's
 // internals.
 //

@@ -1,8 +1,8 @@
 package view
 
 import (
+	"maps"
 	"slices"
-	"strings"
 
 	"github.com/gregor-kafka/gregor/core/broker"
 )
@@ -20,23 +20,14 @@ type TopicSummary struct {
 }
 
 // TopicPage is the page of at most n topics whose names follow after (""
-// for the first page), in name order, and whether more follow: the
-// names are sorted, but only the page's topics are read, so a page costs
-// the same however many topics the cluster has. In a cluster the topics
-// are the metadata image's, all of them: a broker itself has only those
-// it holds replicas of.
-func TopicPage(b *broker.Broker, after string, n int) ([]TopicSummary, bool) {
+// for the first page), in name order, and the after of the next page (""
+// when none follows): the names are sorted, but only the page's topics
+// are read, so a page costs the same however many topics the cluster
+// has. In a cluster the topics are the metadata image's, all of them: a
+// broker itself has only those it holds replicas of.
+func TopicPage(b *broker.Broker, after string, n int) ([]TopicSummary, string) {
 	counts := topicPartitions(b)
-	var names []string
-	//purity:unordered the names are sorted below
-	for name := range counts {
-		if name > after {
-			names = append(names, name)
-		}
-	}
-	slices.SortFunc(names, strings.Compare)
-	more := len(names) > n
-	names = names[:min(n, len(names))]
+	names, next := idPage(slices.Collect(maps.Keys(counts)), after, n)
 	out := make([]TopicSummary, 0, len(names))
 	for _, name := range names {
 		s := TopicSummary{Name: name, Partitions: counts[name], Internal: InternalTopic(name)}
@@ -50,7 +41,7 @@ func TopicPage(b *broker.Broker, after string, n int) ([]TopicSummary, bool) {
 		}
 		out = append(out, s)
 	}
-	return out, more
+	return out, next
 }
 
 // topicPartitions is every topic's partition count: the metadata

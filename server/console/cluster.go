@@ -14,9 +14,11 @@ import (
 )
 
 // home is GET /console: the cluster as DescribeCluster answers it, a
-// page of topics (?after=NAME) and what this broker coordinates.
+// page of topics (?after=NAME) and of what this broker coordinates
+// (?groups=ID, ?txns=ID).
 func (c *Console) home(w http.ResponseWriter, r *http.Request) {
-	p := ui.ConsoleHome{ConsoleFrame: c.frame(r, ui.Tr(lang(r), "Cluster")), After: r.URL.Query().Get("after")}
+	q := r.URL.Query()
+	p := ui.ConsoleHome{ConsoleFrame: c.frame(r, ui.Tr(lang(r), "Cluster")), After: q.Get("after"), GroupsAfter: q.Get("groups"), TxnsAfter: q.Get("txns")}
 	code := http.StatusOK
 	cl, err := c.cluster(r.Context())
 	if err != nil {
@@ -27,18 +29,15 @@ func (c *Console) home(w http.ResponseWriter, r *http.Request) {
 	render(w, r, code, p.ConsoleFrame, ui.ConsoleHomePage(p))
 }
 
-// coordinated fills in the home page's snapshot: a page of topics, and
-// the first groups, share partitions and transactions this broker
-// coordinates.
+// coordinated fills in the home page's snapshot: a page of topics, of
+// the groups and of the transactions this broker coordinates, and the
+// first share groups and share partitions.
 func (c *Console) coordinated(p *ui.ConsoleHome) {
 	c.Engine.Snapshot(func(b *broker.Broker) {
-		var more bool
-		p.Topics, more = view.TopicPage(b, p.After, TopicsPerPage)
-		if more {
-			p.Next = p.Topics[len(p.Topics)-1].Name
-		}
+		p.Topics, p.Next = view.TopicPage(b, p.After, TopicsPerPage)
 		name := nodeName(b.NodeID())
-		p.Groups, p.Txns = view.CoordinatedUpTo(b, name, GroupsPerPage)
+		p.Groups, p.GroupsNext = view.GroupsAfter(b, name, p.GroupsAfter, GroupsPerPage)
+		p.Txns, p.TxnsNext = view.TxnsAfter(b, name, p.TxnsAfter, GroupsPerPage)
 		p.ShareGroups = view.ShareGroupsUpTo(b, GroupsPerPage)
 		p.Shares = view.Shares(name, b, time.Now().UnixMilli())
 		p.Shares = p.Shares[:min(len(p.Shares), GroupsPerPage)]

@@ -90,7 +90,7 @@ func (c *Console) snapshotPartition(p *ui.ConsolePartition) bool {
 				}
 			}
 		}
-		_, txns := view.CoordinatedUpTo(b, node, GroupsPerPage)
+		txns, _ := view.TxnsAfter(b, node, "", GroupsPerPage)
 		for _, t := range txns {
 			if slices.Contains(t.Partitions, name) {
 				p.Txns = append(p.Txns, t)
