@@ -198,6 +198,13 @@ func TestConsole(t *testing.T) {
 		t.Errorf("the share group's row reads %q, want its member picker-1 and its partitions", got)
 	}
 	p.shot("home")
+	p.do(chromedp.EmulateViewport(390, 844))
+	p.do(chromedp.Reload())
+	p.waitText(`[data-txn="console-txn"]`, "console-txn")
+	if over := p.eval(`String(document.documentElement.scrollWidth - document.documentElement.clientWidth)`); over != "0" {
+		t.Errorf("at 390 px the console's home scrolls %s px sideways", over)
+	}
+	p.shot("home-phone")
 }
 
 // createTopic fills in and sends the console's form for a new topic,
