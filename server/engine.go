@@ -71,6 +71,7 @@ type engine struct {
 	node       int32    // the broker's node.id
 	metrics    *metrics // set by Start
 
+	asks  consoleAsks    // the console's requests waiting (console.go)
 	cl    *clusterDriver // nil for a single broker
 	later []func()       // work queued by broker callbacks (cluster.go)
 
@@ -94,6 +95,10 @@ func newEngine(logf func(string, ...any)) *engine {
 func (e *engine) deliver(r broker.Response) {
 	if e.cl != nil && r.Conn >= peerConnBase {
 		e.deliverPeer(r)
+		return
+	}
+	if r.Conn >= consoleConnBase && r.Conn < peerConnBase {
+		e.answerConsole(r)
 		return
 	}
 	if c := e.conns[r.Conn]; c != nil {

@@ -26,8 +26,9 @@ import (
 
 // routes is the HTTP side of `gregor serve`: the playground and its saved
 // links (package saved), a health check and the Prometheus metrics
-// (metrics.go), open to all unless MetricsNeedToken; the live trace and
-// opening a class, for the operator (package access); a class's join page
+// (metrics.go), open to all unless MetricsNeedToken; the live trace, the
+// console (package console) and opening a class, for the operator
+// (package access); a class's join page
 // and socket, for whoever has its code (package classroom).
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
@@ -45,6 +46,9 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /live", op.Only(http.HandlerFunc(live.ServePage)))
 	mux.Handle("GET /live/style.css", live.StyleFrom(s.cfg.IndexHTML))
 	mux.Handle("GET /live/ws", op.Only(http.HandlerFunc(s.e.trace.ServeWS)))
+	con := op.Only(s.console().Handler())
+	mux.Handle("/console", con)
+	mux.Handle("/console/", con)
 	if s.e.metrics != nil {
 		metrics := s.e.metrics.handler()
 		if s.cfg.MetricsNeedToken {

@@ -77,6 +77,11 @@ type Config struct {
 	// watch /live and open classes (package access). Empty: Start makes
 	// one, and Run prints it.
 	OperatorToken string
+	// ConsolePrincipal (--http.console.principal) is the Kafka principal
+	// the operator's console acts as ("User:alice"): with an authorizer
+	// on, its record reads and writes, and the topics it creates, are
+	// checked against that principal's ACLs. Empty: User:ANONYMOUS.
+	ConsolePrincipal string
 	// MetricsNeedToken (--http.metrics.require.token) puts /metrics
 	// behind the operator token beyond loopback, as /live is.
 	MetricsNeedToken bool
@@ -296,7 +301,7 @@ func (s *Server) Run(parent context.Context) error {
 	s.cfg.Logf("kafka listening on %s, http on http://%s, data in %s (cluster %s)",
 		strings.Join(names, ","), s.webLn.Addr(), s.cfg.DataDir, cid)
 	if s.printToken {
-		s.cfg.Logf("operator token for the web UI beyond loopback (/live, opening a class): %s", s.cfg.OperatorToken)
+		s.cfg.Logf("operator token for the web UI beyond loopback (/live, /console, opening a class): %s", s.cfg.OperatorToken)
 	}
 	conns := map[*conn]bool{}
 	var mu sync.Mutex

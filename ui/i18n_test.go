@@ -26,14 +26,15 @@ func help() []Field {
 }
 
 // lookups finds the English texts the sources look up: the string
-// literal given to T, Tf, Tr, Trf or N, in ui/, lessons/play/ and wasm/
+// literal given to T, Tf, Tr, Trf or N, in ui/, lessons/play/, wasm/ and
+// server/console/
 // (generated _templ.go files left out: their .templ is read).
 var lookups = regexp.MustCompile(`\b(?:T|Tf|Tr|Trf)\([^,()"]*(?:\([^()]*\))?[^,()"]*,\s*("(?:[^"\\]|\\.)*")|\bN\(("(?:[^"\\]|\\.)*")\)`)
 
 func usedTexts(t *testing.T) map[string][]string {
 	t.Helper()
 	used := map[string][]string{}
-	for _, dir := range []string{".", "../lessons/play", "../wasm"} {
+	for _, dir := range []string{".", "../lessons/play", "../wasm", "../server/console"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*"))
 		for _, f := range files {
 			if !(strings.HasSuffix(f, ".templ") || strings.HasSuffix(f, ".go")) || strings.HasSuffix(f, "_templ.go") || strings.HasSuffix(f, "_test.go") {

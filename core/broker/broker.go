@@ -179,6 +179,9 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 // a clustered broker with empty storage has not learnt it yet.
 func (b *Broker) ClusterID() string { return b.meta.ClusterID }
 
+// NodeID is the broker's node.id.
+func (b *Broker) NodeID() int32 { return b.cfg.NodeID }
+
 // Handle processes one request. Its response is delivered now or later.
 func (b *Broker) Handle(now int64, req Request) {
 	b.advance(now)

@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -115,19 +116,48 @@ func TxnOf(coordinator string, co *txn.Coordinator, id string) (Txn, bool) {
 // unloads a partition it loses), so in a cluster each broker shows its
 // own share. It reads memory only, and moves no clock.
 func Coordinated(b *broker.Broker, name string) ([]Group, []Txn) {
+	gs, _ := GroupsAfter(b, name, "", math.MaxInt)
+	ts, _ := TxnsAfter(b, name, "", math.MaxInt)
+	return gs, ts
+}
+
+// GroupsAfter is the page of at most n groups of Coordinated whose ids
+// follow after ("" for the first page), and the after of the next page
+// ("" when none follows): the ids are sorted, but only the page's groups
+// are described, so its cost is bounded by n, never by the groups
+// beyond it.
+func GroupsAfter(b *broker.Broker, name, after string, n int) ([]Group, string) {
 	var gs []Group
 	co := b.Groups()
-	for _, id := range slices.Sorted(slices.Values(co.Groups())) {
+	ids, next := idPage(co.Groups(), after, n)
+	for _, id := range ids {
 		if g := co.Group(id); g != nil {
 			gs = append(gs, GroupOf(name, co, g, GroupMemory{Leader: g.Leader()}))
 		}
 	}
+	return gs, next
+}
+
+// TxnsAfter is GroupsAfter for the transactional ids of Coordinated.
+func TxnsAfter(b *broker.Broker, name, after string, n int) ([]Txn, string) {
 	var ts []Txn
 	tc := b.Transactions()
-	for _, id := range slices.Sorted(slices.Values(tc.IDs())) {
+	ids, next := idPage(tc.IDs(), after, n)
+	for _, id := range ids {
 		if t, ok := TxnOf(name, tc, id); ok {
 			ts = append(ts, t)
 		}
 	}
-	return gs, ts
+	return ts, next
+}
+
+// idPage is at most n of ids, sorted, that follow after, and the after
+// of the next page: the last id of this one, "" when none follows.
+func idPage(ids []string, after string, n int) ([]string, string) {
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id <= after })
+	slices.Sort(ids)
+	if len(ids) <= n {
+		return ids, ""
+	}
+	return ids[:n], ids[n-1]
 }

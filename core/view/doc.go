@@ -4,7 +4,10 @@
 // step's lookup; the network's cuts), as plain data. The simulator builds it after every
 // step (sim.World.View), the native server builds the same from a real
 // broker (Tail, Coordinated: the same builders, GroupOf and TxnOf), and
-// package ui draws only from it: no view reads the engine's internals.
+// so does the operator's console (server/console), a page at a time
+// (TopicPage, TailOf, GroupsAfter, TxnsAfter, LagOf; RecordsOf decodes what its
+// Fetch read); package ui draws only from it: no view reads the engine's
+// internals.
 //
 // # Invariants
 //

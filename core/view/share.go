@@ -2,6 +2,8 @@ package view
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/gregor-kafka/gregor/core/broker"
 )
@@ -48,6 +50,49 @@ func Shares(name string, b *broker.Broker, now int64) []SharePartition {
 			}
 			out = append(out, sp)
 		}
+	}
+	return out
+}
+
+// ShareGroup is one share group (KIP-932) as its coordinator holds it:
+// its state, epoch and members with what each is assigned.
+type ShareGroup struct {
+	ID      string
+	State   string // "Empty" or "Stable"
+	Epoch   int32
+	Members []ShareMember
+}
+
+// ShareMember is one member of a share group.
+type ShareMember struct {
+	ID, Client, Host string
+	// Assigned is its partitions, "jobs-0", in topic and partition
+	// order.
+	Assigned []string
+}
+
+// ShareGroupsUpTo is the first n share groups b holds, in id order.
+func ShareGroupsUpTo(b *broker.Broker, n int) []ShareGroup {
+	e := b.Share()
+	ids := e.Groups()
+	var out []ShareGroup
+	for _, id := range ids[:min(n, len(ids))] {
+		g := e.Group(id)
+		if g == nil {
+			out = append(out, ShareGroup{ID: id, State: "Empty"})
+			continue
+		}
+		sg := ShareGroup{ID: id, State: g.State(), Epoch: g.Epoch}
+		for _, m := range g.Members() {
+			sm := ShareMember{ID: m.ID, Client: m.ClientID, Host: m.ClientHost}
+			for _, t := range slices.Sorted(maps.Keys(m.Assigned)) {
+				for _, p := range slices.Sorted(slices.Values(m.Assigned[t])) {
+					sm.Assigned = append(sm.Assigned, fmt.Sprintf("%s-%d", t, p))
+				}
+			}
+			sg.Members = append(sg.Members, sm)
+		}
+		out = append(out, sg)
 	}
 	return out
 }

@@ -82,6 +82,10 @@ type Producer struct {
 	Epoch   int16
 	LastSeq int32
 	Batches int
+	// TxnFirst is the first offset of its open transaction on the
+	// partition, -1 when none is open (KIP-98: the LSO stays at or
+	// below it).
+	TxnFirst int64
 }
 
 // File is one file in a broker's storage.

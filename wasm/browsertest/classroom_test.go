@@ -19,9 +19,17 @@ import (
 // access rules as the binary's.
 func gregorServe(t *testing.T) (string, *server.Server) {
 	t.Helper()
+	return gregorServeWith(t, server.Config{})
+}
+
+// gregorServeWith is gregorServe with cfg's settings beside the test's
+// addresses, data directory and browser build.
+func gregorServeWith(t *testing.T, cfg server.Config) (string, *server.Server) {
+	t.Helper()
 	serve(t, false) // builds the bundles once
-	srv, err := server.Start(server.Config{KafkaAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(),
-		Settings: config.NewBroker(), IndexHTML: gregor.IndexHTML, Assets: assets, Logf: func(string, ...any) {}})
+	cfg.KafkaAddr, cfg.HTTPAddr, cfg.DataDir = "127.0.0.1:0", "127.0.0.1:0", t.TempDir()
+	cfg.Settings, cfg.IndexHTML, cfg.Assets, cfg.Logf = config.NewBroker(), gregor.IndexHTML, assets, func(string, ...any) {}
+	srv, err := server.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

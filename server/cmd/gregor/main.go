@@ -211,6 +211,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		NoMetrics:        !metricsOn,
 		ControllerQuorum: voters, ControllerAddr: *controllerAddr, OperatorToken: sv[operatorTokenKey],
 		MetricsNeedToken: metricsToken,
+		ConsolePrincipal: sv[consolePrincipalKey],
 		ScramBootstrap:   splitNonEmpty(sv["add-scram"], ";"),
 		Features:         splitNonEmpty(sv["feature"], ","),
 		Authorizer:       authorizer,
@@ -249,6 +250,9 @@ func brokerHelp(d config.Def) string {
 // operatorTokenKey is the web UI's operator token (package server/access).
 const operatorTokenKey = "http.operator.token"
 
+// consolePrincipalKey is who /console acts as (package server/console).
+const consolePrincipalKey = "http.console.principal"
+
 // metricsTokenKey guards /metrics like /live.
 const metricsTokenKey = "http.metrics.require.token"
 
@@ -260,6 +264,7 @@ const metricsEnableKey = "http.metrics.enable"
 // under Kafka's names, read by the server package.
 var serverKeys = []struct{ name, doc string }{
 	{operatorTokenKey, "the token a client beyond loopback needs to watch /live and open a class (default: a fresh one, printed at startup)"},
+	{consolePrincipalKey, "the Kafka principal the operator's /console acts as, e.g. User:alice: with an authorizer on, its record reads and writes and the topics it creates are checked against that principal's ACLs (default User:ANONYMOUS)"},
 	{metricsEnableKey, "false keeps no Prometheus metrics and serves no /metrics (default true); make bench measures what they cost"},
 	{metricsTokenKey, "true puts /metrics behind the operator token beyond loopback, as /live is (default false: open, for a Prometheus scraper)"},
 	{"listeners", "NAME://host:port,... to listen on, e.g. PLAINTEXT://:9092,SSL://:9093 (default: PLAINTEXT://--kafka-addr)"},

@@ -1,0 +1,33 @@
+package view
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestIDPage: a page is the next n ids in order after the previous page's
+// last, and names where the next one starts, "" on the last page.
+func TestIDPage(t *testing.T) {
+	ids := []string{"d", "a", "c", "b", "e"}
+	for _, tc := range []struct {
+		after    string
+		n        int
+		want     []string
+		wantNext string
+	}{
+		{"", 2, []string{"a", "b"}, "b"},
+		{"b", 2, []string{"c", "d"}, "d"},
+		{"d", 2, []string{"e"}, ""},
+		{"", 5, []string{"a", "b", "c", "d", "e"}, ""},
+		{"bb", 1, []string{"c"}, "c"},
+		{"e", 3, []string{}, ""},
+	} {
+		got, next := idPage(ids, tc.after, tc.n)
+		if !slices.Equal(got, tc.want) || next != tc.wantNext {
+			t.Errorf("after %q, n %d: %q next %q, want %q next %q", tc.after, tc.n, got, next, tc.want, tc.wantNext)
+		}
+	}
+	if !slices.Equal(ids, []string{"d", "a", "c", "b", "e"}) {
+		t.Errorf("idPage changed its input: %q", ids)
+	}
+}
