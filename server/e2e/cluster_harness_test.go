@@ -17,9 +17,34 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
+
+// startClientCluster is startCluster for tests that only talk to the
+// cluster as a client (the command line's admin tests): under
+// GREGOR_E2E_KFAKE=1 it is one kfake of n brokers, numbered from 0 as
+// kfake numbers them, which NodeID says.
+func startClientCluster(t *testing.T, n int) []*Broker {
+	t.Helper()
+	if !useKfake {
+		return startCluster(t, n)
+	}
+	addrs := reserveAddrs(t, n)
+	ports := make([]int, n)
+	bs := make([]*Broker, n)
+	for i, a := range addrs {
+		ports[i], _ = strconv.Atoi(a[strings.LastIndexByte(a, ':')+1:])
+		bs[i] = &Broker{t: t, Addr: a, NodeID: int32(i)}
+	}
+	kf, err := kfake.NewCluster(kfake.NumBrokers(n), kfake.Ports(ports...), kfake.DefaultNumPartitions(1))
+	if err != nil {
+		t.Fatalf("kfake with %d brokers: %v", n, err)
+	}
+	t.Cleanup(kf.Close)
+	return bs
+}
 
 // startCluster starts n gregor processes that form one cluster (every node
 // a broker and a voter of the metadata quorum), and waits until every
