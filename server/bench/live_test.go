@@ -37,7 +37,7 @@ func BenchmarkLiveWatcher(b *testing.B) {
 			if watched {
 				stop = watch(b, g.http)
 			}
-			res, err := produce(ctx, g.addr, topic, s.records, s.phase, g.pid)
+			res, err := produce(ctx, g.addr, topic, s.records, s.phase, g.pids())
 			if watched {
 				skipped = append(skipped, stop())
 			}

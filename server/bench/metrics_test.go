@@ -56,7 +56,7 @@ func BenchmarkMetricsCost(b *testing.B) {
 				if err := createTopic(ctx, g.addr, topic); err != nil {
 					b.Fatal(err)
 				}
-				res, err := produce(ctx, g.addr, topic, s.records, s.phase, g.pid, wl.opts...)
+				res, err := produce(ctx, g.addr, topic, s.records, s.phase, g.pids(), wl.opts...)
 				if err != nil {
 					b.Fatalf("round %d, %s, metrics %t: %v", r+1, wl.name, metrics, err)
 				}
@@ -91,8 +91,9 @@ func BenchmarkMetricsCost(b *testing.B) {
 		fmt.Fprintf(os.Stdout, "%-16s %-12s %12.1f %13.0f %9.2f\n%-16s %-12s %12.1f %13.0f %9.2f\n",
 			wl.name, "kept", with.mbps(), with.recps(), cpuWith, wl.name, "off", without.mbps(), without.recps(), cpuWithout)
 		ratio := with.mbps() / without.mbps()
-		fmt.Fprintf(os.Stdout, "%-16s kept/off: produce %.3fx, cpu-s/GB %.3fx; per round kept %s, off %s MB/s\n",
-			wl.name, ratio, cpuWith/cpuWithout, rates(results[key{w, true}]), rates(results[key{w, false}]))
+		fmt.Fprintf(os.Stdout, "%-16s kept/off: produce %.3fx, cpu-s/GB %.3fx; median (min-max) kept %s, off %s MB/s\n",
+			wl.name, ratio, cpuWith/cpuWithout, spreadOver(results[key{w, true}], phaseResult.mbps).format("%.0f"),
+			spreadOver(results[key{w, false}], phaseResult.mbps).format("%.0f"))
 		b.ReportMetric(ratio, "produce-metrics/none-"+strings.Fields(wl.name)[0])
 	}
 }
