@@ -18,6 +18,7 @@ import (
 // medians over GREGOR_BENCH_ROUNDS rounds (times b.N; run with -benchtime 1x),
 // or fewer if GREGOR_BENCH_BUDGET runs out.
 func BenchmarkBrokers(b *testing.B) {
+	only(b, "brokers")
 	s := loadSettings(b)
 	ctx := context.Background()
 	targets := startTargets(b, s.brokers)
@@ -63,12 +64,6 @@ func BenchmarkBrokers(b *testing.B) {
 	if !kok {
 		k, kok = med["kfake-inproc"]
 	}
-	ratio := func(gv, kv spread) string {
-		if !kok || kv.med <= 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2fx", gv.med/kv.med)
-	}
 	for _, ph := range []struct {
 		name       string
 		g, k       spread
@@ -98,9 +93,9 @@ func BenchmarkBrokers(b *testing.B) {
 		if bound {
 			notCounted = "client-bound"
 		}
-		report(row{ph.name + " MB/s, 6 partitions", ph.g.format("%.1f"), kfakeCell(kok, ph.k, "%.1f"), ratio(ph.g, ph.k),
+		report(row{ph.name + " MB/s, 6 partitions", ph.g.format("%.1f"), kfakeCell(kok, ph.k, "%.1f"), ratioCell(ph.g, ph.k),
 			">= 1.00x kfake", verdict(kok && ph.g.med >= ph.k.med, notCounted) + " (" + load + ")"})
-		report(row{"broker cpu-s per GB " + ph.name + "d", ph.cpu.format("%.2f"), kfakeCell(kok, ph.kcpu, "%.2f"), ratio(ph.cpu, ph.kcpu),
+		report(row{"broker cpu-s per GB " + ph.name + "d", ph.cpu.format("%.2f"), kfakeCell(kok, ph.kcpu, "%.2f"), ratioCell(ph.cpu, ph.kcpu),
 			fmt.Sprintf("<= %.2f", ph.goalCPU), verdict(ph.cpu.n > 0 && ph.cpu.med <= ph.goalCPU, "")})
 	}
 	fmt.Fprint(os.Stdout, sum.String())

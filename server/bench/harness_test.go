@@ -38,6 +38,7 @@ const (
 	envBin     = "GREGOR_BENCH_BIN"
 	envRounds  = "GREGOR_BENCH_ROUNDS"
 	envBudget  = "GREGOR_BENCH_BUDGET"
+	envOnly    = "GREGOR_BENCH_ONLY"
 	// envKfakeChild makes TestMain serve a kfake cluster instead of running
 	// tests: the parent re-execs the test binary with it set.
 	envKfakeChild = "GREGOR_BENCH_KFAKE_CHILD"
@@ -120,6 +121,22 @@ func loadSettings(tb testing.TB) settings {
 	}
 	pinClient()
 	return s
+}
+
+// only skips b unless GREGOR_BENCH_ONLY is unset or names it (a comma
+// list such as "brokers,latency"), so that `make bench` runs every figure
+// and a developer can run a few.
+func only(b *testing.B, name string) {
+	v := os.Getenv(envOnly)
+	if v == "" {
+		return
+	}
+	for _, n := range strings.Split(v, ",") {
+		if strings.TrimSpace(n) == name {
+			return
+		}
+	}
+	b.Skipf("%s=%s leaves out %s", envOnly, v, name)
 }
 
 // target is one running broker under test.

@@ -17,6 +17,7 @@ import (
 // (the hook is one atomic load); a watcher costs the events' building
 // and sending. It reports rates, and asserts nothing about them.
 func BenchmarkLiveWatcher(b *testing.B) {
+	only(b, "live")
 	s := loadSettings(b)
 	ctx := context.Background()
 	g := startGregor(b)

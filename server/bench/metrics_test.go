@@ -23,6 +23,7 @@ import (
 // that the one counted Produce requests and the other serves no
 // /metrics, and asserts nothing about the rates.
 func BenchmarkMetricsCost(b *testing.B) {
+	only(b, "metrics")
 	s := loadSettings(b)
 	ctx := context.Background()
 	on, off := startGregor(b), startGregor(b, "--http.metrics.enable", "false")
