@@ -102,6 +102,11 @@ func BenchmarkMetricsCost(b *testing.B) {
 // scrapeProduceRequests is gregor_requests_total of Produce, summed over
 // versions, from a scrape of /metrics.
 func scrapeProduceRequests(tb testing.TB, httpAddr string) float64 {
+	return scrape(tb, httpAddr, `gregor_requests_total{api="Produce"`)
+}
+
+// scrape sums the samples of /metrics whose line starts with series.
+func scrape(tb testing.TB, httpAddr, series string) float64 {
 	resp, err := http.Get("http://" + httpAddr + "/metrics")
 	if err != nil {
 		tb.Fatal(err)
@@ -113,7 +118,7 @@ func scrapeProduceRequests(tb testing.TB, httpAddr string) float64 {
 	}
 	var n float64
 	for _, line := range strings.Split(string(body), "\n") {
-		if rest, ok := strings.CutPrefix(line, `gregor_requests_total{api="Produce"`); ok {
+		if rest, ok := strings.CutPrefix(line, series); ok {
 			var v float64
 			if _, err := fmt.Sscan(rest[strings.LastIndexByte(rest, ' ')+1:], &v); err == nil {
 				n += v
