@@ -243,7 +243,9 @@ func launchGregor(tb testing.TB, spec gregorSpec) *target {
 		addr: spec.kafkaAddr,
 		http: spec.http,
 		pid:  cmd.Process.Pid,
-		stop: func() error {
+		// stop may be called again (a benchmark that restarts gregor and
+		// fails stops it in its cleanup too): it answers the first result.
+		stop: sync.OnceValue(func() error {
 			cmd.Process.Signal(os.Interrupt)
 			select {
 			case err := <-exited:
@@ -256,7 +258,7 @@ func launchGregor(tb testing.TB, spec gregorSpec) *target {
 				<-exited
 				return fmt.Errorf("gregor ignored SIGINT for 15s; killed it; log:\n%s", logTail())
 			}
-		},
+		}),
 	}
 }
 
