@@ -146,16 +146,23 @@ type target struct {
 	http string // the web UI (gregor only)
 	// pid is the broker's process (0 when it runs in this process); its CPU
 	// time is sampled around each phase.
-	pid  int
-	stop func() error
+	pid int
+	// members are a cluster's brokers (addr then lists them all); pid is 0.
+	members []*target
+	stop    func() error
 }
 
-// pids is the broker's process, if it has one of its own.
+// pids are the broker processes: the broker's own, if it has one, or
+// every member's.
 func (t *target) pids() []int {
-	if t.pid == 0 {
-		return nil
+	var out []int
+	for _, m := range t.members {
+		out = append(out, m.pids()...)
 	}
-	return []int{t.pid}
+	if t.pid != 0 {
+		out = append(out, t.pid)
+	}
+	return out
 }
 
 // startGregor runs the gregor binary file-backed in a temporary

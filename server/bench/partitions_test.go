@@ -158,6 +158,12 @@ var roundRobin = kgo.RecordPartitioner(kgo.RoundRobinPartitioner())
 // waitLeaders polls Metadata until topic has n partitions, each with a
 // leader.
 func waitLeaders(ctx context.Context, addr, topic string, n int32, limit time.Duration) error {
+	return waitPartitions(ctx, addr, topic, n, limit, func(p kadm.PartitionDetail) bool { return p.Leader >= 0 })
+}
+
+// waitPartitions polls Metadata until topic has n partitions that ok
+// accepts.
+func waitPartitions(ctx context.Context, addr, topic string, n int32, limit time.Duration, ok func(kadm.PartitionDetail) bool) error {
 	cl, err := kgo.NewClient(seeds(addr))
 	if err != nil {
 		return err
@@ -167,19 +173,19 @@ func waitLeaders(ctx context.Context, addr, topic string, n int32, limit time.Du
 	deadline := time.Now().Add(limit)
 	for {
 		tds, err := adm.ListTopics(ctx, topic)
-		led := int32(0)
+		good := int32(0)
 		if err == nil {
 			for _, p := range tds[topic].Partitions {
-				if p.Err == nil && p.Leader >= 0 {
-					led++
+				if p.Err == nil && ok(p) {
+					good++
 				}
 			}
-			if led == n {
+			if good == n {
 				return nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: %d of %d partitions led after %v (last error: %v)", topic, led, n, limit, err)
+			return fmt.Errorf("%s: %d of %d partitions ready after %v (last error: %v)", topic, good, n, limit, err)
 		}
 		time.Sleep(10 * time.Millisecond) // polling another process's state; nothing to wait on
 	}
