@@ -59,11 +59,11 @@ func BenchmarkFsyncProduce(b *testing.B) {
 	syncs := spreadOf(syncsPerSec)
 	load, bound := clientLoad(spreadOver(results[true], busy).med, spreadOver(results[false], busy).med)
 	fmt.Printf("\nfsync'd produce: %d x %d B records from %d producers, acks=all, %d partitions, data on %s (%s); median (min-max) of %d rounds\n"+
-		"%-22s %-24s %-20s\n%-22s %-24s %-20s\n%-22s %-24s %-20s\nsynced/unsynced %.2fx (goal >= 0.80x; %s)\n",
+		"%-22s %-24s %-20s %-18s\n%-22s %-24s %-20s %-18s\n%-22s %-24s %-20s %-18s\nsynced/unsynced %.2fx (goal >= 0.80x; %s)\n",
 		s.records, recordSize, fsyncProducers, partitions, fs, dir, rounds,
-		"", "produce MB/s", "fsyncs/s",
-		"flush.messages=1", on.format("%.1f"), syncs.format("%.0f"),
-		"unsynced", off.format("%.1f"), "-",
+		"", "produce MB/s", "fsyncs/s", "client core",
+		"flush.messages=1", on.format("%.1f"), syncs.format("%.0f"), percent(spreadOver(results[true], busy)),
+		"unsynced", off.format("%.1f"), "-", percent(spreadOver(results[false], busy)),
 		on.med/off.med, load)
 	b.ReportMetric(on.med/off.med, "synced/unsynced")
 	notCounted := ""

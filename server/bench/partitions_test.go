@@ -112,15 +112,15 @@ func BenchmarkPartitions(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 	fmt.Printf("\n%d partitions on one broker (data on %s): %d x %d B records per topic and round, round-robin, acks=all; median (min-max) of %d rounds\n",
 		wide, fs, s.records, recordSize, rounds)
-	fmt.Printf("%-13s %-22s %-22s %-22s %-22s %-16s\n", "broker", "start s", "peak RSS MiB",
-		fmt.Sprintf("%d-partition MB/s", wide), "6-partition MB/s", "client core")
+	fmt.Printf("%-13s %-22s %-22s %-22s %-22s %-18s %-18s\n", "broker", "start s", "peak RSS MiB",
+		fmt.Sprintf("%d-partition MB/s", wide), "6-partition MB/s", "client core wide", "client core 6")
 	cells := map[string][4]spread{}
 	for _, t := range targets {
 		res := results[t.name]
 		c := [4]spread{spreadOf(res.start), spreadOf(res.rss), spreadOver(res.wide, phaseResult.mbps), spreadOver(res.narrow, phaseResult.mbps)}
 		cells[t.name] = c
-		fmt.Printf("%-13s %-22s %-22s %-22s %-22s %-16s\n", t.name, c[0].format("%.2f"), c[1].format("%.0f"),
-			c[2].format("%.1f"), c[3].format("%.1f"), percent(spreadOver(res.wide, busy)))
+		fmt.Printf("%-13s %-22s %-22s %-22s %-22s %-18s %-18s\n", t.name, c[0].format("%.2f"), c[1].format("%.0f"),
+			c[2].format("%.1f"), c[3].format("%.1f"), percent(spreadOver(res.wide, busy)), percent(spreadOver(res.narrow, busy)))
 	}
 	// wide over narrow, round by round
 	wideOverNarrow := func(res *runs) spread {
