@@ -28,7 +28,8 @@ const envPartitions = "GREGOR_BENCH_PARTITIONS"
 // GREGOR_BENCH_RECORDS records into each topic (the order alternating);
 // and reads the process's peak RSS, VmHWM (goal < 1 GB). The rate figure
 // is wide over narrow (goal >= 50%). kfake, if it runs, does the same but
-// for the restart (it keeps nothing to start from).
+// for the restart (it keeps nothing to start from), so its peak RSS is
+// its one process's peak so far.
 func BenchmarkPartitions(b *testing.B) {
 	only(b, "partitions")
 	s := loadSettings(b)
