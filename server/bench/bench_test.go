@@ -18,17 +18,101 @@ import (
 // medians over GREGOR_BENCH_ROUNDS rounds (times b.N; run with -benchtime 1x),
 // or fewer if GREGOR_BENCH_BUDGET runs out.
 func BenchmarkBrokers(b *testing.B) {
+	only(b, "brokers")
 	s := loadSettings(b)
 	ctx := context.Background()
-	targets := make([]*target, 0, len(s.brokers))
-	defer func() {
+	targets := startTargets(b, s.brokers)
+	type runs struct{ prod, cons []phaseResult }
+	results := map[string]*runs{}
+	for _, t := range targets {
+		results[t.name] = &runs{}
+	}
+	rounds := alternate(b, s, targets, func(r int, t *target) {
+		prod, cons, err := runWorkload(ctx, t, fmt.Sprintf("bench-%d", r), s)
+		if err != nil {
+			b.Fatalf("%s, round %d: %v", t.name, r+1, err)
+		}
+		results[t.name].prod = append(results[t.name].prod, prod)
+		results[t.name].cons = append(results[t.name].cons, cons)
+	})
+	b.ReportMetric(0, "ns/op") // the wall time of one op means nothing here
+
+	var sum strings.Builder
+	fmt.Fprintf(&sum, "\n%d x %d B records, %d partitions, acks=all, kgo; median (min-max) of %d rounds (of %d asked; budget %v)\n",
+		s.records, recordSize, partitions, rounds, s.rounds*b.N, s.budget)
+	fmt.Fprintf(&sum, "%-13s %-24s %-24s %-18s %-18s %-20s %-20s\n",
+		"broker", "produce MB/s", "consume MB/s", "client prod", "client cons",
+		"cpu-s/GB produced", "cpu-s/GB consumed")
+	type figures struct{ prod, cons, prodBusy, consBusy, prodCPU, consCPU spread }
+	med := map[string]figures{}
+	for _, t := range targets {
+		r := results[t.name]
+		f := figures{
+			prod: spreadOver(r.prod, phaseResult.mbps), cons: spreadOver(r.cons, phaseResult.mbps),
+			prodBusy: spreadOver(r.prod, busy), consBusy: spreadOver(r.cons, busy),
+			prodCPU: spreadOver(r.prod, phaseResult.cpuPerGB), consCPU: spreadOver(r.cons, phaseResult.cpuPerGB),
+		}
+		med[t.name] = f
+		fmt.Fprintf(&sum, "%-13s %-24s %-24s %-18s %-18s %-20s %-20s\n", t.name,
+			f.prod.format("%.1f"), f.cons.format("%.1f"), percent(f.prodBusy), percent(f.consBusy),
+			f.prodCPU.format("%.2f"), f.consCPU.format("%.2f"))
+		b.ReportMetric(f.prod.med, t.name+"-produce-MB/s")
+		b.ReportMetric(f.cons.med, t.name+"-consume-MB/s")
+	}
+	g, gok := med["gregor"]
+	k, kok := med["kfake"]
+	if !kok {
+		k, kok = med["kfake-inproc"]
+	}
+	for _, ph := range []struct {
+		name       string
+		g, k       spread
+		gBusy      spread
+		kBusy      spread
+		cpu, kcpu  spread
+		goalCPU    float64
+		metricName string
+	}{
+		{"produce", g.prod, k.prod, g.prodBusy, k.prodBusy, g.prodCPU, k.prodCPU, 1.0, "produce-gregor/kfake"},
+		{"consume", g.cons, k.cons, g.consBusy, k.consBusy, g.consCPU, k.consCPU, 0.25, "consume-gregor/kfake"},
+	} {
+		if !gok {
+			break
+		}
+		load, bound := clientLoad(ph.gBusy.med, ph.kBusy.med)
+		if kok && ph.k.med > 0 {
+			r := ph.g.med / ph.k.med
+			b.ReportMetric(r, ph.metricName)
+			counts := "counts"
+			if bound {
+				counts = "client-bound: does not count"
+			}
+			fmt.Fprintf(&sum, "gregor/kfake %s %.2fx (goal >= 1.00x; %s, %s)\n", ph.name, r, load, counts)
+		}
+		notCounted := ""
+		if bound {
+			notCounted = "client-bound"
+		}
+		report(row{ph.name + " MB/s, 6 partitions", ph.g.format("%.1f"), kfakeCell(kok, ph.k, "%.1f"), ratioCell(ph.g, ph.k),
+			">= 1.00x kfake", verdict(kok && ph.g.med >= ph.k.med, notCounted) + " (" + load + ")"})
+		report(row{"broker cpu-s per GB " + ph.name + "d", ph.cpu.format("%.2f"), kfakeCell(kok, ph.kcpu, "%.2f"), ratioCell(ph.cpu, ph.kcpu),
+			fmt.Sprintf("<= %.2f", ph.goalCPU), verdict(ph.cpu.n > 0 && ph.cpu.med <= ph.goalCPU, "")})
+	}
+	fmt.Fprint(os.Stdout, sum.String())
+}
+
+// startTargets starts the named brokers (gregor, kfake, kfake-inproc),
+// each stopped when b ends.
+func startTargets(b *testing.B, names []string) []*target {
+	targets := make([]*target, 0, len(names))
+	b.Cleanup(func() {
 		for _, t := range targets {
 			if err := t.stop(); err != nil {
 				b.Errorf("%s: stopping: %v", t.name, err)
 			}
 		}
-	}()
-	for _, name := range s.brokers {
+	})
+	for _, name := range names {
 		switch name {
 		case "gregor":
 			targets = append(targets, startGregor(b))
@@ -38,14 +122,16 @@ func BenchmarkBrokers(b *testing.B) {
 			targets = append(targets, startKfakeInProcess(b))
 		}
 	}
-	type runs struct{ prod, cons []phaseResult }
-	results := map[string]*runs{}
-	for _, t := range targets {
-		results[t.name] = &runs{}
-	}
-	// Rounds stop early when the next one would overrun the budget, so a
-	// busy machine cannot stretch `make bench` without bound; the first
-	// round always runs.
+	return targets
+}
+
+// alternate runs one round of each target per round (the order reversed
+// every other round, so that noise from the machine hits all alike) for
+// GREGOR_BENCH_ROUNDS rounds (times b.N); no new round starts when it
+// would overrun GREGOR_BENCH_BUDGET, so a busy machine cannot stretch
+// `make bench` without bound, but the first always runs. It returns the
+// rounds run, and says so when they are fewer than 5.
+func alternate[T any](b *testing.B, s settings, targets []T, run func(round int, t T)) int {
 	rounds, start, longest := 0, time.Now(), time.Duration(0)
 	for r := range s.rounds * b.N {
 		if r > 0 && time.Since(start)+longest > s.budget {
@@ -58,65 +144,31 @@ func BenchmarkBrokers(b *testing.B) {
 			slices.Reverse(order)
 		}
 		for _, t := range order {
-			prod, cons, err := runWorkload(ctx, t, fmt.Sprintf("bench-%d", r), s)
-			if err != nil {
-				b.Fatalf("%s, round %d: %v", t.name, r+1, err)
-			}
-			results[t.name].prod = append(results[t.name].prod, prod)
-			results[t.name].cons = append(results[t.name].cons, cons)
+			run(r, t)
 		}
 		longest = max(longest, time.Since(roundStart))
 	}
-	b.ReportMetric(0, "ns/op") // the wall time of one op means nothing here
-
-	var sum strings.Builder
-	fmt.Fprintf(&sum, "\n%d x %d B records, %d partitions, acks=all, kgo; median of %d rounds (of %d asked; budget %v)\n",
-		s.records, recordSize, partitions, rounds, s.rounds*b.N, s.budget)
-	fmt.Fprintf(&sum, "%-13s %12s %13s %12s %13s %22s %22s %13s %13s\n",
-		"broker", "produce MB/s", "produce rec/s", "consume MB/s", "consume rec/s",
-		"produce MB/s per round", "consume MB/s per round", "cpu-s/GB prod", "cpu-s/GB cons")
-	med := map[string][2]phaseResult{}
-	for _, t := range targets {
-		r := results[t.name]
-		p, c := median(r.prod), median(r.cons)
-		med[t.name] = [2]phaseResult{p, c}
-		fmt.Fprintf(&sum, "%-13s %12.1f %13.0f %12.1f %13.0f %22s %22s %13s %13s\n",
-			t.name, p.mbps(), p.recps(), c.mbps(), c.recps(),
-			rates(r.prod), rates(r.cons), cpuCell(r.prod), cpuCell(r.cons))
-		b.ReportMetric(p.mbps(), t.name+"-produce-MB/s")
-		b.ReportMetric(c.mbps(), t.name+"-consume-MB/s")
+	if rounds < 5 {
+		fmt.Printf("%s: only %d rounds: fewer than 5, the medians are weak\n", b.Name(), rounds)
 	}
-	g, gok := med["gregor"]
-	k, kok := med["kfake"]
-	if !kok {
-		k, kok = med["kfake-inproc"]
-	}
-	if gok && kok && k[0].mbps() > 0 && k[1].mbps() > 0 {
-		pr, cr := g[0].mbps()/k[0].mbps(), g[1].mbps()/k[1].mbps()
-		b.ReportMetric(pr, "produce-gregor/kfake")
-		b.ReportMetric(cr, "consume-gregor/kfake")
-		fmt.Fprintf(&sum, "gregor/kfake  produce %.2fx  consume %.2fx  (goal: >= 1.00x on both)\n", pr, cr)
-	}
-	fmt.Fprint(os.Stdout, sum.String())
+	return rounds
 }
 
-// rates lists each round's MB/s.
-func rates(rs []phaseResult) string {
-	parts := make([]string, len(rs))
-	for i, r := range rs {
-		parts[i] = fmt.Sprintf("%.0f", r.mbps())
-	}
-	return strings.Join(parts, " ")
-}
+// busy is a phase's client-core busy fraction, for spreadOver.
+func busy(r phaseResult) float64 { return r.clientBusy }
 
-// cpuCell is the broker's CPU seconds per GB over all rounds.
-func cpuCell(rs []phaseResult) string {
-	var all phaseResult
-	for _, r := range rs {
-		all.add(r)
-	}
-	if all.brokerCPU <= 0 {
+// percent is a spread of busy fractions in per cent.
+func percent(s spread) string {
+	if s.n == 0 || s.med < 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f", all.cpuPerGB())
+	return spread{100 * s.med, 100 * s.lo, 100 * s.hi, s.n}.format("%.0f%%")
+}
+
+// kfakeCell is a kfake figure's cell, "-" where kfake did not run.
+func kfakeCell(ran bool, s spread, verb string) string {
+	if !ran {
+		return "-"
+	}
+	return s.format(verb)
 }

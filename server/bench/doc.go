@@ -1,26 +1,85 @@
 // Package bench measures Gregor against franz-go's in-memory kfake broker.
 //
-// `make bench` runs BenchmarkBrokers: for each broker it creates a topic
-// with 6 partitions, produces 1 KiB records with a franz-go (kgo) idempotent
-// producer (acks=all), then consumes them all from the start with a fresh
-// client, and prints produce and consume rates and the gregor/kfake ratios.
-// It does this for several rounds, alternating the brokers, and reports the
-// median round of each: the machine's noise (and kfake's heap warming up in
-// its first round) then moves neither figure much.
-// Both brokers run as separate processes (Gregor as the real binary built
-// from ./server/cmd/gregor, file-backed in a temporary directory; kfake as a
-// re-exec of the test binary), so the client costs the same on both sides.
+// `make bench` runs every benchmark here; GREGOR_BENCH_ONLY (a comma list
+// of brokers, latency, fsync, partitions, cluster, live, metrics, soak)
+// runs only those named, and `-bench Latency` works as usual. Each
+// benchmark prints its own section, and at the very end TestMain prints
+// one table of every figure that ran:
+//
+//	figure | gregor | kfake | ratio | goal | met?
+//
+// where each cell is the median over alternating rounds with its range,
+// "12.3 (11.8-13.0)", the ratio is gregor's median over kfake's (or over
+// the Gregor baseline the row names), and met? is yes or no for the
+// median against the goal. Nothing fails on a slow figure; records lost,
+// duplicated or out of order still fail.
+//
+// The figures (goals from issue 23):
+//
+//   - BenchmarkBrokers (bench_test.go): for each broker a topic with 6
+//     partitions, 1 KiB records from a franz-go (kgo) idempotent producer
+//     (acks=all), then all consumed from the start with a fresh client;
+//     produce and consume MB/s and the gregor/kfake ratios (goal >= 1x),
+//     and broker CPU-s per GB produced (goal <= 1.0) and consumed (goal
+//     <= 0.25), from the broker process's utime+stime in /proc.
+//   - BenchmarkProduceLatency (latency_test.go): p50 and p99 of acks=all
+//     produce at a fixed 20,000 records/s, linger 0, from each record's
+//     due time to its ack; gregor and kfake (goal p99 < 3 ms).
+//   - BenchmarkFsyncProduce (fsync_test.go): 8 producers into a
+//     flush.messages=1 topic vs an unsynced one, on a real disk, with
+//     fsyncs/s from /metrics; Gregor only (goal >= 0.80x unsynced).
+//   - BenchmarkPartitions (partitions_test.go): GREGOR_BENCH_PARTITIONS
+//     (default 10,000) partitions on one broker: restart time (goal
+//     < 2 s), peak RSS (goal < 1 GB), round-robin produce over all of
+//     them vs over 6 (goal >= 0.50x). A broker that cannot create or
+//     hold them (an open-files limit, say: it is printed) is left out and
+//     its cells say "failed: " and why, instead of failing the run.
+//   - BenchmarkCluster (cluster_test.go): three brokers started as `make
+//     cluster` starts them, RF=3, acks=all: broker CPU-s per GB
+//     acknowledged summed over the three vs a single broker's (goal <= 3x).
+//
+// Every broker runs as a process of its own (Gregor as the real binary
+// built once from ./server/cmd/gregor, file-backed; kfake as a re-exec of
+// the test binary), so the client costs the same on both sides. Rounds
+// alternate the brokers (the order reversed every other round), so that
+// the machine's noise (and kfake's heap warming up in its first round)
+// hits both alike; a run of fewer than 5 rounds says so.
+//
+// # Pinning and the client's core
+//
+// On Linux with taskset and two cores, the test process (every client)
+// is pinned to core 0 with `taskset -a -p` and GOMAXPROCS 1, and every
+// broker process is started as `taskset -c 1 ...` (pinning_test.go). Each
+// phase samples core 0's busy share from /proc/stat: that counts whatever
+// ran on the core, the client and anything else on the machine. A
+// throughput ratio counts only where the client's core was below 90%
+// busy; above that the client set the pace, and the table says
+// "not counted: client-bound" with the share. Without taskset or a second
+// core nothing is pinned, a loud line says so, and the share is that of
+// all cores.
 //
 // Environment:
 //
-//	GREGOR_BENCH_RECORDS   records per broker (default 200000)
-//	GREGOR_BENCH_ROUNDS    rounds per broker; the median is reported (default 5)
-//	GREGOR_BENCH_BUDGET    no new round starts past this (default 75s; the
-//	                       first round always runs)
+//	GREGOR_BENCH_RECORDS   records per broker and phase (default 200000)
+//	GREGOR_BENCH_ROUNDS    rounds per benchmark; the median is reported (default 5)
+//	GREGOR_BENCH_BUDGET    no new round of a benchmark starts past this
+//	                       (default 75s; the first round always runs)
 //	GREGOR_BENCH_PHASE     time bound of one produce or consume phase (default 20s)
 //	GREGOR_BENCH_BROKERS   comma list from gregor, kfake, kfake-inproc
 //	                       (default "gregor,kfake")
 //	GREGOR_BENCH_BIN       a prebuilt gregor binary to use instead of building one
+//	GREGOR_BENCH_ONLY      comma list of the benchmarks to run (default all;
+//	                       micro_test.go's always run: they take a second)
+//	GREGOR_BENCH_LATENCY_DURATION  length of one latency round (default 5s)
+//	GREGOR_BENCH_PARTITIONS        partitions of the wide topic (default 10000)
+//	GREGOR_BENCH_DISK_DIR  where fsync and partitions keep their data
+//	                       (default /var/tmp; refused if tmpfs or ramfs)
+//
+// A smoke run, seconds instead of minutes (its figures mean nothing):
+//
+//	GREGOR_BENCH_RECORDS=20000 GREGOR_BENCH_ROUNDS=2 GREGOR_BENCH_LATENCY_DURATION=2s \
+//	  GREGOR_BENCH_PARTITIONS=500 GREGOR_BENCH_ONLY=brokers,latency,fsync,partitions,cluster \
+//	  go test -run '^$' -bench . -benchtime 1x ./server/bench/
 //
 // BenchmarkSoak (soak_test.go) is not a speed test: for
 // GREGOR_SOAK_DURATION (default 60s) 100 idempotent producers and 100
@@ -47,4 +106,7 @@
 //     reorders records fails the benchmark instead of scoring well.
 //   - Records are uncompressed and their values random, so the bytes on the
 //     wire are the payload the rates count (1 MB = 1e6 bytes of values).
+//   - Every produced record is acknowledged or the benchmark fails; CPU
+//     per GB divides by acknowledged bytes only.
+//   - No figure is asserted: goals are printed beside the figures.
 package bench

@@ -38,6 +38,7 @@ const (
 	envBin     = "GREGOR_BENCH_BIN"
 	envRounds  = "GREGOR_BENCH_ROUNDS"
 	envBudget  = "GREGOR_BENCH_BUDGET"
+	envOnly    = "GREGOR_BENCH_ONLY"
 	// envKfakeChild makes TestMain serve a kfake cluster instead of running
 	// tests: the parent re-execs the test binary with it set.
 	envKfakeChild = "GREGOR_BENCH_KFAKE_CHILD"
@@ -47,7 +48,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envKfakeChild) == "1" {
 		os.Exit(serveKfakeChild())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	printTable(os.Stdout)
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
 }
 
 // serveKfakeChild runs a one-broker kfake cluster, prints its address on
@@ -113,7 +119,24 @@ func loadSettings(tb testing.TB) settings {
 			}
 		}
 	}
+	pinClient()
 	return s
+}
+
+// only skips b unless GREGOR_BENCH_ONLY is unset or names it (a comma
+// list such as "brokers,latency"), so that `make bench` runs every figure
+// and a developer can run a few.
+func only(b *testing.B, name string) {
+	v := os.Getenv(envOnly)
+	if v == "" {
+		return
+	}
+	for _, n := range strings.Split(v, ",") {
+		if strings.TrimSpace(n) == name {
+			return
+		}
+	}
+	b.Skipf("%s=%s leaves out %s", envOnly, v, name)
 }
 
 // target is one running broker under test.
@@ -123,31 +146,87 @@ type target struct {
 	http string // the web UI (gregor only)
 	// pid is the broker's process (0 when it runs in this process); its CPU
 	// time is sampled around each phase.
-	pid  int
-	stop func() error
+	pid int
+	// members are a cluster's brokers (addr then lists them all); pid is 0.
+	members []*target
+	stop    func() error
 }
 
-// startGregor builds (or takes from GREGOR_BENCH_BIN) the gregor binary and
-// runs it file-backed in a temporary directory, with extra flags if any.
-func startGregor(tb testing.TB, flags ...string) *target {
-	dir := tb.TempDir()
-	bin := os.Getenv(envBin)
-	if bin == "" {
-		bin = filepath.Join(dir, "gregor")
-		build := exec.Command("go", "build", "-o", bin, "github.com/gregor-kafka/gregor/server/cmd/gregor")
-		if out, err := build.CombinedOutput(); err != nil {
-			tb.Fatalf("building gregor: %v\n%s", err, out)
-		}
+// pids are the broker processes: the broker's own, if it has one, or
+// every member's.
+func (t *target) pids() []int {
+	var out []int
+	for _, m := range t.members {
+		out = append(out, m.pids()...)
 	}
-	addrs := freeAddrs(tb, 2) // picked together, so never the same port
-	kafkaAddr, httpAddr := addrs[0], addrs[1]
+	if t.pid != 0 {
+		out = append(out, t.pid)
+	}
+	return out
+}
+
+// startGregor runs the gregor binary file-backed in a temporary
+// directory, with extra flags if any.
+func startGregor(tb testing.TB, flags ...string) *target {
+	return launchGregor(tb, gregorSpec{flags: flags})
+}
+
+// gregorSpec is how to run one gregor process; the zero value is a fresh
+// data directory in tb.TempDir() and two free loopback ports.
+type gregorSpec struct {
+	dataDir         string
+	kafkaAddr, http string
+	flags           []string
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// gregorBinary is GREGOR_BENCH_BIN, or the binary built once per test
+// process from ./server/cmd/gregor.
+func gregorBinary(tb testing.TB) string {
+	if bin := os.Getenv(envBin); bin != "" {
+		return bin
+	}
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gregor-bench-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "gregor")
+		if out, err := exec.Command("go", "build", "-o", binPath, "github.com/gregor-kafka/gregor/server/cmd/gregor").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("building gregor: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		tb.Fatal(binErr)
+	}
+	return binPath
+}
+
+// launchGregor starts one gregor process as spec says and waits for its
+// Kafka port.
+func launchGregor(tb testing.TB, spec gregorSpec) *target {
+	bin := gregorBinary(tb)
+	dir := tb.TempDir()
+	if spec.dataDir == "" {
+		spec.dataDir = filepath.Join(dir, "data")
+	}
+	if spec.kafkaAddr == "" {
+		addrs := freeAddrs(tb, 2) // picked together, so never the same port
+		spec.kafkaAddr, spec.http = addrs[0], addrs[1]
+	}
 	logPath := filepath.Join(dir, "gregor.log")
 	logf, err := os.Create(logPath)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--kafka-addr", kafkaAddr, "--http-addr", httpAddr,
-		"--data-dir", filepath.Join(dir, "data")}, flags...)...)
+	cmd := brokerCommand(bin, append([]string{"serve", "--kafka-addr", spec.kafkaAddr, "--http-addr", spec.http,
+		"--data-dir", spec.dataDir}, spec.flags...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
@@ -162,16 +241,18 @@ func startGregor(tb testing.TB, flags ...string) *target {
 		}
 		return string(raw)
 	}
-	if err := waitForPort(kafkaAddr, exited, 20*time.Second); err != nil {
+	if err := waitForPort(spec.kafkaAddr, exited, 60*time.Second); err != nil {
 		cmd.Process.Kill()
 		tb.Fatalf("gregor did not come up: %v\nlog:\n%s", err, logTail())
 	}
 	return &target{
 		name: "gregor",
-		addr: kafkaAddr,
-		http: httpAddr,
+		addr: spec.kafkaAddr,
+		http: spec.http,
 		pid:  cmd.Process.Pid,
-		stop: func() error {
+		// stop may be called again (a benchmark that restarts gregor and
+		// fails stops it in its cleanup too): it answers the first result.
+		stop: sync.OnceValue(func() error {
 			cmd.Process.Signal(os.Interrupt)
 			select {
 			case err := <-exited:
@@ -184,7 +265,7 @@ func startGregor(tb testing.TB, flags ...string) *target {
 				<-exited
 				return fmt.Errorf("gregor ignored SIGINT for 15s; killed it; log:\n%s", logTail())
 			}
-		},
+		}),
 	}
 }
 
@@ -194,7 +275,7 @@ func startKfakeChild(tb testing.TB) *target {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(self, "-test.run=^$")
+	cmd := brokerCommand(self, "-test.run=^$")
 	cmd.Env = append(os.Environ(), envKfakeChild+"=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -295,9 +376,12 @@ type phaseResult struct {
 	records int64
 	bytes   int64
 	elapsed time.Duration
-	// brokerCPU is the CPU time the broker process used during the phase
+	// brokerCPU is the CPU time the broker processes used during the phase
 	// (0 if unknown).
 	brokerCPU time.Duration
+	// clientBusy is the fraction of the phase the client's core was busy
+	// (-1 if unknown; see pinning_test.go).
+	clientBusy float64
 }
 
 func (r phaseResult) mbps() float64 {
@@ -383,14 +467,23 @@ func value(i int) []byte {
 	return valuePool[off : off+recordSize : off+recordSize]
 }
 
-// createTopic creates the benchmark topic with kadm.
+// seeds is the client option for a target's address: one broker's, or
+// a cluster's as a comma list.
+func seeds(addr string) kgo.Opt { return kgo.SeedBrokers(strings.Split(addr, ",")...) }
+
+// createTopic creates the benchmark topic (6 partitions, one replica).
 func createTopic(ctx context.Context, addr, topic string) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	return makeTopic(ctx, addr, topic, partitions, 1, nil)
+}
+
+// makeTopic creates a topic with kadm.
+func makeTopic(ctx context.Context, addr, topic string, parts int32, rf int16, configs map[string]*string) error {
+	cl, err := kgo.NewClient(seeds(addr))
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	resp, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, 1, nil, topic)
+	resp, err := kadm.NewClient(cl).CreateTopic(ctx, parts, rf, configs, topic)
 	if err != nil {
 		return fmt.Errorf("create topic %s: %w", topic, err)
 	}
@@ -400,27 +493,70 @@ func createTopic(ctx context.Context, addr, topic string) error {
 	return nil
 }
 
-// produce sends up to n records (stopping early after limit) with an
-// idempotent producer, which means acks=all, and waits for every ack;
-// opts change the producer's defaults.
-func produce(ctx context.Context, addr, topic string, n int, limit time.Duration, pid int, opts ...kgo.Opt) (phaseResult, error) {
+// newProducer is an idempotent producer (so acks=all) of 1 KiB records
+// to topic, connected and with metadata loaded; opts change its defaults.
+func newProducer(ctx context.Context, addr, topic string, opts ...kgo.Opt) (*kgo.Client, error) {
 	cl, err := kgo.NewClient(append([]kgo.Opt{
-		kgo.SeedBrokers(addr),
+		seeds(addr),
 		kgo.DefaultProduceTopic(topic),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.ProducerLinger(time.Millisecond),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
 	}, opts...)...)
 	if err != nil {
-		return phaseResult{}, err
+		return nil, err
 	}
-	defer cl.Close()
-	// Connect and load metadata before the clock starts.
 	if err := cl.Ping(ctx); err != nil {
-		return phaseResult{}, fmt.Errorf("ping: %w", err)
+		cl.Close()
+		return nil, fmt.Errorf("ping: %w", err)
+	}
+	return cl, nil
+}
+
+// produce sends up to n records (stopping early after limit) with one
+// producer and waits for every ack; pids are the broker processes whose
+// CPU time is counted.
+func produce(ctx context.Context, addr, topic string, n int, limit time.Duration, pids []int, opts ...kgo.Opt) (phaseResult, error) {
+	return produceParallel(ctx, addr, topic, 1, n, limit, pids, opts...)
+}
+
+// produceParallel is produce with k producers side by side, each sending
+// n/k records; the clock starts when all are connected.
+func produceParallel(ctx context.Context, addr, topic string, k, n int, limit time.Duration, pids []int, opts ...kgo.Opt) (phaseResult, error) {
+	cls := make([]*kgo.Client, 0, k)
+	defer func() {
+		for _, cl := range cls {
+			cl.Close()
+		}
+	}()
+	for range k {
+		cl, err := newProducer(ctx, addr, topic, opts...)
+		if err != nil {
+			return phaseResult{}, err
+		}
+		cls = append(cls, cl)
 	}
 	var (
-		acked    atomic.Int64
+		acked atomic.Int64
+		wg    sync.WaitGroup
+		errs  = make([]error, k)
+	)
+	m := startMeter(pids...)
+	deadline := time.Now().Add(limit)
+	for j, cl := range cls {
+		wg.Go(func() { errs[j] = sendAll(ctx, cl, j*(n/k), n/k, deadline, &acked) })
+	}
+	wg.Wait()
+	res := phaseResult{records: acked.Load()}
+	m.stop(&res)
+	res.bytes = res.records * recordSize
+	return res, errors.Join(errs...)
+}
+
+// sendAll produces records first..first+n-1 (stopping early past
+// deadline) and waits for their acks, counting them in acked.
+func sendAll(ctx context.Context, cl *kgo.Client, first, n int, deadline time.Time, acked *atomic.Int64) error {
+	var (
 		firstErr error
 		errOnce  sync.Once
 	)
@@ -431,35 +567,28 @@ func produce(ctx context.Context, addr, topic string, n int, limit time.Duration
 		}
 		acked.Add(1)
 	}
-	cpu0 := procCPU(pid)
-	start := time.Now()
-	deadline := start.Add(limit)
-	for i := 0; i < n; i++ {
+	for i := first; i < first+n; i++ {
 		if i%1024 == 0 && time.Now().After(deadline) {
 			break
 		}
 		cl.Produce(ctx, &kgo.Record{Value: value(i)}, cb)
 	}
 	if err := cl.Flush(ctx); err != nil {
-		return phaseResult{}, fmt.Errorf("flush: %w", err)
+		return fmt.Errorf("flush: %w", err)
 	}
-	elapsed := time.Since(start)
-	res := phaseResult{records: acked.Load(), elapsed: elapsed, brokerCPU: procCPU(pid) - cpu0}
-	res.bytes = res.records * recordSize
 	if firstErr != nil {
-		return res, fmt.Errorf("produce: %w", firstErr)
+		return fmt.Errorf("produce: %w", firstErr)
 	}
-	return res, nil
+	return nil
 }
 
 // consume reads want records from the start of every partition with a fresh
 // client and checks them: contiguous offsets from 0 per partition, 1 KiB
 // values.
-func consume(ctx context.Context, addr, topic string, want int64, limit time.Duration, pid int) (phaseResult, error) {
-	cpu0 := procCPU(pid)
-	start := time.Now()
+func consume(ctx context.Context, addr, topic string, want int64, limit time.Duration, pids []int) (phaseResult, error) {
+	m := startMeter(pids...)
 	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(addr),
+		seeds(addr),
 		kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 	)
@@ -503,8 +632,7 @@ func consume(ctx context.Context, addr, topic string, want int64, limit time.Dur
 			res.bytes += int64(len(r.Value))
 		})
 	}
-	res.elapsed = time.Since(start)
-	res.brokerCPU = procCPU(pid) - cpu0
+	m.stop(&res)
 	if bad != nil {
 		return res, bad
 	}
@@ -517,7 +645,7 @@ func consume(ctx context.Context, addr, topic string, want int64, limit time.Dur
 // deleteTopic drops a finished round's topic so that rounds do not pile up
 // memory (kfake) or disk (gregor).
 func deleteTopic(ctx context.Context, addr, topic string) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	cl, err := kgo.NewClient(seeds(addr))
 	if err != nil {
 		return err
 	}
@@ -538,13 +666,13 @@ func runWorkload(ctx context.Context, t *target, topic string, s settings) (prod
 	if err := createTopic(ctx, t.addr, topic); err != nil {
 		return prod, cons, err
 	}
-	if prod, err = produce(ctx, t.addr, topic, s.records, s.phase, t.pid); err != nil {
+	if prod, err = produce(ctx, t.addr, topic, s.records, s.phase, t.pids()); err != nil {
 		return prod, cons, err
 	}
 	if prod.records == 0 {
 		return prod, cons, errors.New("no record was acknowledged")
 	}
-	if cons, err = consume(ctx, t.addr, topic, prod.records, s.phase, t.pid); err != nil {
+	if cons, err = consume(ctx, t.addr, topic, prod.records, s.phase, t.pids()); err != nil {
 		return prod, cons, err
 	}
 	return prod, cons, deleteTopic(ctx, t.addr, topic)

@@ -17,6 +17,7 @@ import (
 // (the hook is one atomic load); a watcher costs the events' building
 // and sending. It reports rates, and asserts nothing about them.
 func BenchmarkLiveWatcher(b *testing.B) {
+	only(b, "live")
 	s := loadSettings(b)
 	ctx := context.Background()
 	g := startGregor(b)
@@ -37,7 +38,7 @@ func BenchmarkLiveWatcher(b *testing.B) {
 			if watched {
 				stop = watch(b, g.http)
 			}
-			res, err := produce(ctx, g.addr, topic, s.records, s.phase, g.pid)
+			res, err := produce(ctx, g.addr, topic, s.records, s.phase, g.pids())
 			if watched {
 				skipped = append(skipped, stop())
 			}
@@ -52,13 +53,13 @@ func BenchmarkLiveWatcher(b *testing.B) {
 	}
 	b.ReportMetric(0, "ns/op")
 	off, on := median(results[false]), median(results[true])
-	fmt.Fprintf(os.Stdout, "\nlive trace: %d x %d B records produced (acks=all, kgo), median of %d rounds\n"+
-		"%-22s %12s %13s %13s\n%-22s %12.1f %13.0f %13.1f\n%-22s %12.1f %13.0f %13.1f\n"+
+	fmt.Fprintf(os.Stdout, "\nlive trace: %d x %d B records produced (acks=all, kgo), median (min-max) of %d rounds\n"+
+		"%-22s %-24s %-20s\n%-22s %-24s %-20s\n%-22s %-24s %-20s\n"+
 		"watched/unwatched: %.2fx; the watcher's skipped counter per round: %s\n",
 		s.records, recordSize, len(results[false]),
-		"", "produce MB/s", "produce rec/s", "cpu-s/GB",
-		"nobody watching", off.mbps(), off.recps(), off.cpuPerGB(),
-		"one /live watcher", on.mbps(), on.recps(), on.cpuPerGB(),
+		"", "produce MB/s", "cpu-s/GB",
+		"nobody watching", spreadOver(results[false], phaseResult.mbps).format("%.1f"), spreadOver(results[false], phaseResult.cpuPerGB).format("%.2f"),
+		"one /live watcher", spreadOver(results[true], phaseResult.mbps).format("%.1f"), spreadOver(results[true], phaseResult.cpuPerGB).format("%.2f"),
 		on.mbps()/off.mbps(), strings.Join(skipped, " "))
 	b.ReportMetric(off.mbps(), "unwatched-produce-MB/s")
 	b.ReportMetric(on.mbps(), "watched-produce-MB/s")

@@ -23,6 +23,7 @@ import (
 // that the one counted Produce requests and the other serves no
 // /metrics, and asserts nothing about the rates.
 func BenchmarkMetricsCost(b *testing.B) {
+	only(b, "metrics")
 	s := loadSettings(b)
 	ctx := context.Background()
 	on, off := startGregor(b), startGregor(b, "--http.metrics.enable", "false")
@@ -56,7 +57,7 @@ func BenchmarkMetricsCost(b *testing.B) {
 				if err := createTopic(ctx, g.addr, topic); err != nil {
 					b.Fatal(err)
 				}
-				res, err := produce(ctx, g.addr, topic, s.records, s.phase, g.pid, wl.opts...)
+				res, err := produce(ctx, g.addr, topic, s.records, s.phase, g.pids(), wl.opts...)
 				if err != nil {
 					b.Fatalf("round %d, %s, metrics %t: %v", r+1, wl.name, metrics, err)
 				}
@@ -91,8 +92,9 @@ func BenchmarkMetricsCost(b *testing.B) {
 		fmt.Fprintf(os.Stdout, "%-16s %-12s %12.1f %13.0f %9.2f\n%-16s %-12s %12.1f %13.0f %9.2f\n",
 			wl.name, "kept", with.mbps(), with.recps(), cpuWith, wl.name, "off", without.mbps(), without.recps(), cpuWithout)
 		ratio := with.mbps() / without.mbps()
-		fmt.Fprintf(os.Stdout, "%-16s kept/off: produce %.3fx, cpu-s/GB %.3fx; per round kept %s, off %s MB/s\n",
-			wl.name, ratio, cpuWith/cpuWithout, rates(results[key{w, true}]), rates(results[key{w, false}]))
+		fmt.Fprintf(os.Stdout, "%-16s kept/off: produce %.3fx, cpu-s/GB %.3fx; median (min-max) kept %s, off %s MB/s\n",
+			wl.name, ratio, cpuWith/cpuWithout, spreadOver(results[key{w, true}], phaseResult.mbps).format("%.0f"),
+			spreadOver(results[key{w, false}], phaseResult.mbps).format("%.0f"))
 		b.ReportMetric(ratio, "produce-metrics/none-"+strings.Fields(wl.name)[0])
 	}
 }
@@ -100,6 +102,11 @@ func BenchmarkMetricsCost(b *testing.B) {
 // scrapeProduceRequests is gregor_requests_total of Produce, summed over
 // versions, from a scrape of /metrics.
 func scrapeProduceRequests(tb testing.TB, httpAddr string) float64 {
+	return scrape(tb, httpAddr, `gregor_requests_total{api="Produce"`)
+}
+
+// scrape sums the samples of /metrics whose line starts with series.
+func scrape(tb testing.TB, httpAddr, series string) float64 {
 	resp, err := http.Get("http://" + httpAddr + "/metrics")
 	if err != nil {
 		tb.Fatal(err)
@@ -111,7 +118,7 @@ func scrapeProduceRequests(tb testing.TB, httpAddr string) float64 {
 	}
 	var n float64
 	for _, line := range strings.Split(string(body), "\n") {
-		if rest, ok := strings.CutPrefix(line, `gregor_requests_total{api="Produce"`); ok {
+		if rest, ok := strings.CutPrefix(line, series); ok {
 			var v float64
 			if _, err := fmt.Sscan(rest[strings.LastIndexByte(rest, ' ')+1:], &v); err == nil {
 				n += v

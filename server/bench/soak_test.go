@@ -29,6 +29,7 @@ import (
 // longest a producer waited for an ack, and what the abusers got; it fails
 // if one acknowledged record is missing from the log afterwards.
 func BenchmarkSoak(b *testing.B) {
+	only(b, "soak")
 	d := 60 * time.Second
 	if v := os.Getenv("GREGOR_SOAK_DURATION"); v != "" {
 		var err error

@@ -1,0 +1,143 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+const clusterSize = 3
+
+// BenchmarkCluster is what replication costs the brokers: three gregor
+// processes forming one cluster as `make cluster` starts them (each a
+// broker and a voter of the metadata quorum: --node-id,
+// --controller-addr, --controller-quorum, --http-peers), beside a single
+// gregor, in the same run. Each round creates a 6-partition topic on each
+// (RF=3 on the cluster, waiting for full ISRs), produces
+// GREGOR_BENCH_RECORDS records with acks=all (the order alternating), and
+// takes the brokers' CPU seconds per GB acknowledged: summed over the
+// three processes for the cluster. Goal: the cluster's at most 3x the
+// single broker's (each of three replicas writes every byte; anything
+// past that is replication's own cost). All three share the brokers'
+// core when pinned, so the rates are printed but only the CPU figure has
+// a goal. Gregor only: kfake does not replicate.
+func BenchmarkCluster(b *testing.B) {
+	only(b, "cluster")
+	s := loadSettings(b)
+	ctx := context.Background()
+	single, cluster := startGregor(b), startCluster(b)
+	b.Cleanup(func() {
+		for _, t := range []*target{single, cluster} {
+			if err := t.stop(); err != nil {
+				b.Errorf("%s: stopping: %v", t.name, err)
+			}
+		}
+	})
+	results := map[string][]phaseResult{}
+	rounds := alternate(b, s, []*target{single, cluster}, func(r int, t *target) {
+		topic := "replicated-" + strconv.Itoa(r)
+		rf := int16(len(t.members))
+		if rf == 0 {
+			rf = 1
+		}
+		if err := makeTopic(ctx, t.addr, topic, partitions, rf, nil); err != nil {
+			b.Fatalf("%s: %v", t.name, err)
+		}
+		if err := waitPartitions(ctx, t.addr, topic, partitions, time.Minute, func(p kadm.PartitionDetail) bool {
+			return p.Leader >= 0 && len(p.ISR) == int(rf)
+		}); err != nil {
+			b.Fatalf("%s: %v", t.name, err)
+		}
+		res, err := produce(ctx, t.addr, topic, s.records, s.phase, t.pids())
+		if err != nil {
+			b.Fatalf("%s, round %d: %v", t.name, r+1, err)
+		}
+		results[t.name] = append(results[t.name], res)
+		if err := deleteTopic(ctx, t.addr, topic); err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.ReportMetric(0, "ns/op")
+	one, three := results[single.name], results[cluster.name]
+	perRound := make([]float64, len(one))
+	for i := range one {
+		perRound[i] = three[i].cpuPerGB() / one[i].cpuPerGB()
+	}
+	ratio := spreadOf(perRound)
+	fmt.Printf("\nreplication: %d x %d B records, %d partitions, acks=all; median (min-max) of %d rounds\n"+
+		"%-22s %-24s %-24s %-16s\n", s.records, recordSize, partitions, rounds,
+		"", "produce MB/s", "broker cpu-s/GB acked", "client core")
+	for _, t := range []*target{single, cluster} {
+		rs := results[t.name]
+		fmt.Printf("%-22s %-24s %-24s %-16s\n", t.name, spreadOver(rs, phaseResult.mbps).format("%.1f"),
+			spreadOver(rs, phaseResult.cpuPerGB).format("%.2f"), percent(spreadOver(rs, busy)))
+	}
+	fmt.Printf("cluster/single cpu-s per GB acknowledged: %s (goal <= 3.00x)\n", ratio.format("%.2fx"))
+	b.ReportMetric(ratio.med, "cluster/single-cpu-per-GB")
+	report(row{"broker cpu-s per GB acked, 3 brokers RF=3 (sum of 3)", spreadOver(three, phaseResult.cpuPerGB).format("%.2f"),
+		"- (no replication)", ratio.format("%.2fx") + " of single " + spreadOver(one, phaseResult.cpuPerGB).format("%.2f"),
+		"<= 3.00x single", verdict(ratio.n > 0 && ratio.med <= 3, "")})
+}
+
+// startCluster starts clusterSize gregor processes forming one cluster,
+// the way `make cluster` does, and waits until every broker sees them all
+// registered.
+func startCluster(b *testing.B) *target {
+	addrs := freeAddrs(b, 3*clusterSize) // every port distinct, picked up front
+	ctl, kafka, http := addrs[:clusterSize], addrs[clusterSize:2*clusterSize], addrs[2*clusterSize:]
+	var voters, webs []string
+	for i := range clusterSize {
+		voters = append(voters, fmt.Sprintf("%d@%s", i+1, ctl[i]))
+		webs = append(webs, fmt.Sprintf("%d@%s", i+1, http[i]))
+	}
+	c := &target{name: fmt.Sprintf("%d brokers, RF=%d", clusterSize, clusterSize), addr: strings.Join(kafka, ",")}
+	for i := range clusterSize {
+		c.members = append(c.members, launchGregor(b, gregorSpec{kafkaAddr: kafka[i], http: http[i], flags: []string{
+			"--node-id", strconv.Itoa(i + 1), "--controller-addr", ctl[i],
+			"--controller-quorum", strings.Join(voters, ","), "--http-peers", strings.Join(webs, ","),
+		}}))
+	}
+	c.stop = func() error {
+		var errs []error
+		for _, m := range c.members {
+			errs = append(errs, m.stop())
+		}
+		return errors.Join(errs...)
+	}
+	for _, m := range c.members {
+		if err := waitRegistered(m.addr, clusterSize, time.Minute); err != nil {
+			c.stop()
+			b.Fatal(err)
+		}
+	}
+	return c
+}
+
+// waitRegistered polls one broker's Metadata until it lists n brokers.
+func waitRegistered(addr string, n int, limit time.Duration) error {
+	cl, err := kgo.NewClient(seeds(addr))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	deadline := time.Now().Add(limit)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
+		cancel()
+		if err == nil && len(md.Brokers) == n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: %d of %d brokers registered after %v (last error: %v)", addr, len(md.Brokers), n, limit, err)
+		}
+		time.Sleep(50 * time.Millisecond) // polling other processes' state; nothing to wait on
+	}
+}
