@@ -257,13 +257,17 @@ var (
 		"Sum over the group's committed partitions on this broker of high watermark minus committed offset.", []string{"group"}, nil)
 	descTxns = prometheus.NewDesc("gregor_transactions",
 		"Transactional ids this broker coordinates, by state (Ongoing: open transactions).", []string{"state"}, nil)
+	descSessions = prometheus.NewDesc("gregor_fetch_sessions",
+		"Incremental fetch sessions (KIP-227) the broker keeps, up to max.incremental.fetch.session.cache.slots.", nil, nil)
+	descSessionParts = prometheus.NewDesc("gregor_fetch_session_partitions",
+		"Partitions held in the incremental fetch sessions.", nil, nil)
 	descConns = prometheus.NewDesc("gregor_connections",
 		"Open client connections, per listener.", []string{"listener"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLogEnd, descHW, descPartitions, descUnder, descOffline,
-		descController, descGroups, descGeneration, descLag, descTxns, descConns} {
+		descController, descGroups, descGeneration, descLag, descTxns, descSessions, descSessionParts, descConns} {
 		ch <- d
 	}
 }
@@ -277,6 +281,7 @@ type stateSample struct {
 	groups            map[string]float64
 	generation, lag   map[string]float64
 	txns              map[string]float64
+	sessions, parts   float64
 	conns             map[string]float64
 }
 
@@ -309,6 +314,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	each(descGeneration, s.generation)
 	each(descLag, s.lag)
 	each(descTxns, s.txns)
+	gauge(descSessions, s.sessions)
+	gauge(descSessionParts, s.parts)
 	each(descConns, s.conns)
 }
 
@@ -340,6 +347,8 @@ func (e *engine) sample() stateSample {
 			}
 		}
 	}
+	sessions, parts := e.b.FetchSessions()
+	s.sessions, s.parts = float64(sessions), float64(parts)
 	s.controller = 1
 	if e.cl != nil {
 		s.controller = 0

@@ -77,6 +77,9 @@ type Request struct {
 	// envelope is set on a request another broker forwarded in an
 	// Envelope: its answer goes back in one (envelope.go).
 	envelope *enveloped
+	// session is set on a Fetch in an incremental fetch session
+	// (fetch_session.go): its answer finishes there.
+	session *sessionTurn
 }
 
 // Response answers a Request on the same connection.
@@ -105,10 +108,11 @@ type Broker struct {
 	now   int64
 
 	fetches    []*pendingFetch
-	acks       []*pendingAcks // acks=all produces waiting for the ISR
-	cl         *clusterGlue   // nil for a single broker
-	awaitFlush []heldAnswer   // answers waiting for the next Commit's syncs (storage_failure.go)
-	dirty      []*Partition   // logs to sync at the next Commit
+	sessions   map[int32]*fetchSession // incremental fetch sessions by id (fetch_session.go)
+	acks       []*pendingAcks          // acks=all produces waiting for the ISR
+	cl         *clusterGlue            // nil for a single broker
+	awaitFlush []heldAnswer            // answers waiting for the next Commit's syncs (storage_failure.go)
+	dirty      []*Partition            // logs to sync at the next Commit
 	lastRetain int64
 	cleaner    cleanerState // the log cleaner (compaction.go)
 
@@ -198,6 +202,12 @@ func (b *Broker) serve(req Request) {
 		b.reply(req, unsupported(req.Msg))
 		return
 	}
+	if h.resolve != nil {
+		if resp := h.resolve(b, &req); resp != nil {
+			b.reply(req, resp)
+			return
+		}
+	}
 	if b.forwards(&req) {
 		b.forward(&req)
 		return
@@ -238,6 +248,9 @@ func (b *Broker) replyThrottled(req Request, msg kmsg.Response, ms int32) {
 	b.fillAuthorizedOps(&req, msg) // authorized_ops.go
 	if f, ok := msg.(*kmsg.FetchResponse); ok {
 		b.throttleFetch(req, f, ms) // client_quotas.go
+		if req.session != nil {
+			b.answerSession(req.session, f) // fetch_session.go
+		}
 	}
 	if req.envelope != nil {
 		msg = req.envelope.wrap(msg)

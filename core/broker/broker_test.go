@@ -308,38 +308,6 @@ func TestRestartKeepsEverything(t *testing.T) {
 	}
 }
 
-// TestFetchSessions: KIP-227. A full fetch (epoch 0, or -1 outside any
-// session, whatever session id it names) reads; an incremental fetch on a
-// session the broker does not have is refused, with no data.
-func TestFetchSessions(t *testing.T) {
-	h := newHarness(t, nil)
-	h.createTopic("t", 1, nil)
-	call[*kmsg.ProduceResponse](h, produceReq("t", 0, -1, batchOf("a")))
-	for _, c := range []struct {
-		id, epoch int32
-		want      int16
-	}{
-		{0, -1, 0}, {-1, -1, 0}, {0, 0, 0}, {7, -1, 0}, {7, 0, 0},
-		{7, 1, kerr.FetchSessionIDNotFound.Code}, {0, 3, kerr.FetchSessionIDNotFound.Code},
-	} {
-		req := fetchReq("t", 0, 0, 1, 0)
-		req.SessionID, req.SessionEpoch = c.id, c.epoch
-		f := call[*kmsg.FetchResponse](h, req)
-		if f.ErrorCode != c.want || f.SessionID != 0 {
-			t.Errorf("session %d epoch %d: error %d session %d, want error %d session 0", c.id, c.epoch, f.ErrorCode, f.SessionID, c.want)
-		}
-		got := 0
-		for _, ft := range f.Topics {
-			for _, fp := range ft.Partitions {
-				got += len(fp.RecordBatches)
-			}
-		}
-		if (c.want == 0) != (got > 0) {
-			t.Errorf("session %d epoch %d: %d record bytes", c.id, c.epoch, got)
-		}
-	}
-}
-
 // TestMetadataTopicIsNotATopic: __cluster_metadata is the metadata
 // quorum's log; CreateTopics refuses it as Kafka does.
 func TestMetadataTopicIsNotATopic(t *testing.T) {

@@ -17,17 +17,17 @@ import (
 // aborted transactions (KIP-98); v13+ names topics by id (KIP-516).
 // read_committed (isolation level 1) reads below the last stable offset
 // and gets the aborted transactions overlapping what it read;
-// read_uncommitted reads below the high watermark. Fetch
-// sessions (KIP-227) are not kept: every answer has session id 0, which
-// tells the client to keep sending full fetches. A full fetch (epoch 0,
-// or -1 for one outside any session, whatever session id it names) is
-// served; an incremental one (epoch > 0) gets FETCH_SESSION_ID_NOT_FOUND,
-// as Kafka answers for a session it no longer has.
+// read_uncommitted reads below the high watermark. From v7 a fetcher
+// may keep its partitions in an incremental fetch session (KIP-227,
+// fetch_session.go), resolved before the handler runs: it sees every
+// partition of the session.
 //
 // A fetch that finds fewer than fetch.min.bytes waits as a pending
 // operation until an append brings enough or max.wait.ms passes (Kafka's
 // delayed fetch purgatory). It never sleeps.
-func init() { register(1, api{min: 4, max: 18, serve: handleFetch, acl: fetchACL{}}) }
+func init() {
+	register(1, api{min: 4, max: 18, serve: handleFetch, resolve: resolveFetch, acl: fetchACL{}})
+}
 
 type pendingFetch struct {
 	req      Request
@@ -36,11 +36,6 @@ type pendingFetch struct {
 
 func handleFetch(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.FetchRequest)
-	if req.SessionEpoch > 0 { // incremental: this broker keeps no sessions
-		resp := req.ResponseKind().(*kmsg.FetchResponse)
-		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
-		return resp
-	}
 	if id := fetchReplica(req); id >= 0 && b.cl != nil {
 		b.recordFollowerFetch(req, id)
 	}

@@ -19,6 +19,10 @@ type api struct {
 	// serve returns the response, or nil when the response comes later
 	// (a pending operation) or never (acks=0).
 	serve func(*Broker, *Request) kmsg.Response
+	// resolve, where set, completes the request before it is authorized
+	// and served, or answers it: a Fetch gets its session (KIP-227,
+	// fetch_session.go).
+	resolve func(*Broker, *Request) kmsg.Response
 	// acl is what a client's request needs to pass the authorizer
 	// (authorize.go); nil is CLUSTER_ACTION, for what only brokers send.
 	acl rule
