@@ -13,6 +13,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/cluster/quorum"
 	"github.com/gregor-kafka/gregor/core/txn"
+	"github.com/gregor-kafka/gregor/server/filestore"
 )
 
 // Prometheus metrics at /metrics on the HTTP address, with the Prometheus
@@ -129,6 +130,19 @@ func newMetrics(e *engine, self int32) *metrics {
 		m.isr.WithLabelValues(c) // exported at 0 before the first change
 	}
 	return m
+}
+
+// storage exports the storage's open descriptors and how often a file
+// was opened again after the descriptor bound closed it
+// (filestore/descriptors.go).
+func (m *metrics) storage(fs *filestore.FS) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gregor_storage_open_files",
+			Help: "Descriptors the log's segment and index files hold open, at most three quarters of the open-files limit."},
+			func() float64 { open, _ := fs.OpenDescriptors(); return float64(open) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gregor_storage_reopened_files_total",
+			Help: "Files opened again on use after the descriptor bound closed them."},
+			func() float64 { _, n := fs.OpenDescriptors(); return float64(n) }))
 }
 
 // handler serves the scrape.

@@ -133,6 +133,7 @@ func TestMetrics(t *testing.T) {
 		{"gregor_active_controller", nil, func(v float64) bool { return v == 1 }, "1"},
 		{"gregor_fetch_sessions", nil, func(v float64) bool { return v >= 1 }, ">= 1 (franz-go's consumer keeps one, KIP-227)"},
 		{"gregor_fetch_session_partitions", nil, func(v float64) bool { return v >= 1 }, ">= 1"},
+		{"gregor_storage_open_files", nil, func(v float64) bool { return v >= 3 }, ">= 3 (m's segment, index and time index)"},
 		{"gregor_connections", map[string]string{"listener": "PLAINTEXT"}, func(v float64) bool { return v >= 2 }, ">= 2"},
 		{"gregor_transactions", map[string]string{"state": "Ongoing"}, func(v float64) bool { return v == 0 }, "0"},
 		{"gregor_isr_changes_total", map[string]string{"change": "shrink"}, func(v float64) bool { return v == 0 }, "0"},

@@ -127,6 +127,10 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return fail(fmt.Errorf("data directory %s: %w", cfg.DataDir, err))
 	}
+	if bound, limit := storageDescriptors(); bound > 0 {
+		fs.SetMaxOpen(bound)
+		cfg.Logf("storage: at most %d files open at once (open-files limit %d); others are opened again on use", bound, limit)
+	}
 	armed, err := fs.ArmFromEnv() // test-only
 	if err != nil {
 		return fail(err)
@@ -145,6 +149,7 @@ func Start(cfg Config) (*Server, error) {
 	if !cfg.NoMetrics {
 		s.e.metrics = newMetrics(s.e, int32(cfg.Settings.Int64("node.id")))
 		fs.OnSync = func(d time.Duration) { s.e.metrics.fsync.Observe(d.Seconds()) }
+		s.e.metrics.storage(fs)
 	}
 	now := time.Now()
 	logDir, err := filepath.Abs(cfg.DataDir)

@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"container/list"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,6 +24,7 @@ type FS struct {
 	// OnSync, when set before files are opened, is told how long each
 	// successful fsync of a file took (the broker's fsync latency metric).
 	OnSync func(time.Duration)
+	fds    *descriptors // shared by its files (descriptors.go)
 }
 
 var _ store.Storage = (*FS)(nil)
@@ -40,7 +42,7 @@ func New(root string) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FS{root: abs, faults: &faultSet{}}, nil
+	return &FS{root: abs, faults: &faultSet{}, fds: &descriptors{}}, nil
 }
 
 // Root is the directory the storage lives in.
@@ -87,8 +89,10 @@ func (s *FS) openFile(name string, flag int) (*File, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("open %s: is a directory", p)
 	}
-	return &File{f: f, size: st.Size(), synced: st.Size(), dir: filepath.Dir(p), created: flag&os.O_CREATE != 0,
-		name: rel(name), faults: s.faults, onSync: s.OnSync}, nil
+	file := &File{f: f, path: p, size: st.Size(), synced: st.Size(), dir: filepath.Dir(p), created: flag&os.O_CREATE != 0,
+		name: rel(name), faults: s.faults, onSync: s.OnSync, fds: s.fds}
+	s.fds.adopt(file)
+	return file, nil
 }
 
 // Open opens an existing file for reading and appending.
@@ -204,9 +208,15 @@ func syncDir(dir string) error {
 	return mapErr(err)
 }
 
-// File is an open file of an FS.
+// File is an open file of an FS. Its descriptor may be closed while it
+// is not in use and opened again on its next use (descriptors.go).
 type File struct {
-	f       *os.File
+	f       *os.File // nil while the bound has it closed
+	path    string
+	fds     *descriptors
+	elem    *list.Element // in fds.lru while f is open
+	busy    int           // uses running (fds.mu)
+	closed  bool          // Close was called
 	size    int64
 	synced  int64 // the size at the last good fsync (for injected faults)
 	dir     string
@@ -218,22 +228,28 @@ type File struct {
 
 var _ store.File = (*File)(nil)
 
-// OSFile exposes the descriptor, e.g. for sendfile(2) on the fetch path.
-// Callers must not write through it.
-func (f *File) OSFile() *os.File { return f.f }
-
 // ReadAt reads with pread(2).
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
-	n, err := f.f.ReadAt(p, off)
+	fd, err := f.acquire()
+	if err != nil {
+		return 0, err
+	}
+	defer f.release()
+	n, err := fd.ReadAt(p, off)
 	return n, mapErr(err)
 }
 
 // Append writes p at the end of the file.
 func (f *File) Append(p []byte) error {
-	if err := f.faults.check(store.OpWrite, f.name, f.f.Name()); err != nil {
+	if err := f.faults.check(store.OpWrite, f.name, f.path); err != nil {
 		return err
 	}
-	n, err := f.f.Write(p)
+	fd, err := f.acquire()
+	if err != nil {
+		return err
+	}
+	defer f.release()
+	n, err := fd.Write(p)
 	f.size += int64(n)
 	return mapErr(err)
 }
@@ -244,9 +260,14 @@ func (f *File) Size() int64 { return f.size }
 // Truncate cuts the file to n bytes.
 func (f *File) Truncate(n int64) error {
 	if n < 0 || n > f.size {
-		return fmt.Errorf("truncate %s to %d: size is %d", f.f.Name(), n, f.size)
+		return fmt.Errorf("truncate %s to %d: size is %d", f.path, n, f.size)
 	}
-	if err := f.f.Truncate(n); err != nil {
+	fd, err := f.acquire()
+	if err != nil {
+		return err
+	}
+	defer f.release()
+	if err := fd.Truncate(n); err != nil {
 		return mapErr(err)
 	}
 	f.size, f.synced = n, min(f.synced, n)
@@ -255,14 +276,19 @@ func (f *File) Truncate(n int64) error {
 
 // Sync fsyncs the file and, the first time after Create, its directory.
 func (f *File) Sync() error {
-	if err := f.faults.check(store.OpSync, f.name, f.f.Name()); err != nil {
-		if f.f.Truncate(f.synced) == nil { // the pages that failed are gone
+	fd, err := f.acquire()
+	if err != nil {
+		return err
+	}
+	defer f.release()
+	if err := f.faults.check(store.OpSync, f.name, f.path); err != nil {
+		if fd.Truncate(f.synced) == nil { // the pages that failed are gone
 			f.size = f.synced
 		}
 		return err
 	}
 	start := time.Now()
-	if err := f.f.Sync(); err != nil {
+	if err := fd.Sync(); err != nil {
 		return mapErr(err)
 	}
 	if f.onSync != nil {
@@ -278,5 +304,5 @@ func (f *File) Sync() error {
 	return nil
 }
 
-// Close closes the descriptor.
-func (f *File) Close() error { return mapErr(f.f.Close()) }
+// Close closes the file (and its descriptor, if open).
+func (f *File) Close() error { return f.close() }

@@ -1,6 +1,8 @@
 package filestore_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,15 +24,86 @@ func newFS(t *testing.T) store.Storage {
 
 func TestConformance(t *testing.T) { storetest.Run(t, newFS) }
 
-func TestOSFile(t *testing.T) {
-	s := newFS(t)
-	f, err := s.Create("x")
+// newBoundedFS is an FS that holds at most two descriptors open, so that
+// the suites below run with descriptors closed and opened again under
+// nearly every operation.
+func newBoundedFS(t *testing.T) store.Storage {
+	s, err := filestore.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if f.(*filestore.File).OSFile() == nil {
-		t.Fatal("OSFile is nil")
+	s.SetMaxOpen(2)
+	return s
+}
+
+func TestConformanceBounded(t *testing.T) { storetest.Run(t, newBoundedFS) }
+
+func TestLogSuiteBounded(t *testing.T) { logtest.Run(t, newBoundedFS) }
+
+// TestDescriptorBound: ten files under a bound of three hold at most three
+// descriptors; each file's appends, truncation and sync still land on it,
+// at its end, after its descriptor was closed and opened again; a file
+// closed while its descriptor was is closed once, and not twice.
+func TestDescriptorBound(t *testing.T) {
+	dir := t.TempDir()
+	s, err := filestore.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetMaxOpen(3)
+	var files []store.File
+	for i := range 10 {
+		f, err := s.Create("f" + strconv.Itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for round := range 3 {
+		for i, f := range files {
+			if err := f.Append([]byte{byte('a' + round), byte('0' + i)}); err != nil {
+				t.Fatalf("round %d: append to f%d: %v", round, i, err)
+			}
+			if open, _ := s.OpenDescriptors(); open > 3 {
+				t.Fatalf("%d descriptors open under a bound of 3", open)
+			}
+		}
+	}
+	if err := files[4].Truncate(4); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range files {
+		if err := f.Sync(); err != nil {
+			t.Fatalf("sync f%d: %v", i, err)
+		}
+		want := fmt.Sprintf("a%db%dc%d", i, i, i)
+		if i == 4 {
+			want = want[:4]
+		}
+		buf := make([]byte, len(want))
+		if _, err := f.ReadAt(buf, 0); err != nil || string(buf) != want || f.Size() != int64(len(want)) {
+			t.Errorf("f%d reads %q (size %d), %v; want %q", i, buf, f.Size(), err, want)
+		}
+		if onDisk, _ := os.ReadFile(filepath.Join(dir, "f"+strconv.Itoa(i))); string(onDisk) != want {
+			t.Errorf("f%d on disk: %q, want %q", i, onDisk, want)
+		}
+	}
+	if _, reopened := s.OpenDescriptors(); reopened == 0 {
+		t.Error("no descriptor was opened again: the bound closed none")
+	}
+	for i, f := range files {
+		if err := f.Close(); err != nil {
+			t.Errorf("close f%d: %v", i, err)
+		}
+	}
+	if open, _ := s.OpenDescriptors(); open != 0 {
+		t.Errorf("%d descriptors open after every file closed", open)
+	}
+	if err := files[0].Close(); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("second close: %v, want ErrClosed", err)
+	}
+	if err := files[0].Append([]byte("x")); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("append after close: %v, want ErrClosed", err)
 	}
 }
 
