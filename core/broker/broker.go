@@ -114,6 +114,7 @@ type Broker struct {
 	awaitFlush []heldAnswer            // answers waiting for the next Commit's syncs (storage_failure.go)
 	dirty      []*Partition            // logs to sync at the next Commit
 	lastRetain int64
+	cleanStart bool         // while New opens the logs after a clean shutdown (clean_shutdown.go)
 	cleaner    cleanerState // the log cleaner (compaction.go)
 
 	lastOffsetExpiry int64 // offsets.retention.check.interval.ms (group_coordinator.go)
@@ -157,6 +158,11 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 			out: map[uint64]*outgoing{}, creating: map[string]bool{}, verdicts: map[verifyKey]int16{},
 			hwCheckpoint: b.loadHighWatermarks(), nextHWCheckpoint: now + cfg.Settings.Int64("replica.high.watermark.checkpoint.interval.ms")}
 	}
+	clean, err := b.takeCleanShutdown() // clean_shutdown.go
+	if err != nil {
+		return nil, fmt.Errorf("broker: reading the clean shutdown mark: %w", err)
+	}
+	b.cleanStart = clean
 	names := make([]string, 0, len(b.meta.Topics))
 	for name := range b.meta.Topics {
 		names = append(names, name)
@@ -167,6 +173,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 			return nil, fmt.Errorf("broker: opening topic %s: %w", name, err)
 		}
 	}
+	b.cleanStart = false
 	if err := b.initShare(now); err != nil {
 		return nil, fmt.Errorf("broker: loading share groups: %w", err)
 	}
@@ -356,6 +363,9 @@ func (b *Broker) Close() error {
 		if err := p.log.Close(); err != nil && firstErr == nil {
 			firstErr = err
 		}
+	}
+	if firstErr == nil {
+		firstErr = b.st.WriteFile(cleanShutdownFile, nil) // clean_shutdown.go
 	}
 	return firstErr
 }

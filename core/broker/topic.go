@@ -195,6 +195,7 @@ func (b *Broker) openTopic(rec *topicRecord, now int64) error {
 
 func (b *Broker) addPartitions(t *Topic, replicas [][]int32, now int64) error {
 	cfg := b.logConfig(t.Configs)
+	cfg.CleanShutdown = b.cleanStart
 	for i := len(t.Partitions); i < len(replicas); i++ {
 		p := &Partition{Topic: t, Index: int32(i), Replicas: replicas[i], Leader: b.cfg.NodeID}
 		p.ISR = append([]int32(nil), replicas[i]...)

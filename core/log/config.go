@@ -38,6 +38,11 @@ type Config struct {
 	// than this is cleaned whatever the dirty ratio, and a compacted log's
 	// active segment rolls at this age if segment.ms is longer (KIP-354).
 	MaxCompactionLagMs int64
+
+	// CleanShutdown is set when the previous run closed the log (every
+	// file synced): Open then syncs only what recovery changed, not the
+	// active segment as after a crash (Kafka's .kafka_cleanshutdown).
+	CleanShutdown bool
 }
 
 // DefaultConfig returns Kafka's defaults.

@@ -435,7 +435,10 @@ func (l *Log) Close() error {
 		return ErrClosed
 	}
 	first := l.closeFiles(true)
-	if first == nil {
+	if n := len(l.snaps); first == nil && (n == 0 || l.snaps[n-1] != l.EndOffset()) {
+		// As Kafka's ProducerStateManager.takeSnapshot, only when the log
+		// moved past the last snapshot: a broker of 10,000 idle
+		// partitions stops without 10,000 file writes.
 		first = l.takeSnapshot(l.EndOffset())
 	}
 	return first

@@ -35,6 +35,8 @@ import (
 // and the log restarts empty at startOffset. Each repair is described in
 // notes. The active segment is synced before Open returns.
 func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64) (*Log, []string, error) {
+	clean := cfg.CleanShutdown
+	cfg.CleanShutdown = false // of this open only
 	l := &Log{st: st, dir: dir, name: path.Base(dir), cfg: cfg, lastFlushMs: now, txnSuspect: -1}
 	if err := st.MkdirAll(dir); err != nil {
 		return nil, nil, err
@@ -128,8 +130,11 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 		return fail(err)
 	}
 	// Recovered bytes may still sit only in a page cache; make them durable
-	// so the recovery point is honest.
-	l.active().dirty = true
+	// so the recovery point is honest. After a clean shutdown they were
+	// synced when the log closed.
+	if !clean {
+		l.active().dirty = true
+	}
 	for _, s := range l.segs {
 		if err := s.sync(); err != nil {
 			return fail(err)
