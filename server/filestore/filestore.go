@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -214,22 +215,45 @@ type File struct {
 	name    string
 	faults  *faultSet
 	onSync  func(time.Duration)
+
+	// mu guards pins and closed, and the cut marks of the pinned Ranges
+	// (span.go): Truncate holds it to write, each sendfile to read. The
+	// engine's own reads and appends take no lock: they never race with
+	// a Truncate, which the engine does too.
+	mu     sync.RWMutex
+	pins   map[*Range]struct{}
+	closed bool // Close was called; the descriptor closes with the last pin
 }
 
-var _ store.File = (*File)(nil)
-
-// OSFile exposes the descriptor, e.g. for sendfile(2) on the fetch path.
-// Callers must not write through it.
-func (f *File) OSFile() *os.File { return f.f }
+var (
+	_ store.File   = (*File)(nil)
+	_ store.Ranger = (*File)(nil)
+)
 
 // ReadAt reads with pread(2).
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if f.isClosed() {
+		return 0, f.errClosed()
+	}
 	n, err := f.f.ReadAt(p, off)
 	return n, mapErr(err)
 }
 
+func (f *File) isClosed() bool {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.closed
+}
+
+func (f *File) errClosed() error {
+	return mapErr(&fs.PathError{Op: "use", Path: f.f.Name(), Err: fs.ErrClosed})
+}
+
 // Append writes p at the end of the file.
 func (f *File) Append(p []byte) error {
+	if f.isClosed() {
+		return f.errClosed()
+	}
 	if err := f.faults.check(store.OpWrite, f.name, f.f.Name()); err != nil {
 		return err
 	}
@@ -246,6 +270,18 @@ func (f *File) Truncate(n int64) error {
 	if n < 0 || n > f.size {
 		return fmt.Errorf("truncate %s to %d: size is %d", f.f.Name(), n, f.size)
 	}
+	return f.cut(n)
+}
+
+// cut truncates the descriptor to n bytes, marking the pinned ranges
+// past n as cut while no send is in a system call (span.go).
+func (f *File) cut(n int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return f.errClosed()
+	}
+	f.cutPins(n)
 	if err := f.f.Truncate(n); err != nil {
 		return mapErr(err)
 	}
@@ -255,10 +291,11 @@ func (f *File) Truncate(n int64) error {
 
 // Sync fsyncs the file and, the first time after Create, its directory.
 func (f *File) Sync() error {
+	if f.isClosed() {
+		return f.errClosed()
+	}
 	if err := f.faults.check(store.OpSync, f.name, f.f.Name()); err != nil {
-		if f.f.Truncate(f.synced) == nil { // the pages that failed are gone
-			f.size = f.synced
-		}
+		_ = f.cut(f.synced) // the pages that failed are gone
 		return err
 	}
 	start := time.Now()
@@ -278,5 +315,20 @@ func (f *File) Sync() error {
 	return nil
 }
 
-// Close closes the descriptor.
-func (f *File) Close() error { return mapErr(f.f.Close()) }
+// Close closes the file. While Ranges of it are pinned the descriptor
+// stays open for their sends, and the last Release closes it; the File
+// itself is closed at once (every further call fails with
+// store.ErrClosed), so a descriptor cache or retention may drop it
+// without waiting for a slow consumer.
+func (f *File) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return f.errClosed()
+	}
+	f.closed = true
+	if len(f.pins) > 0 {
+		return nil
+	}
+	return mapErr(f.f.Close())
+}

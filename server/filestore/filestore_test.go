@@ -22,18 +22,6 @@ func newFS(t *testing.T) store.Storage {
 
 func TestConformance(t *testing.T) { storetest.Run(t, newFS) }
 
-func TestOSFile(t *testing.T) {
-	s := newFS(t)
-	f, err := s.Create("x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if f.(*filestore.File).OSFile() == nil {
-		t.Fatal("OSFile is nil")
-	}
-}
-
 func TestLogSuite(t *testing.T) { logtest.Run(t, newFS) }
 
 // TestWriteFileOverLeftoverTemp: a process killed inside WriteFile leaves
