@@ -291,8 +291,11 @@ func (c *conn) write() {
 		}
 		// Record batches go from the log's read to the socket as they are,
 		// with one vectored write for everything that is ready.
-		pieces = wire.Pieces(buf, inserts, pieces[:0])
-		if _, err := pieces.WriteTo(c.nc); err != nil {
+		if err := wire.Send(buf, inserts, pieces, func(ps [][]byte) error {
+			pieces = ps
+			_, err := (*net.Buffers)(&pieces).WriteTo(c.nc)
+			return err
+		}, nil); err != nil {
 			c.close()
 			return
 		}
@@ -323,7 +326,7 @@ func encode(buf []byte, inserts []wire.Insert, s *slot) ([]byte, []wire.Insert) 
 		return append(buf, s.raw...), inserts
 	}
 	if f, ok := s.resp.(*kmsg.FetchResponse); ok {
-		if out, ins, ok := wire.AppendFetchFrame(buf, inserts, s.corr, f); ok {
+		if out, ins, ok := wire.AppendFetchFrame(buf, inserts, s.corr, f, nil); ok {
 			return out, ins
 		}
 	}
