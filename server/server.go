@@ -98,6 +98,7 @@ type Server struct {
 	kafka  []*kafkaListener
 	web    *http.Server
 	webLn  net.Listener
+	fs     *filestore.FS // the data directory's storage
 	unlock func()
 	nextID atomic.Uint64
 	wg     sync.WaitGroup
@@ -127,6 +128,7 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return fail(fmt.Errorf("data directory %s: %w", cfg.DataDir, err))
 	}
+	s.fs = fs
 	armed, err := fs.ArmFromEnv() // test-only
 	if err != nil {
 		return fail(err)

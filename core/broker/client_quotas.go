@@ -146,7 +146,7 @@ func (b *Broker) throttleFetch(r Request, resp *kmsg.FetchResponse, reqMs int32,
 	if ms > 0 || reqMs > 0 {
 		undo()
 		resp.ThrottleMillis, resp.Topics = max(ms, reqMs), nil
-		release(ranged)
+		Release(ranged)
 		return nil
 	}
 	return ranged

@@ -41,16 +41,13 @@ func (b *Broker) takePins(resp *kmsg.FetchResponse) []wire.Ranged {
 }
 
 // unpin releases the pins of an answer that is not sent.
-func (b *Broker) unpin(resp *kmsg.FetchResponse) { release(b.takePins(resp)) }
+func (b *Broker) unpin(resp *kmsg.FetchResponse) { Release(b.takePins(resp)) }
 
-// release unpins the spans of ranged, which the broker pinned: each is a
-// store.Span.
-func release(ranged []wire.Ranged) {
+// Release unpins the spans of a Response's Ranged (each a store.Span),
+// once the driver sent them or will not (its connection closed, or it
+// copied them).
+func Release(ranged []wire.Ranged) {
 	for _, r := range ranged {
 		r.Span.(store.Span).Release()
 	}
 }
-
-// Release unpins the spans of a Response the driver will not send (its
-// connection closed, or it cannot send them).
-func (r Response) Release() { release(r.Ranged) }

@@ -100,7 +100,7 @@ func TestZeroCopyFetchPins(t *testing.T) {
 		if (p.AbortedTransactions == nil) != (copied.AbortedTransactions == nil) {
 			t.Fatalf("isolation %d: aborted transactions %v, the copy's %v", iso, p.AbortedTransactions, copied.AbortedTransactions)
 		}
-		out[0].Release()
+		Release(out[0].Ranged)
 		if *held != 0 {
 			t.Fatalf("isolation %d: %d spans held after Release", iso, *held)
 		}
@@ -115,7 +115,7 @@ func TestZeroCopyFetchPins(t *testing.T) {
 	if len(out) != 2 || len(out[0].Ranged) != 1 || *held != 1 {
 		t.Fatalf("the woken fetch: %d answers, %d spans held; want its span", len(out), *held)
 	}
-	out[0].Release()
+	Release(out[0].Ranged)
 }
 
 // TestZeroCopyFetchQuota: pinned bytes count against consumer_byte_rate
@@ -137,7 +137,7 @@ func TestZeroCopyFetchQuota(t *testing.T) {
 	if len(first[0].Ranged) != 1 || first[0].Msg.(*kmsg.FetchResponse).ThrottleMillis != 0 {
 		t.Fatalf("first fetch: %+v ranged; want the first batch pinned, unthrottled", first[0].Ranged)
 	}
-	first[0].Release()
+	Release(first[0].Ranged)
 	over := h.send(fetchReq("t", 0, 1, 1, 0))
 	f := over[0].Msg.(*kmsg.FetchResponse)
 	if f.ThrottleMillis == 0 || f.Topics != nil || over[0].Ranged != nil || *held != 0 {

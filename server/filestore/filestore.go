@@ -24,6 +24,7 @@ type FS struct {
 	// OnSync, when set before files are opened, is told how long each
 	// successful fsync of a file took (the broker's fsync latency metric).
 	OnSync func(time.Duration)
+	pinned atomic.Int64 // Ranges of its files pinned and not released (span.go)
 }
 
 var _ store.Storage = (*FS)(nil)
@@ -43,6 +44,10 @@ func New(root string) (*FS, error) {
 	}
 	return &FS{root: abs, faults: &faultSet{}}, nil
 }
+
+// Pinned is the number of Ranges of the storage's files held now: 0 once
+// every fetch answer that pinned one was sent or dropped.
+func (s *FS) Pinned() int64 { return s.pinned.Load() }
 
 // Root is the directory the storage lives in.
 func (s *FS) Root() string { return s.root }
@@ -89,7 +94,7 @@ func (s *FS) openFile(name string, flag int) (*File, error) {
 		return nil, fmt.Errorf("open %s: is a directory", p)
 	}
 	return &File{f: f, size: st.Size(), synced: st.Size(), dir: filepath.Dir(p), created: flag&os.O_CREATE != 0,
-		name: rel(name), faults: s.faults, onSync: s.OnSync}, nil
+		name: rel(name), faults: s.faults, onSync: s.OnSync, pinned: &s.pinned}, nil
 }
 
 // Open opens an existing file for reading and appending.
@@ -222,7 +227,8 @@ type File struct {
 	// a Truncate, which the engine does too.
 	mu     sync.RWMutex
 	pins   map[*Range]struct{}
-	closed bool // Close was called; the descriptor closes with the last pin
+	pinned *atomic.Int64 // the FS's count
+	closed bool          // Close was called; the descriptor closes with the last pin
 }
 
 var (

@@ -49,6 +49,7 @@ func (f *File) Span(off int64, n int) (store.Span, error) {
 		f.pins = map[*Range]struct{}{}
 	}
 	f.pins[r] = struct{}{}
+	f.pinned.Add(1)
 	return r, nil
 }
 
@@ -65,6 +66,7 @@ func (r *Range) Release() {
 		return
 	}
 	delete(f.pins, r)
+	f.pinned.Add(-1)
 	if f.closed && len(f.pins) == 0 {
 		_ = f.f.Close()
 	}

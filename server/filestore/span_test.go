@@ -64,8 +64,14 @@ func TestSpanOutlivesClose(t *testing.T) {
 	if _, err := f.Descriptor().Stat(); err != nil {
 		t.Fatalf("descriptor closed while pinned: %v", err)
 	}
+	if n := s.(*filestore.FS).Pinned(); n != 1 {
+		t.Fatalf("%d ranges pinned, want 1", n)
+	}
 	r.Release()
 	r.Release() // a no-op
+	if n := s.(*filestore.FS).Pinned(); n != 0 {
+		t.Fatalf("%d ranges pinned after Release, want 0", n)
+	}
 	if _, err := f.Descriptor().Stat(); !errors.Is(err, os.ErrClosed) {
 		t.Fatalf("descriptor still open after the last Release: %v", err)
 	}
