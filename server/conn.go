@@ -32,12 +32,15 @@ const tlsHandshake = 0x16
 // reads: clients may reuse correlation ids (Kafka does not forbid it),
 // and the answer must still go to its own request's place.
 type slot struct {
-	seq   int32 // the correlation id the engine sees
-	corr  int32 // the client's correlation id, written in the answer
-	size  int64 // request bytes held (inflight)
-	resp  kmsg.Response
-	raw   []byte // a pre-encoded frame, for answers kmsg cannot encode
-	ready bool
+	seq  int32 // the correlation id the engine sees
+	corr int32 // the client's correlation id, written in the answer
+	size int64 // request bytes held (inflight)
+	resp kmsg.Response
+	// ranged are the answer's pinned segment ranges (conn_send.go): the
+	// slot's holder releases them.
+	ranged []wire.Ranged
+	raw    []byte // a pre-encoded frame, for answers kmsg cannot encode
+	ready  bool
 }
 
 type conn struct {
@@ -59,12 +62,13 @@ type conn struct {
 
 	seq int32 // the last request number given (read goroutine only)
 
-	mu    sync.Mutex
-	queue []*slot
-	wake  chan struct{}
-	held  *inflight
-	done  chan struct{}
-	once  sync.Once
+	mu     sync.Mutex
+	queue  []*slot
+	closed bool // close ran: the queue is dropped, and so is any answer completed later
+	wake   chan struct{}
+	held   *inflight
+	done   chan struct{}
+	once   sync.Once
 }
 
 func newConn(id uint64, nc net.Conn, e *engine, maxFrame int32, logf func(string, ...any)) *conn {
@@ -98,6 +102,13 @@ func (c *conn) serve() {
 func (c *conn) close() {
 	c.once.Do(func() {
 		c.nc.Close()
+		c.mu.Lock()
+		c.closed = true
+		for _, s := range c.queue {
+			broker.Release(s.ranged)
+		}
+		c.queue = nil
+		c.mu.Unlock()
 		close(c.done)
 		go c.send(inbound{conn: c, kind: evClose})
 	})
@@ -169,7 +180,7 @@ func (c *conn) read() error {
 		c.seq++
 		s := &slot{seq: c.seq, corr: h.CorrelationID, size: int64(n)}
 		h.CorrelationID = c.seq
-		in := inbound{conn: c, corr: s.corr, size: s.size, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener, Principal: c.principal()}}
+		in := inbound{conn: c, corr: s.corr, size: s.size, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener, Principal: c.principal(), ZeroCopy: c.zeroCopy()}}
 		if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
 			in.noReply = true // the engine releases it once handled
 		} else {
@@ -205,13 +216,14 @@ func (c *conn) enqueue(s *slot) {
 	c.mu.Unlock()
 }
 
-// complete fills the open place of request seq and returns the client's
-// correlation id for it. It runs on the engine. The request-time quota's
+// complete fills the open place of request seq with resp and its pinned
+// ranges, and returns the client's correlation id for it; on a closed
+// connection it releases the ranges. It runs on the engine. The request-time quota's
 // throttle (broker.Response.Throttle) goes into the answer when larger
 // than its own. A throttled answer (a quota, KIP-219) mutes the
 // connection: no request read after it is handled before the throttle
 // time has passed.
-func (c *conn) complete(seq int32, resp kmsg.Response, throttle int32) (corr int32, ok bool) {
+func (c *conn) complete(seq int32, resp kmsg.Response, throttle int32, ranged []wire.Ranged) (corr int32, ok bool) {
 	if t, ok := resp.(kmsg.ThrottleResponse); ok {
 		ms, _ := t.Throttle()
 		if throttle > ms {
@@ -223,11 +235,14 @@ func (c *conn) complete(seq int32, resp kmsg.Response, throttle int32) (corr int
 		}
 	}
 	c.mu.Lock()
-	if i := slices.IndexFunc(c.queue, func(s *slot) bool { return !s.ready && s.raw == nil && s.seq == seq }); i >= 0 {
-		c.queue[i].resp, c.queue[i].ready = resp, true
+	if i := slices.IndexFunc(c.queue, func(s *slot) bool { return !s.ready && s.raw == nil && s.seq == seq }); i >= 0 && !c.closed {
+		c.queue[i].resp, c.queue[i].ranged, c.queue[i].ready = resp, ranged, true
 		corr, ok = c.queue[i].corr, true
 	}
 	c.mu.Unlock()
+	if !ok {
+		broker.Release(ranged)
+	}
 	if ok {
 		c.signal()
 	}
@@ -280,30 +295,42 @@ func (c *conn) write() {
 		c.queue = c.queue[n:]
 		c.mu.Unlock()
 		var err error
-		buf, inserts, err = encodeAll(buf[:0], inserts[:0], ready)
+		buf, inserts, err = c.writeSlots(buf[:0], inserts[:0], &pieces, ready)
+		for _, s := range ready {
+			broker.Release(s.ranged)
+			c.held.release(s.size)
+		}
 		if err != nil {
-			c.logf("closing connection from %s: %v", c.nc.RemoteAddr(), err)
-			c.close()
-			return
-		}
-		if len(buf) == 0 {
-			continue
-		}
-		// Record batches go from the log's read to the socket as they are,
-		// with one vectored write for everything that is ready.
-		pieces = wire.Pieces(buf, inserts, pieces[:0])
-		if _, err := pieces.WriteTo(c.nc); err != nil {
+			if !errors.Is(err, errSocket) { // a client gone is not news
+				c.logf("closing connection from %s: %v", c.nc.RemoteAddr(), err)
+			}
 			c.close()
 			return
 		}
 		clear(inserts) // drop references to the batches
-		for _, s := range ready {
-			c.held.release(s.size)
-		}
 		if cap(buf) > maxKeptBuffer {
 			buf = nil
 		}
 	}
+}
+
+// writeSlots encodes the ready answers into buf and writes them: record
+// batches go from the log's read to the socket as they are, with
+// vectored writes, and pinned ranges with sendfile (conn_send.go). It
+// returns buf and inserts for reuse; an error of the socket wraps
+// errSocket.
+func (c *conn) writeSlots(buf []byte, inserts []wire.Insert, pieces *net.Buffers, ready []*slot) ([]byte, []wire.Insert, error) {
+	buf, inserts, err := encodeAll(buf, inserts, ready)
+	if err != nil || len(buf) == 0 {
+		return buf, inserts, err
+	}
+	return buf, inserts, wire.Send(buf, inserts, *pieces, func(ps [][]byte) error {
+		*pieces = ps
+		if _, err := pieces.WriteTo(c.nc); err != nil {
+			return fmt.Errorf("%w: %w", errSocket, err)
+		}
+		return nil
+	}, c.sendSpan)
 }
 
 // encodeAll appends the frames of slots to buf; a panic in an encoder is
@@ -311,21 +338,30 @@ func (c *conn) write() {
 func encodeAll(buf []byte, inserts []wire.Insert, slots []*slot) (_ []byte, _ []wire.Insert, err error) {
 	defer recoverAs(&err, "encoding a response")
 	for _, s := range slots {
-		buf, inserts = encode(buf, inserts, s)
+		if buf, inserts, err = encode(buf, inserts, s); err != nil {
+			return buf, inserts, err
+		}
 	}
 	return buf, inserts, nil
 }
 
 // encode appends one response frame to buf. A Fetch response's record
-// batches are not copied: they become inserts for the vectored write.
-func encode(buf []byte, inserts []wire.Insert, s *slot) ([]byte, []wire.Insert) {
+// batches are not copied: they become inserts for the vectored write, or
+// stay the pinned ranges they are. An answer the fast frame declines is
+// encoded by kmsg, its ranges read first (materialize).
+func encode(buf []byte, inserts []wire.Insert, s *slot) ([]byte, []wire.Insert, error) {
 	if s.raw != nil {
-		return append(buf, s.raw...), inserts
+		return append(buf, s.raw...), inserts, nil
 	}
 	if f, ok := s.resp.(*kmsg.FetchResponse); ok {
-		if out, ins, ok := wire.AppendFetchFrame(buf, inserts, s.corr, f); ok {
-			return out, ins
+		if out, ins, ok := wire.AppendFetchFrame(buf, inserts, s.corr, f, s.ranged); ok {
+			return out, ins, nil
+		}
+		ranged := s.ranged
+		s.ranged = nil
+		if err := materialize(f, ranged); err != nil {
+			return buf, inserts, err
 		}
 	}
-	return wire.AppendResponse(buf, s.corr, s.resp), inserts
+	return wire.AppendResponse(buf, s.corr, s.resp), inserts, nil
 }

@@ -101,11 +101,24 @@ func (e *engine) deliver(r broker.Response) {
 		e.answerConsole(r)
 		return
 	}
-	if c := e.conns[r.Conn]; c != nil {
-		e.metrics.response(e, r.Conn, r.CorrelationID, r.Msg)
-		if corr, ok := c.complete(r.CorrelationID, r.Msg, r.Throttle); ok {
-			e.traceResponse(c, corr, r)
+	c := e.conns[r.Conn]
+	if c == nil {
+		broker.Release(r.Ranged)
+		return
+	}
+	if f, ok := r.Msg.(*kmsg.FetchResponse); ok && len(r.Ranged) > 0 && e.trace.Watched() {
+		// The live trace describes the batches: this answer copies them.
+		ranged := r.Ranged
+		r.Ranged = nil
+		if err := materialize(f, ranged); err != nil {
+			e.logf("closing connection from %s: %v", c.nc.RemoteAddr(), err)
+			c.close()
+			return
 		}
+	}
+	e.metrics.response(e, r)
+	if corr, ok := c.complete(r.CorrelationID, r.Msg, r.Throttle, r.Ranged); ok {
+		e.traceResponse(c, corr, r)
 	}
 }
 

@@ -11,8 +11,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/gregor-kafka/gregor/core/broker"
 	"github.com/gregor-kafka/gregor/core/cluster/quorum"
 	"github.com/gregor-kafka/gregor/core/txn"
+	"github.com/gregor-kafka/gregor/core/wire"
 	"github.com/gregor-kafka/gregor/server/filestore"
 )
 
@@ -55,7 +57,8 @@ type metrics struct {
 	bytesOut *prometheus.CounterVec
 	isr      *prometheus.CounterVec
 	fsync    prometheus.Histogram
-	self     int32 // node.id
+	sendfile prometheus.Counter // updated by the connections' writers
+	self     int32              // node.id
 
 	// engine goroutine only
 	perAPI  map[[2]int16]apiSeries // by key and version: no label hashing per request
@@ -117,13 +120,15 @@ func newMetrics(e *engine, self int32) *metrics {
 			Help: "ISR shrinks and expands of partitions this broker leads."}, []string{"change"}),
 		fsync: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "gregor_fsync_duration_seconds",
 			Help: "Duration of each fsync of a log, index or checkpoint file.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}),
+		sendfile: prometheus.NewCounter(prometheus.CounterOpts{Name: "gregor_fetch_sendfile_bytes_total",
+			Help: "Record batch bytes of fetch answers sent from the segment files with sendfile (zero-copy, plaintext listeners)."}),
 		self:    self,
 		perAPI:  map[[2]int16]apiSeries{},
 		started: map[reqKey]time.Time{},
 		topics:  labelSet{},
 		ids:     map[[16]byte]string{},
 	}
-	reg.MustRegister(m.requests, m.latency, m.bytesIn, m.bytesOut, m.isr, m.fsync,
+	reg.MustRegister(m.requests, m.latency, m.bytesIn, m.bytesOut, m.isr, m.fsync, m.sendfile,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{e: e})
 	for _, c := range []string{"shrink", "expand"} {
@@ -186,26 +191,40 @@ func (m *metrics) request(e *engine, in inbound) {
 }
 
 // response observes a response as the engine delivers it.
-func (m *metrics) response(e *engine, conn uint64, corr int32, resp kmsg.Response) {
+func (m *metrics) response(e *engine, r broker.Response) {
 	if m == nil {
 		return
 	}
-	k := reqKey{conn, corr}
+	k := reqKey{r.Conn, r.CorrelationID}
 	if t, ok := m.started[k]; ok {
 		delete(m.started, k)
-		m.api(resp.Key(), resp.GetVersion()).latency.Observe(time.Since(t).Seconds())
+		m.api(r.Msg.Key(), r.Msg.GetVersion()).latency.Observe(time.Since(t).Seconds())
 	}
-	if f, ok := resp.(*kmsg.FetchResponse); ok {
-		m.fetched(e, f)
+	if f, ok := r.Msg.(*kmsg.FetchResponse); ok {
+		m.fetched(e, f, r.Ranged)
 	}
 }
 
-// fetched counts the record bytes of a fetch response per topic.
-func (m *metrics) fetched(e *engine, f *kmsg.FetchResponse) {
-	for _, t := range f.Topics {
+// sentFile counts bytes a connection sent with sendfile; it runs on the
+// connection's writer.
+func (m *metrics) sentFile(n int) {
+	if m != nil && n > 0 {
+		m.sendfile.Add(float64(n))
+	}
+}
+
+// fetched counts the record bytes of a fetch response per topic, those
+// pinned in ranged included.
+func (m *metrics) fetched(e *engine, f *kmsg.FetchResponse, ranged []wire.Ranged) {
+	for i, t := range f.Topics {
 		n := 0
 		for _, p := range t.Partitions {
 			n += len(p.RecordBatches)
+		}
+		for _, rg := range ranged {
+			if rg.Topic == i {
+				n += rg.Span.Len()
+			}
 		}
 		if n == 0 {
 			continue

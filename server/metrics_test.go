@@ -220,7 +220,8 @@ func TestNoMetrics(t *testing.T) {
 	}
 	var m *metrics // the engine's, when there are none
 	m.request(s.e, inbound{})
-	m.response(s.e, 1, 1, kmsg.NewPtrProduceResponse())
+	m.response(s.e, broker.Response{Conn: 1, CorrelationID: 1, Msg: kmsg.NewPtrProduceResponse()})
+	m.sentFile(1)
 	m.closed(1)
 	m.applied(1, nil)
 }
@@ -264,6 +265,6 @@ func BenchmarkMetricsHooks(b *testing.B) {
 		corr++
 		in.req.Header.CorrelationID = corr
 		m.request(e, in)
-		m.response(e, 1, corr, resp)
+		m.response(e, broker.Response{Conn: 1, CorrelationID: corr, Msg: resp})
 	}
 }

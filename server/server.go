@@ -98,6 +98,7 @@ type Server struct {
 	kafka  []*kafkaListener
 	web    *http.Server
 	webLn  net.Listener
+	fs     *filestore.FS // the data directory's storage
 	unlock func()
 	nextID atomic.Uint64
 	wg     sync.WaitGroup
@@ -131,6 +132,7 @@ func Start(cfg Config) (*Server, error) {
 		fs.SetMaxOpen(bound)
 		cfg.Logf("storage: at most %d files open at once (open-files limit %d); others are opened again on use", bound, limit)
 	}
+	s.fs = fs
 	armed, err := fs.ArmFromEnv() // test-only
 	if err != nil {
 		return fail(err)

@@ -71,6 +71,11 @@ type Request struct {
 	// "User:ANONYMOUS"); empty for a peer broker and the simulator, whose
 	// requests are not authorized.
 	Principal string
+	// ZeroCopy says the driver sends a Fetch answer's record batches from
+	// their segment files itself (sendfile, issue 23): the answer may
+	// then carry pinned ranges, Response.Ranged, in place of bytes. The
+	// native server sets it on plaintext connections.
+	ZeroCopy bool
 	// addUntil is when a request held for its transaction's previous
 	// end gives up (verify_txn.go retryAdd); 0 before it was held.
 	addUntil int64
@@ -92,6 +97,11 @@ type Response struct {
 	// is there (Fetch answers carry it already); 0 but for answers sent
 	// at once to a client over its request_percentage.
 	Throttle int32
+	// Ranged lists the partitions of a Fetch answer (Request.ZeroCopy)
+	// whose record batches stayed pinned in a segment file: each Span is
+	// a store.Span, which the driver sends in the frame
+	// (wire.AppendFetchFrame) and must Release once sent or dropped.
+	Ranged []wire.Ranged
 }
 
 // Broker is one Kafka broker's engine.
@@ -108,11 +118,12 @@ type Broker struct {
 	now   int64
 
 	fetches    []*pendingFetch
-	sessions   map[int32]*fetchSession // incremental fetch sessions by id (fetch_session.go)
-	acks       []*pendingAcks          // acks=all produces waiting for the ISR
-	cl         *clusterGlue            // nil for a single broker
-	awaitFlush []heldAnswer            // answers waiting for the next Commit's syncs (storage_failure.go)
-	dirty      []*Partition            // logs to sync at the next Commit
+	sessions   map[int32]*fetchSession               // incremental fetch sessions by id (fetch_session.go)
+	pins       map[*kmsg.FetchResponse][]wire.Ranged // fetch_pins.go
+	acks       []*pendingAcks                        // acks=all produces waiting for the ISR
+	cl         *clusterGlue                          // nil for a single broker
+	awaitFlush []heldAnswer                          // answers waiting for the next Commit's syncs (storage_failure.go)
+	dirty      []*Partition                          // logs to sync at the next Commit
 	lastRetain int64
 	cleanStart bool         // while New opens the logs after a clean shutdown (clean_shutdown.go)
 	cleaner    cleanerState // the log cleaner (compaction.go)
@@ -253,16 +264,18 @@ func (b *Broker) replyThrottled(req Request, msg kmsg.Response, ms int32) {
 		delete(b.trims, k)
 	}
 	b.fillAuthorizedOps(&req, msg) // authorized_ops.go
+	var ranged []wire.Ranged
 	if f, ok := msg.(*kmsg.FetchResponse); ok {
-		b.throttleFetch(req, f, ms) // client_quotas.go
+		ranged = b.takePins(f)                       // fetch_pins.go
+		ranged = b.throttleFetch(req, f, ms, ranged) // client_quotas.go
 		if req.session != nil {
-			b.answerSession(req.session, f) // fetch_session.go
+			ranged = b.answerSession(req.session, f, ranged) // fetch_session.go
 		}
 	}
 	if req.envelope != nil {
 		msg = req.envelope.wrap(msg)
 	}
-	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg, Throttle: ms})
+	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg, Throttle: ms, Ranged: ranged})
 }
 
 // Tick moves the clock: expired long polls answer and retention runs.

@@ -26,6 +26,10 @@ type harness struct {
 	// principal signs the requests sent; empty, as a peer's, they are not
 	// authorized.
 	principal string
+	// wrap, when set, wraps st for the broker (a pinning store,
+	// fetch_pins_test.go); zeroCopy marks the requests sent ZeroCopy.
+	wrap     func(store.Storage) store.Storage
+	zeroCopy bool
 }
 
 func newHarness(t *testing.T, flags map[string]string) *harness {
@@ -41,8 +45,12 @@ func (h *harness) open() {
 			h.t.Fatal(err)
 		}
 	}
+	var st store.Storage = h.st
+	if h.wrap != nil {
+		st = h.wrap(st)
+	}
 	b, err := New(Config{NodeID: 1, Host: "sim", Port: 9092, Settings: s, Rand: rand.New(rand.NewPCG(1, 2)), Clock: h.clock, LogDir: "/data"},
-		h.st, func(r Response) { h.out = append(h.out, r) }, h.now)
+		st, func(r Response) { h.out = append(h.out, r) }, h.now)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -53,7 +61,7 @@ func (h *harness) open() {
 func (h *harness) send(req kmsg.Request) []Response {
 	h.corr++
 	h.out = nil
-	h.b.Handle(h.now, Request{Conn: 1, Header: wire.Header{Key: req.Key(), Version: req.GetVersion(), CorrelationID: h.corr}, Msg: req, Principal: h.principal})
+	h.b.Handle(h.now, Request{Conn: 1, Header: wire.Header{Key: req.Key(), Version: req.GetVersion(), CorrelationID: h.corr}, Msg: req, Principal: h.principal, ZeroCopy: h.zeroCopy})
 	return h.out
 }
 

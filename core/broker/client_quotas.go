@@ -6,6 +6,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/quota"
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // DescribeClientQuotas v0-1 and AlterClientQuotas v0-1 (KIP-546), and
@@ -123,12 +124,14 @@ func (b *Broker) throttleProduce(r *Request, resp *kmsg.ProduceResponse) {
 	resp.ThrottleMillis, _ = b.throttle(r, quota.ProducerByteRate, float64(n))
 }
 
-// throttleFetch measures the record bytes of a consumer's Fetch answer;
-// over quota, or throttled for its request time (reqMs), the answer
-// carries no data and the throttle time, and its bytes are not counted.
-func (b *Broker) throttleFetch(r Request, resp *kmsg.FetchResponse, reqMs int32) {
+// throttleFetch measures the record bytes of a consumer's Fetch answer,
+// those in its partitions and those pinned for it (ranged); over quota,
+// or throttled for its request time (reqMs), the answer carries no data
+// and the throttle time, its bytes are not counted and its pins are
+// released. It returns the pins the answer keeps.
+func (b *Broker) throttleFetch(r Request, resp *kmsg.FetchResponse, reqMs int32, ranged []wire.Ranged) []wire.Ranged {
 	if isReplicaFetch(&r) {
-		return // replication is not a client's traffic
+		return ranged // replication is not a client's traffic
 	}
 	n := 0
 	for _, t := range resp.Topics {
@@ -136,11 +139,17 @@ func (b *Broker) throttleFetch(r Request, resp *kmsg.FetchResponse, reqMs int32)
 			n += len(p.RecordBatches)
 		}
 	}
+	for _, rg := range ranged {
+		n += rg.Span.Len()
+	}
 	ms, undo := b.throttle(&r, quota.ConsumerByteRate, float64(n))
 	if ms > 0 || reqMs > 0 {
 		undo()
 		resp.ThrottleMillis, resp.Topics = max(ms, reqMs), nil
+		Release(ranged)
+		return nil
 	}
+	return ranged
 }
 
 // capFetch bounds a consumer's Fetch to the bytes its consumer_byte_rate

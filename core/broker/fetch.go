@@ -9,8 +9,8 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/log"
-	"github.com/gregor-kafka/gregor/core/record"
 	"github.com/gregor-kafka/gregor/core/share"
+	"github.com/gregor-kafka/gregor/core/store"
 )
 
 // Fetch v4-18. v4 is the first version with the last stable offset and
@@ -25,6 +25,10 @@ import (
 // A fetch that finds fewer than fetch.min.bytes waits as a pending
 // operation until an append brings enough or max.wait.ms passes (Kafka's
 // delayed fetch purgatory). It never sleeps.
+//
+// A request the driver marked ZeroCopy gets the batches a segment file
+// can pin as pinned ranges, not bytes (fetch_pins.go), which the native
+// server sends with sendfile; the memory store and TLS keep copying.
 func init() {
 	register(1, api{min: 4, max: 18, serve: handleFetch, resolve: resolveFetch, acl: fetchACL{}})
 }
@@ -40,10 +44,11 @@ func handleFetch(b *Broker, r *Request) kmsg.Response {
 		b.recordFollowerFetch(req, id)
 	}
 	b.capFetch(r, req) // client_quotas.go
-	resp, n, failed := b.readFetch(req)
+	resp, n, failed := b.readFetch(req, r.ZeroCopy)
 	if failed || req.MaxWaitMillis <= 0 || n >= int(req.MinBytes) {
 		return resp
 	}
+	b.unpin(resp) // fetch_pins.go: the answer that waits is read again
 	b.fetches = append(b.fetches, &pendingFetch{req: *r, deadline: b.now + int64(req.MaxWaitMillis)})
 	return nil
 }
@@ -51,8 +56,9 @@ func handleFetch(b *Broker, r *Request) kmsg.Response {
 // readFetch builds a fetch response from what the logs hold now. n is the
 // number of record bytes in it; failed is set when a partition had an
 // error or is to be read from another replica (KIP-392), which answers
-// the fetch at once.
-func (b *Broker) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, n int, failed bool) {
+// the fetch at once. With zeroCopy the batches a segment file can pin
+// stay there, held for the answer (fetch_pins.go).
+func (b *Broker) readFetch(req *kmsg.FetchRequest, zeroCopy bool) (resp *kmsg.FetchResponse, n int, failed bool) {
 	resp = req.ResponseKind().(*kmsg.FetchResponse)
 	byID := req.Version >= 13
 	budget := int(req.MaxBytes)
@@ -86,7 +92,10 @@ func (b *Broker) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, n 
 			case b.leads(p) && b.redirect(p, req, &rp, &sp):
 			default:
 				limit := min(int(rp.PartitionMaxBytes), budget)
-				got := b.readPartition(p, req.IsolationLevel, fetchReplica(req) >= 0, &rp, limit, n == 0, &sp)
+				got, span := b.readPartition(p, req.IsolationLevel, fetchReplica(req) >= 0, &rp, limit, n == 0, zeroCopy, &sp)
+				if span != nil {
+					b.pin(resp, len(resp.Topics), len(st.Partitions), span)
+				}
 				n += got
 				budget -= got
 			}
@@ -98,9 +107,11 @@ func (b *Broker) readFetch(req *kmsg.FetchRequest) (resp *kmsg.FetchResponse, n 
 	return resp, n, failed
 }
 
-// readPartition fills one partition's answer and returns the bytes read.
-// A follower (replica) reads up to the log end, not the high watermark.
-func (b *Broker) readPartition(p *Partition, isolation int8, replica bool, rp *kmsg.FetchRequestTopicPartition, limit int, minOne bool, sp *kmsg.FetchResponseTopicPartition) int {
+// readPartition fills one partition's answer and returns the bytes read;
+// with pin, batches pinned in their segment file come back as a Span in
+// place of sp.RecordBatches. A follower (replica) reads up to the log
+// end, not the high watermark.
+func (b *Broker) readPartition(p *Partition, isolation int8, replica bool, rp *kmsg.FetchRequestTopicPartition, limit int, minOne, pin bool, sp *kmsg.FetchResponseTopicPartition) (int, store.Span) {
 	sp.HighWatermark = p.HighWatermark
 	sp.LastStableOffset = p.lastStableOffset()
 	sp.LogStartOffset = p.log.StartOffset()
@@ -109,7 +120,7 @@ func (b *Broker) readPartition(p *Partition, isolation int8, replica bool, rp *k
 		if e > p.LeaderEpoch {
 			sp.ErrorCode = kerr.UnknownLeaderEpoch.Code
 		}
-		return 0
+		return 0, nil
 	}
 	upTo := p.HighWatermark
 	if isolation == 1 {
@@ -124,47 +135,46 @@ func (b *Broker) readPartition(p *Partition, isolation int8, replica bool, rp *k
 		// failed to be written.
 		if isolation == 1 {
 			sp.ErrorCode = kerr.KafkaStorageError.Code
-			return 0
+			return 0, nil
 		}
 		upTo = min(upTo, p.log.RecoveryPoint())
 	}
 	if rp.FetchOffset > p.log.EndOffset() || rp.FetchOffset < sp.LogStartOffset {
 		sp.ErrorCode = kerr.OffsetOutOfRange.Code
-		return 0
+		return 0, nil
 	}
 	if rp.FetchOffset >= upTo || limit <= 0 && !minOne {
-		return 0
+		return 0, nil
 	}
-	data, err := p.log.Read(rp.FetchOffset, max(limit, 0), upTo, minOne)
+	e, err := p.log.ReadExtent(rp.FetchOffset, max(limit, 0), upTo, minOne, pin)
 	if errors.Is(err, log.ErrOffsetOutOfRange) {
 		sp.ErrorCode = kerr.OffsetOutOfRange.Code
-		return 0
+		return 0, nil
 	}
 	if err != nil {
 		b.cfg.Logf("read from %s failed: %v", p, err)
 		sp.ErrorCode = kerr.KafkaStorageError.Code
-		return 0
+		return 0, nil
 	}
-	if len(data) > 0 {
-		sp.RecordBatches = data
+	if e.Len() > 0 {
+		sp.RecordBatches = e.Bytes
+		if e.Span != nil {
+			sp.RecordBatches = []byte{}
+		}
 		if isolation == 1 {
-			sp.AbortedTransactions = abortedIn(p, rp.FetchOffset, data)
+			sp.AbortedTransactions = abortedIn(p, rp.FetchOffset, e.Next)
 		}
 	}
-	return len(data)
+	return e.Len(), e.Span
 }
 
 // abortedIn lists the aborted transactions with data among the fetched
-// batches, from the .txnindex of the segments read (KIP-98): the consumer
-// drops a listed producer's batches from FirstOffset on, up to its abort
-// marker. A read_committed answer with data carries a list, maybe empty;
-// read_uncommitted answers carry none (null), as in Kafka.
-func abortedIn(p *Partition, from int64, data []byte) []kmsg.FetchResponseTopicPartitionAbortedTransaction {
-	upTo := from
-	it := record.NewIter(data)
-	for b, ok := it.Next(); ok; b, ok = it.Next() {
-		upTo = b.LastOffset() + 1
-	}
+// batches, [from, upTo), from the .txnindex of the segments read
+// (KIP-98): the consumer drops a listed producer's batches from
+// FirstOffset on, up to its abort marker. A read_committed answer with
+// data carries a list, maybe empty; read_uncommitted answers carry none
+// (null), as in Kafka.
+func abortedIn(p *Partition, from, upTo int64) []kmsg.FetchResponseTopicPartitionAbortedTransaction {
 	out := []kmsg.FetchResponseTopicPartitionAbortedTransaction{}
 	for _, a := range p.log.AbortedTxns(from, upTo) {
 		t := kmsg.NewFetchResponseTopicPartitionAbortedTransaction()
@@ -184,11 +194,12 @@ func (b *Broker) wakeFetches(p *Partition) {
 			kept = append(kept, f)
 			continue
 		}
-		resp, n, failed := b.readFetch(req)
+		resp, n, failed := b.readFetch(req, f.req.ZeroCopy)
 		if failed || n >= int(req.MinBytes) {
 			b.reply(f.req, resp)
 			continue
 		}
+		b.unpin(resp)
 		kept = append(kept, f)
 	}
 	clear(b.fetches[len(kept):])
@@ -203,7 +214,7 @@ func (b *Broker) expireFetches() {
 	kept := b.fetches[:0]
 	for _, f := range b.fetches {
 		if f.deadline <= b.now {
-			resp, _, _ := b.readFetch(f.req.Msg.(*kmsg.FetchRequest))
+			resp, _, _ := b.readFetch(f.req.Msg.(*kmsg.FetchRequest), f.req.ZeroCopy)
 			b.reply(f.req, resp)
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/gregor-kafka/gregor/core/wire"
 )
 
 // Incremental fetch sessions (KIP-227, Fetch v7+). A fetcher that reads
@@ -273,33 +275,42 @@ func (b *Broker) removeSession(s *fetchSession) {
 // answerSession finishes a session's answer as it is delivered: the
 // opening fetch's answer carries every partition and names the session;
 // an incremental one keeps only the partitions with news. Both update
-// what the session remembers (see the invariants above).
-func (b *Broker) answerSession(t *sessionTurn, resp *kmsg.FetchResponse) {
+// what the session remembers (see the invariants above). ranged are the
+// answer's pinned batches (fetch_pins.go), returned renumbered for the
+// partitions kept; a partition with a pin has records.
+func (b *Broker) answerSession(t *sessionTurn, resp *kmsg.FetchResponse, ranged []wire.Ranged) []wire.Ranged {
 	s := t.s
-	if resp.ErrorCode != 0 {
-		return
-	}
-	if t.full && b.sessions[s.id] != s { // evicted before its first answer
-		return
+	if resp.ErrorCode != 0 || t.full && b.sessions[s.id] != s { // an error; or evicted before its first answer
+		return ranged
 	}
 	if !t.full && s.epoch != t.epoch { // a later fetch of the session overtook this one
 		resp.ErrorCode, resp.SessionID, resp.Topics = kerr.InvalidFetchSessionEpoch.Code, s.id, nil
-		return
+		Release(ranged)
+		return nil
 	}
 	resp.SessionID = s.id
 	if resp.Topics == nil && resp.ThrottleMillis > 0 { // throttled: nothing was told
-		return
+		return ranged
+	}
+	pinned := make(map[[2]int]int, len(ranged)) // answer position to its index in ranged
+	for i, r := range ranged {
+		pinned[[2]int{r.Topic, r.Partition}] = i
 	}
 	var moved []*sessionPart
 	kept := resp.Topics[:0]
-	for _, rt := range resp.Topics {
+	for ti, rt := range resp.Topics {
 		parts := rt.Partitions[:0]
-		for _, rp := range rt.Partitions {
+		for pi, rp := range rt.Partitions {
 			sp := s.index[s.keyOf(rt.Topic, rt.TopicID, rp.Partition)]
-			if sp == nil || sp.tell(&rp) || t.full {
+			pin, hasPin := pinned[[2]int{ti, pi}]
+			records := hasPin || len(rp.RecordBatches) > 0
+			if sp == nil || sp.tell(&rp, records) || t.full {
+				if hasPin {
+					ranged[pin].Topic, ranged[pin].Partition = len(kept), len(parts)
+				}
 				parts = append(parts, rp)
 			}
-			if sp != nil && !t.full && len(rp.RecordBatches) > 0 {
+			if sp != nil && !t.full && records {
 				moved = append(moved, sp)
 			}
 		}
@@ -311,12 +322,13 @@ func (b *Broker) answerSession(t *sessionTurn, resp *kmsg.FetchResponse) {
 	clear(resp.Topics[len(kept):])
 	resp.Topics = kept
 	s.moveToEnd(moved)
+	return ranged
 }
 
 // tell records what an answer tells of the partition and reports whether
 // the answer must carry it (KIP-227's CachedPartition.maybeUpdateResponseData).
-func (sp *sessionPart) tell(rp *kmsg.FetchResponseTopicPartition) bool {
-	news := len(rp.RecordBatches) > 0 || rp.PreferredReadReplica >= 0 || rp.DivergingEpoch.Epoch >= 0
+func (sp *sessionPart) tell(rp *kmsg.FetchResponseTopicPartition, records bool) bool {
+	news := records || rp.PreferredReadReplica >= 0 || rp.DivergingEpoch.Epoch >= 0
 	if sp.hw != rp.HighWatermark {
 		sp.hw, news = rp.HighWatermark, true
 	}

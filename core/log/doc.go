@@ -64,7 +64,10 @@
 //   - Every segment other than the active one was synced when it was
 //     rolled; the files of the active segment are synced by Flush.
 //   - Append and Read never decode individual records; only timestamp
-//     lookups do.
+//     lookups do. ReadExtent with pin hands out a Span of a segment file
+//     that can pin (store.Ranger) after reading only the batch headers
+//     (read.go); Read and an unpinned ReadExtent return the same bytes
+//     from the same walk.
 //   - .txnindex entries of a segment have markers inside it, in strictly
 //     increasing offset order; a snapshot's offset is between the first
 //     segment's base and the log end, and a snapshot written at a roll

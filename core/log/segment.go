@@ -221,6 +221,12 @@ func (s *segment) readHeader(hdr []byte, pos int64) (record.Batch, int, error) {
 	if _, err := s.log.ReadAt(hdr[:record.HeaderSize], pos); err != nil {
 		return nil, 0, err
 	}
+	return s.checkHeader(hdr, pos)
+}
+
+// checkHeader checks the batch header in hdr, read at pos: it is a
+// batch's, and the batch ends within the segment.
+func (s *segment) checkHeader(hdr []byte, pos int64) (record.Batch, int, error) {
 	n, err := record.Peek(hdr)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %s at position %d: %w", ErrCorrupt, s.name(), pos, err)

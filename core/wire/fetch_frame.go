@@ -6,27 +6,48 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Insert marks bytes that belong at an offset of an encoded frame but were
-// not copied into it: a partition's record batches.
+// Insert marks what belongs at an offset of an encoded frame but was not
+// copied into it: a partition's record batches, as Bytes or, when they
+// stayed in a file, as a Span its sender writes from there (sendfile(2),
+// issue 23). Exactly one of Bytes and Span is set.
 type Insert struct {
-	At    int // offset in the buffer, before which Bytes go
+	At    int // offset in the buffer, before which the batches go
 	Bytes []byte
+	Span  Span
+}
+
+// Span is a run of bytes a frame refers to without holding them: Len
+// bytes its sender writes itself (store.Span, a pinned range of a
+// segment file, is one).
+type Span interface{ Len() int }
+
+// Ranged names the partition of a FetchResponse, Topics[Topic].
+// Partitions[Partition], whose record batches are a Span; its
+// RecordBatches is empty, and the frame carries the Span in their place.
+type Ranged struct {
+	Topic, Partition int
+	Span             Span
 }
 
 // AppendFetchFrame appends a whole Fetch response frame (size prefix and
 // header included) to dst without copying its record batches: dst gets
-// everything kmsg would write around them, and each batch is returned as an
-// Insert, to be handed to the socket as it is with a vectored write
-// (writev). Together they are exactly kmsg's encoding;
+// everything kmsg would write around them, and each partition's batches
+// are returned as an Insert, bytes to hand to the socket as they are with
+// a vectored write (writev), or the Span ranged lists for it (in the
+// response's order). Together they are exactly kmsg's encoding of the
+// response with each Span's bytes as that partition's RecordBatches;
 // TestFetchFrameMatchesKmsg holds the two together across every version.
 //
 // ok is false when the response carries what this fast path does not lay
-// out (tagged fields, unknown tags, the KIP-951 broker list); the caller
-// then encodes it with AppendResponse. Those responses are small errors.
-func AppendFetchFrame(dst []byte, inserts []Insert, correlationID int32, r *kmsg.FetchResponse) ([]byte, []Insert, bool) {
+// out (tagged fields, unknown tags, the KIP-951 broker list), or when
+// ranged does not name, in order, partitions with no bytes of their own;
+// the caller then encodes it with AppendResponse. Those responses are
+// small errors.
+func AppendFetchFrame(dst []byte, inserts []Insert, correlationID int32, r *kmsg.FetchResponse, ranged []Ranged) ([]byte, []Insert, bool) {
 	if !plainFetch(r) {
 		return dst, inserts, false
 	}
+	from := len(inserts)
 	v, flex := r.Version, r.Version >= 12
 	start, b := len(dst), dst
 	total := 0
@@ -74,12 +95,22 @@ func AppendFetchFrame(dst []byte, inserts []Insert, correlationID int32, r *kmsg
 			if v >= 11 {
 				b = binary.BigEndian.AppendUint32(b, uint32(p.PreferredReadReplica))
 			}
-			if p.RecordBatches == nil {
+			switch {
+			case len(ranged) > 0 && ranged[0].Topic == i && ranged[0].Partition == j:
+				if len(p.RecordBatches) > 0 {
+					return dst[:start], inserts[:from], false
+				}
+				n := ranged[0].Span.Len()
+				b = appendArrayLen(b, n, flex)
+				inserts = append(inserts, Insert{At: len(b), Span: ranged[0].Span})
+				total += n
+				ranged = ranged[1:]
+			case p.RecordBatches == nil:
 				b = appendNullLen(b, flex)
-			} else {
+			default:
 				b = appendArrayLen(b, len(p.RecordBatches), flex)
 				if len(p.RecordBatches) > 0 {
-					inserts = append(inserts, Insert{len(b), p.RecordBatches})
+					inserts = append(inserts, Insert{At: len(b), Bytes: p.RecordBatches})
 					total += len(p.RecordBatches)
 				}
 			}
@@ -94,21 +125,41 @@ func AppendFetchFrame(dst []byte, inserts []Insert, correlationID int32, r *kmsg
 	if flex {
 		b = append(b, 0)
 	}
+	if len(ranged) > 0 {
+		return dst[:start], inserts[:from], false
+	}
 	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start+total-4))
 	return b, inserts, true
 }
 
-// Pieces interleaves buf with its inserts, in order, for a vectored write.
-func Pieces(buf []byte, inserts []Insert, into [][]byte) [][]byte {
-	from := 0
+// Send writes buf with its inserts, in order: each run of buf and byte
+// inserts up to the next Span goes to write as the pieces of one vectored
+// write (into is reused for them), and each Span to send. It stops at the
+// first error.
+func Send(buf []byte, inserts []Insert, into [][]byte, write func([][]byte) error, send func(Span) error) error {
+	from, pieces := 0, into[:0]
 	for _, in := range inserts {
-		into = append(into, buf[from:in.At], in.Bytes)
+		pieces = append(pieces, buf[from:in.At])
 		from = in.At
+		if in.Span == nil {
+			pieces = append(pieces, in.Bytes)
+			continue
+		}
+		if err := write(pieces); err != nil {
+			return err
+		}
+		if err := send(in.Span); err != nil {
+			return err
+		}
+		pieces = pieces[:0]
 	}
 	if from < len(buf) {
-		into = append(into, buf[from:])
+		pieces = append(pieces, buf[from:])
 	}
-	return into
+	if len(pieces) == 0 {
+		return nil
+	}
+	return write(pieces)
 }
 
 // plainFetch reports whether a response has only the fields FetchFrame

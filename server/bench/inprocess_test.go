@@ -75,11 +75,11 @@ func BenchmarkGregorInProcess(b *testing.B) {
 			b.Fatal(err)
 		}
 		p := profile("produce", func() (phaseResult, error) {
-			return produce(ctx, t.addr, topic, s.records, s.phase, 0)
+			return produce(ctx, t.addr, topic, s.records, s.phase, nil)
 		})
 		prod.add(p)
 		cons.add(profile("consume", func() (phaseResult, error) {
-			return consume(ctx, t.addr, topic, p.records, s.phase, 0)
+			return consume(ctx, t.addr, topic, p.records, s.phase, nil)
 		}))
 	}
 	b.ReportMetric(0, "ns/op")

@@ -15,9 +15,11 @@ import (
 // and its next read, append, sync or truncate opens the file again.
 //
 // Invariants:
-//   - A file in use (an operation running on it, or a pin) is never
-//     closed under it; the bound may be passed while every open file is
-//     in use, and is restored as they are released.
+//   - A file in use (an operation running on it, or a pinned Range,
+//     span.go) is never closed under it, by the bound or by Close (the
+//     last release closes a closed file's descriptor); the bound may be
+//     passed while every open file is in use, and is restored as they
+//     are released.
 //   - Closing a descriptor loses nothing: what was appended is in the
 //     page cache, and fsync on a new descriptor flushes the file (fsync is
 //     of the inode); a file reopens with O_APPEND, so appends still go to
@@ -52,7 +54,9 @@ func (d *descriptors) adopt(f *File) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	f.elem = d.lru.PushFront(f)
+	f.busy++ // what is just opened stays open; an older file's descriptor goes
 	d.trim()
+	f.busy--
 }
 
 // acquire returns f's descriptor, opening it again if the bound closed it,
@@ -86,6 +90,9 @@ func (f *File) release() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	f.busy--
+	if f.closed && f.busy == 0 && f.f != nil {
+		_ = d.drop(f)
+	}
 	d.trim()
 }
 
@@ -118,7 +125,7 @@ func (f *File) close() error {
 		return mapErr(fmt.Errorf("%s: %w", f.path, os.ErrClosed))
 	}
 	f.closed = true
-	if f.f == nil {
+	if f.f == nil || f.busy > 0 { // the last release closes it
 		return nil
 	}
 	return mapErr(d.drop(f))

@@ -16,5 +16,10 @@
 //     byte appended since, minus truncations, so it never needs a stat.
 //   - Errors wrap store.ErrNotExist / store.ErrExist (errors.Is works) and the
 //     underlying *os.PathError.
+//   - A File hands out pinned Ranges of itself (store.Ranger, span.go),
+//     which the fetch path sends with sendfile(2) at explicit offsets. A
+//     pinned range stays readable through Close (deferred to the last
+//     Release) and Remove (the inode outlives its name); a Truncate into
+//     it marks it cut, and a cut range is never sent.
 //   - The package passes storetest.Run and the log's logtest suite.
 package filestore

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,7 @@ type FS struct {
 	// OnSync, when set before files are opened, is told how long each
 	// successful fsync of a file took (the broker's fsync latency metric).
 	OnSync func(time.Duration)
+	pinned atomic.Int64 // Ranges of its files pinned and not released (span.go)
 	fds    *descriptors // shared by its files (descriptors.go)
 }
 
@@ -44,6 +46,10 @@ func New(root string) (*FS, error) {
 	}
 	return &FS{root: abs, faults: &faultSet{}, fds: &descriptors{}}, nil
 }
+
+// Pinned is the number of Ranges of the storage's files held now: 0 once
+// every fetch answer that pinned one was sent or dropped.
+func (s *FS) Pinned() int64 { return s.pinned.Load() }
 
 // Root is the directory the storage lives in.
 func (s *FS) Root() string { return s.root }
@@ -90,7 +96,7 @@ func (s *FS) openFile(name string, flag int) (*File, error) {
 		return nil, fmt.Errorf("open %s: is a directory", p)
 	}
 	file := &File{f: f, path: p, size: st.Size(), synced: st.Size(), dir: filepath.Dir(p), created: flag&os.O_CREATE != 0,
-		name: rel(name), faults: s.faults, onSync: s.OnSync, fds: s.fds}
+		name: rel(name), faults: s.faults, onSync: s.OnSync, pinned: &s.pinned, fds: s.fds}
 	s.fds.adopt(file)
 	return file, nil
 }
@@ -209,14 +215,12 @@ func syncDir(dir string) error {
 }
 
 // File is an open file of an FS. Its descriptor may be closed while it
-// is not in use and opened again on its next use (descriptors.go).
+// is not in use and opened again on its next use (descriptors.go); a
+// pinned Range is a use, so a Range's descriptor stays open until its
+// Release.
 type File struct {
 	f       *os.File // nil while the bound has it closed
 	path    string
-	fds     *descriptors
-	elem    *list.Element // in fds.lru while f is open
-	busy    int           // uses running (fds.mu)
-	closed  bool          // Close was called
 	size    int64
 	synced  int64 // the size at the last good fsync (for injected faults)
 	dir     string
@@ -224,9 +228,25 @@ type File struct {
 	name    string
 	faults  *faultSet
 	onSync  func(time.Duration)
+
+	fds    *descriptors
+	elem   *list.Element // in fds.lru while f is open (fds.mu)
+	busy   int           // uses running and Ranges pinned (fds.mu)
+	closed bool          // Close was called (fds.mu); the descriptor closes with the last use
+
+	// mu guards pins and the cut marks of the pinned Ranges (span.go):
+	// Truncate holds it to write, each sendfile to read. The engine's own
+	// reads and appends take no lock: they never race with a Truncate,
+	// which the engine does too. Lock order: mu, then fds.mu.
+	mu     sync.RWMutex
+	pins   map[*Range]struct{}
+	pinned *atomic.Int64 // the FS's count
 }
 
-var _ store.File = (*File)(nil)
+var (
+	_ store.File   = (*File)(nil)
+	_ store.Ranger = (*File)(nil)
+)
 
 // ReadAt reads with pread(2).
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
@@ -262,11 +282,20 @@ func (f *File) Truncate(n int64) error {
 	if n < 0 || n > f.size {
 		return fmt.Errorf("truncate %s to %d: size is %d", f.path, n, f.size)
 	}
+	return f.cut(n)
+}
+
+// cut truncates the file to n bytes, marking the pinned ranges past n as
+// cut while no send is in a system call (span.go).
+func (f *File) cut(n int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	fd, err := f.acquire()
 	if err != nil {
 		return err
 	}
 	defer f.release()
+	f.cutPins(n)
 	if err := fd.Truncate(n); err != nil {
 		return mapErr(err)
 	}
@@ -276,17 +305,15 @@ func (f *File) Truncate(n int64) error {
 
 // Sync fsyncs the file and, the first time after Create, its directory.
 func (f *File) Sync() error {
+	if err := f.faults.check(store.OpSync, f.name, f.path); err != nil {
+		_ = f.cut(f.synced) // the pages that failed are gone
+		return err
+	}
 	fd, err := f.acquire()
 	if err != nil {
 		return err
 	}
 	defer f.release()
-	if err := f.faults.check(store.OpSync, f.name, f.path); err != nil {
-		if fd.Truncate(f.synced) == nil { // the pages that failed are gone
-			f.size = f.synced
-		}
-		return err
-	}
 	start := time.Now()
 	if err := fd.Sync(); err != nil {
 		return mapErr(err)
@@ -304,5 +331,8 @@ func (f *File) Sync() error {
 	return nil
 }
 
-// Close closes the file (and its descriptor, if open).
+// Close closes the file: every further call fails with store.ErrClosed.
+// While Ranges of it are pinned the descriptor stays open for their
+// sends, and the last Release closes it, so a descriptor bound or
+// retention may drop the file without waiting for a slow consumer.
 func (f *File) Close() error { return f.close() }
