@@ -128,9 +128,8 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return fail(fmt.Errorf("data directory %s: %w", cfg.DataDir, err))
 	}
-	if bound, limit := storageDescriptors(); bound > 0 {
+	if bound, _ := storageDescriptors(); bound > 0 {
 		fs.SetMaxOpen(bound)
-		cfg.Logf("storage: at most %d files open at once (open-files limit %d); others are opened again on use", bound, limit)
 	}
 	s.fs = fs
 	armed, err := fs.ArmFromEnv() // test-only
