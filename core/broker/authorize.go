@@ -24,7 +24,7 @@ import (
 //   - A request naming several topics, groups, transactional ids, config
 //     resources or coordinator keys is answered per part, as KafkaApis
 //     does: the handler gets the request without the refused parts, and a
-//     trim (b.trims) adds them, each with Kafka's error for it, to its
+//     trim (Request.trim) adds them, each with Kafka's error for it, to its
 //     answer whenever it is delivered (authorize_parts.go: one split over
 //     any request list, one adder naming the refused item in any answer
 //     list, and per API only which list, which check and which error).

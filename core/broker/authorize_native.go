@@ -24,7 +24,7 @@ func (b *Broker) authorize(r *Request) kmsg.Response {
 	}
 	deny, trim := acl.authorize(b, r)
 	if deny == nil && trim != nil {
-		b.trim(r, trim)
+		r.addTrim(trim)
 	}
 	return deny
 }

@@ -222,5 +222,4 @@ func TestAuthorizedOpsAnswers(t *testing.T) {
 			t.Errorf("ShareGroupDescribe of sg by a peer: %+v, want its member and every group op", g)
 		}
 	})
-	noTrimsLeft(t, h)
 }

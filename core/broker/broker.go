@@ -85,6 +85,9 @@ type Request struct {
 	// session is set on a Fetch in an incremental fetch session
 	// (fetch_session.go): its answer finishes there.
 	session *sessionTurn
+	// trim, when set, completes the answer with what a check took out of
+	// the request before its handler ran (trims.go).
+	trim func(kmsg.Response)
 }
 
 // Response answers a Request on the same connection.
@@ -112,10 +115,7 @@ type Broker struct {
 	topics  map[string]*Topic
 	byID    map[[16]byte]*Topic
 	deliver func(Response)
-	// trims complete the answers of requests the authorizer trimmed,
-	// whenever they are delivered (trims.go).
-	trims map[trimKey]func(kmsg.Response)
-	now   int64
+	now     int64
 
 	fetches    []*pendingFetch
 	sessions   map[int32]*fetchSession               // incremental fetch sessions by id (fetch_session.go)
@@ -154,7 +154,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		cfg.Logf = func(string, ...any) {}
 	}
 	b := &Broker{
-		cfg: cfg, st: st, deliver: deliver, now: now, trims: map[trimKey]func(kmsg.Response){},
+		cfg: cfg, st: st, deliver: deliver, now: now,
 		topics: map[string]*Topic{}, byID: map[[16]byte]*Topic{},
 		lastRetain: now, lastOffsetExpiry: now,
 	}
@@ -259,9 +259,8 @@ func (b *Broker) reply(req Request, msg kmsg.Response) { b.replyThrottled(req, m
 // replyThrottled delivers an answer with the request-time quota's
 // throttle of ms.
 func (b *Broker) replyThrottled(req Request, msg kmsg.Response, ms int32) {
-	if k := (trimKey{req.Conn, req.Header.CorrelationID}); len(b.trims) > 0 && b.trims[k] != nil {
-		b.trims[k](msg)
-		delete(b.trims, k)
+	if req.trim != nil {
+		req.trim(msg)
 	}
 	b.fillAuthorizedOps(&req, msg) // authorized_ops.go
 	var ranged []wire.Ranged

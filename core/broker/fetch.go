@@ -273,7 +273,6 @@ func (b *Broker) recordFollowerFetch(req *kmsg.FetchRequest, id int32) {
 // DropConnection forgets pending operations of a closed connection; its
 // share sessions close, so the records it held are released.
 func (b *Broker) DropConnection(conn uint64) {
-	b.dropTrims(conn)
 	b.fetches = slices.DeleteFunc(b.fetches, func(f *pendingFetch) bool { return f.req.Conn == conn })
 	b.acks = slices.DeleteFunc(b.acks, func(a *pendingAcks) bool { return a.conn != nil && *a.conn == conn })
 	b.shareFetches = slices.DeleteFunc(b.shareFetches, func(f *pendingShareFetch) bool { return f.req.Conn == conn })

@@ -93,7 +93,7 @@ func (b *Broker) limitMutations(r *Request) {
 		}
 	}
 	if ms := k.Throttle(limit); ms > 0 || len(refused) > 0 {
-		b.trim(r, func(resp kmsg.Response) { throttledMutations(resp, refused, ms) })
+		r.addTrim(func(resp kmsg.Response) { throttledMutations(resp, refused, ms) })
 	}
 }
 

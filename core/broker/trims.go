@@ -7,29 +7,21 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // refused topics, authorize.go; the controller mutation quota's,
 // mutation_quota.go) are added back to its answer, refused. Several trims
 // of one request run in the order they were set.
+//
+// # Invariants
+//
+//   - A trim is part of the request (Request.trim), so every copy of it a
+//     handler holds to answer later (a long poll, a forward, a wait for
+//     a sync or a coordinator) carries it, and the broker keeps no trim
+//     once the request is gone: a closed connection leaves none behind.
+//   - It is set before the handler copies the request: the authorizer
+//     runs before the handler, a mutation quota first thing in it.
 
-// trimKey names a request whose answer a trim completes.
-type trimKey struct {
-	conn uint64
-	corr int32
-}
-
-// trim completes r's answer with fn when it is delivered.
-func (b *Broker) trim(r *Request, fn func(kmsg.Response)) {
-	k := trimKey{r.Conn, r.Header.CorrelationID}
-	if prev := b.trims[k]; prev != nil {
-		b.trims[k] = func(resp kmsg.Response) { prev(resp); fn(resp) }
+// addTrim completes r's answer with fn when it is delivered.
+func (r *Request) addTrim(fn func(kmsg.Response)) {
+	if prev := r.trim; prev != nil {
+		r.trim = func(resp kmsg.Response) { prev(resp); fn(resp) }
 		return
 	}
-	b.trims[k] = fn
-}
-
-// dropTrims forgets the trims of a closed connection.
-func (b *Broker) dropTrims(conn uint64) {
-	//purity:unordered deletes only; order cannot matter
-	for k := range b.trims {
-		if k.conn == conn {
-			delete(b.trims, k)
-		}
-	}
+	r.trim = fn
 }
