@@ -109,28 +109,21 @@ func (b *Broker) completeAcks() {
 	}
 }
 
-// coordinatorWrites is what the step in progress appended to the
-// coordinators' internal topics; answers the coordinators give in the
-// same step depend on those appends and wait for them (answerAfterWrites).
-type coordinatorWrites struct {
-	syncs []ackWait // partitions the next Commit must sync (their flush policy)
-	waits []ackWait // in a cluster: appends the ISR must have
-}
-
-// answerAfterWrites sends a coordinator's answer once what this step
-// appended is durable: after the ISR has it in a cluster, after the next
-// Commit's sync when a flush policy asks. A write that cannot be
-// replicated or synced turns the answer into the error Kafka's
-// coordinators give: NOT_COORDINATOR when leadership moved or the
-// storage failed, COORDINATOR_NOT_AVAILABLE otherwise
+// answerAfterWrites sends a coordinator's answer once what the step in
+// progress appended is durable (coordinator_writes.go): after the ISR has
+// it in a cluster, after the next Commit's sync when a flush policy asks.
+// A write that cannot be replicated or synced turns the answer into the
+// error Kafka's coordinators give: NOT_COORDINATOR when leadership moved
+// or the storage failed, COORDINATOR_NOT_AVAILABLE otherwise
 // (GroupMetadataManager's and TransactionStateManager's mapping of
-// append errors). The state the coordinator applied stays:
-// a deposed leader unloads it, and a retried request finds it.
+// append errors). The state the coordinator applied stays: a deposed
+// leader unloads it, and a retried request finds it.
 func (b *Broker) answerAfterWrites(req Request, resp kmsg.Response, timeoutMs int64) {
 	b.afterWrites(&req.Conn, timeoutMs, func(code int16) { wire.OverwriteErrorCodes(resp, code) }, func() { b.reply(req, resp) })
 }
 
-// afterWrites runs finish once what this step appended is durable, as
+// afterWrites runs finish once what the step in progress appended is
+// durable, as
 // answerAfterWrites answers, after fail got the error code for a write
 // that could not be replicated or synced.
 func (b *Broker) afterWrites(conn *uint64, timeoutMs int64, fail func(code int16), finish func()) {
@@ -145,7 +138,7 @@ func (b *Broker) afterWrites(conn *uint64, timeoutMs int64, fail func(code int16
 		}
 		fail(code)
 	}
-	w := b.wrote
+	w := b.stepWrites()
 	syncs := make([]ackWait, len(w.syncs))
 	for i, aw := range w.syncs {
 		aw.settle = settle

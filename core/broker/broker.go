@@ -141,7 +141,7 @@ type Broker struct {
 	shareReads   map[share.Key]bool             // share partitions whose state is being read (share_persist.go)
 	wakingShare  bool                           // wakeShareFetches is running
 	txn          *txn.Coordinator               // the transaction coordinator (txn_coordinator.go)
-	wrote        coordinatorWrites              // what the step in progress appended for them (acks.go)
+	step         *coordinatorWrites             // the coordinator step in progress, nil between steps (coordinator_writes.go)
 	meters       map[string]*clientUsage        // clients' use of their quotas (client_quotas.go)
 }
 

@@ -119,13 +119,14 @@ func (b *Broker) Groups() *group.Coordinator { return b.groups }
 
 // tickGroups runs the coordinator's timers.
 func (b *Broker) tickGroups(now int64) {
-	b.wrote = coordinatorWrites{}
-	b.groups.Tick(now)
-	s := b.cfg.Settings
-	if now-b.lastOffsetExpiry >= s.Int64("offsets.retention.check.interval.ms") {
-		b.lastOffsetExpiry = now
-		b.groups.ExpireOffsets(now, s.Int64("offsets.retention.minutes")*60_000)
-	}
+	b.collectWrites(func() {
+		b.groups.Tick(now)
+		s := b.cfg.Settings
+		if now-b.lastOffsetExpiry >= s.Int64("offsets.retention.check.interval.ms") {
+			b.lastOffsetExpiry = now
+			b.groups.ExpireOffsets(now, s.Int64("offsets.retention.minutes")*60_000)
+		}
+	})
 }
 
 // handleGroupWrite serves a group API that may write to __consumer_offsets,
@@ -151,7 +152,6 @@ func handleGroupRead(b *Broker, r *Request) kmsg.Response {
 			return wire.ErrorResponse(r.Msg, kerr.GroupIDNotFound.Code)
 		}
 	}
-	b.wrote = coordinatorWrites{}
 	req := *r
 	call := group.Call{
 		ClientID:   r.Header.ClientID,
@@ -161,15 +161,17 @@ func handleGroupRead(b *Broker, r *Request) kmsg.Response {
 			return b.allows(&req, check{kmsg.ACLResourceTypeTopic, topic, kmsg.ACLOperationDescribe})
 		},
 	}
-	if resp := b.groups.Handle(b.now, call, r.Msg); resp != nil {
-		b.groupReply(req, resp)
-	}
+	b.collectWrites(func() {
+		if resp := b.groups.Handle(b.now, call, r.Msg); resp != nil {
+			b.groupReply(req, resp)
+		}
+	})
 	return nil
 }
 
-// groupReply answers once what this step wrote is durable. Groups of a
-// many-group answer that another broker coordinates are answered
-// NOT_COORDINATOR.
+// groupReply answers once what the step in progress wrote is durable
+// (collectWrites). Groups of a many-group answer that another broker
+// coordinates are answered NOT_COORDINATOR.
 func (b *Broker) groupReply(req Request, resp kmsg.Response) {
 	b.markForeignGroups(resp)
 	b.shareListed(req.Msg, resp)

@@ -184,9 +184,9 @@ func (b *Broker) coordinates(name string, p int32) bool {
 // partition p of an internal topic this broker leads, through the same
 // path as Produce: the leader epoch is stamped, the high watermark
 // advances, waiting fetches wake. The answers the coordinator gives in the
-// same step wait until the batch is durable (answerAfterWrites): replicated
-// to the ISR in a cluster, synced at the next Commit when the flush
-// policy asks.
+// same step (collectWrites) wait until the batch is durable
+// (answerAfterWrites): replicated to the ISR in a cluster, synced at the
+// next Commit when the flush policy asks.
 func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int64, error) {
 	if b.cl == nil {
 		if _, err := b.EnsureInternalTopic(topic); err != nil {
@@ -207,12 +207,14 @@ func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int6
 	part.epochs.assign(part.LeaderEpoch, base)
 	b.advanceHighWatermark(part)
 	b.wakeFetches(part)
-	if b.cl != nil {
-		b.wrote.waits = append(b.wrote.waits, ackWait{p: part, lead: part.lead, need: part.log.EndOffset()})
+	if w := b.step; w != nil && b.cl != nil {
+		w.waits = append(w.waits, ackWait{p: part, lead: part.lead, need: part.log.EndOffset()})
 	}
 	if part.log.NeedsFlush(b.now) {
 		b.markDirty(part)
-		b.wrote.syncs = append(b.wrote.syncs, ackWait{p: part})
+		if w := b.step; w != nil {
+			w.syncs = append(w.syncs, ackWait{p: part})
+		}
 	}
 	return base, nil
 }

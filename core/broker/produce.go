@@ -39,9 +39,33 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 	}
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
 	b.throttleProduce(r, resp) // client_quotas.go
-	byID := req.Version >= 13
 	var syncs, waits []ackWait
-	b.wrote = coordinatorWrites{} // the implicit adds' records (KIP-890 part 2)
+	adds := b.collectWrites(func() { // the implicit adds' records (KIP-890 part 2)
+		syncs, waits = b.produceTopics(req, resp)
+	})
+	syncs, waits = awaitImplicitAdds(resp, adds, syncs, waits)
+	switch {
+	case req.Acks == 0:
+		return nil
+	case len(waits) > 0:
+		// acks=all in a cluster: the answer waits until the high watermark
+		// passes the batches, i.e. every ISR member has them.
+		b.awaitISR(&r.Conn, waits, int64(max(req.TimeoutMillis, 0)), b.answer(*r, resp, syncs))
+		return nil
+	case len(syncs) > 0:
+		// acks=1 or all under flush.messages/flush.ms: answered after the
+		// next Commit's sync, with KAFKA_STORAGE_ERROR where it failed.
+		b.answer(*r, resp, syncs)()
+		return nil
+	}
+	return resp
+}
+
+// produceTopics appends the batches of req, filling resp. It returns the
+// partitions to sync before the answer and, for acks=all in a cluster,
+// the appends the ISR must have first.
+func (b *Broker) produceTopics(req *kmsg.ProduceRequest, resp *kmsg.ProduceResponse) (syncs, waits []ackWait) {
+	byID := req.Version >= 13
 	for ti, rt := range req.Topics {
 		t := b.lookup(rt.Topic, rt.TopicID)
 		if byID {
@@ -104,22 +128,7 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 		}
 		resp.Topics = append(resp.Topics, st)
 	}
-	syncs, waits = b.awaitImplicitAdds(resp, syncs, waits)
-	switch {
-	case req.Acks == 0:
-		return nil
-	case len(waits) > 0:
-		// acks=all in a cluster: the answer waits until the high watermark
-		// passes the batches, i.e. every ISR member has them.
-		b.awaitISR(&r.Conn, waits, int64(max(req.TimeoutMillis, 0)), b.answer(*r, resp, syncs))
-		return nil
-	case len(syncs) > 0:
-		// acks=1 or all under flush.messages/flush.ms: answered after the
-		// next Commit's sync, with KAFKA_STORAGE_ERROR where it failed.
-		b.answer(*r, resp, syncs)()
-		return nil
-	}
-	return resp
+	return syncs, waits
 }
 
 // produce validates and appends one partition's batch, filling sp. It
@@ -242,17 +251,17 @@ func (b *Broker) verifyTxn(p *Partition, txnID *string, batch record.Batch, add 
 // Kafka appends the add before the data: until they are durable the
 // producer is not told its batches are in a transaction. A write that
 // failed answers NOT_ENOUGH_REPLICAS, which the producer retries.
-func (b *Broker) awaitImplicitAdds(resp *kmsg.ProduceResponse, syncs, waits []ackWait) ([]ackWait, []ackWait) {
+func awaitImplicitAdds(resp *kmsg.ProduceResponse, adds coordinatorWrites, syncs, waits []ackWait) ([]ackWait, []ackWait) {
 	settle := func(code int16) {
 		if code != 0 {
 			wire.OverwriteErrorCodes(resp, kerr.NotEnoughReplicas.Code)
 		}
 	}
-	for _, aw := range b.wrote.syncs {
+	for _, aw := range adds.syncs {
 		aw.settle = settle
 		syncs = append(syncs, aw)
 	}
-	for _, aw := range b.wrote.waits {
+	for _, aw := range adds.waits {
 		aw.settle = settle
 		waits = append(waits, aw)
 	}

@@ -112,7 +112,7 @@ type shareAnswer struct {
 }
 
 // coordinateShare serves a shareOp on this broker's coordinator state;
-// the appends it makes are in b.wrote.
+// the appends it makes are the step's in progress (collectWrites).
 func (b *Broker) coordinateShare(op shareOp) shareAnswer {
 	sp := b.shareStatePartitionOf(op.k)
 	if sp < 0 || !b.coordinates(share.StateTopic, sp) {
@@ -172,7 +172,7 @@ func cloneShare(p *share.Partition) *share.Partition {
 }
 
 // putShareState keeps a key's new state and appends its snapshot; the
-// answer waits for the append (b.wrote).
+// answer waits for the append (collectWrites).
 func (b *Broker) putShareState(k share.Key, p *share.Partition) int16 {
 	key, value := share.EncodeSnapshot(k, p, b.now)
 	bt := record.NewBuilder(record.NewBatchHeader(b.now))

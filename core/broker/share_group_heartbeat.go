@@ -24,14 +24,16 @@ func handleShareHeartbeat(b *Broker, r *Request) kmsg.Response {
 		resp.ErrorMessage = kmsg.StringPtr("Group " + req.GroupID + " is not a share group.")
 		return resp
 	}
-	b.wrote = coordinatorWrites{}
-	resp := b.share.Heartbeat(b.now, r.Header.ClientID, r.Host, req)
-	if b.persistShare(nil) {
-		b.wakeShareFetches()
-	}
-	// The member learns its epoch and assignment only once the records
-	// that carry them are durable: synced, and on every in-sync replica
-	// in a cluster (as Kafka's coordinator runtime answers a write).
-	b.answerAfterWrites(*r, resp, b.cfg.Settings.Int64("offsets.commit.timeout.ms"))
+	b.collectWrites(func() {
+		resp := b.share.Heartbeat(b.now, r.Header.ClientID, r.Host, req)
+		if b.persistShare(nil) {
+			b.wakeShareFetches()
+		}
+		// The member learns its epoch and assignment only once the
+		// records that carry them are durable: synced, and on every
+		// in-sync replica in a cluster (as Kafka's coordinator runtime
+		// answers a write).
+		b.answerAfterWrites(*r, resp, b.cfg.Settings.Int64("offsets.commit.timeout.ms"))
+	})
 	return nil
 }

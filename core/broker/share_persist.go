@@ -43,11 +43,10 @@ func (b *Broker) shareCoordinate(op shareOp, done func(shareAnswer)) {
 	case !ok:
 		done(shareAnswer{code: kerr.CoordinatorNotAvailable.Code})
 	case b.cl == nil || id == b.cfg.NodeID:
-		saved := b.wrote
-		b.wrote = coordinatorWrites{}
-		a := b.coordinateShare(op)
-		b.afterWrites(nil, b.cfg.Settings.Int64("offsets.commit.timeout.ms"), func(code int16) { a.code = code }, func() { done(a) })
-		b.wrote = saved
+		b.collectWrites(func() {
+			a := b.coordinateShare(op)
+			b.afterWrites(nil, b.cfg.Settings.Int64("offsets.commit.timeout.ms"), func(code int16) { a.code = code }, func() { done(a) })
+		})
 	default:
 		b.shareRemote(id, op, done)
 	}

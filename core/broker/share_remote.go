@@ -26,8 +26,15 @@ func init() {
 }
 
 func handleShareState(b *Broker, r *Request) kmsg.Response {
-	saved := b.wrote
-	b.wrote = coordinatorWrites{}
+	b.collectWrites(func() {
+		b.answerAfterWrites(*r, b.serveShareState(r), b.cfg.Settings.Int64("offsets.commit.timeout.ms"))
+	})
+	return nil
+}
+
+// serveShareState serves each share partition of a share state request
+// on this broker's coordinator state, in the step in progress.
+func (b *Broker) serveShareState(r *Request) kmsg.Response {
 	resp := r.Msg.ResponseKind()
 	serve := func(op shareOp) shareAnswer {
 		op.api = r.Msg.Key()
@@ -112,9 +119,7 @@ func handleShareState(b *Broker, r *Request) kmsg.Response {
 			rs.Topics = append(rs.Topics, rt)
 		}
 	}
-	b.answerAfterWrites(*r, resp, b.cfg.Settings.Int64("offsets.commit.timeout.ms"))
-	b.wrote = saved
-	return nil
+	return resp
 }
 
 // shareRemote asks broker to, the coordinator of op's share partition,

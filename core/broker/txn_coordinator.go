@@ -140,7 +140,6 @@ func (b *Broker) Transactions() *txn.Coordinator { return b.txn }
 // tickTxn aborts transactions past their timeout.
 func (b *Broker) tickTxn(now int64) {
 	if b.txn != nil {
-		b.wrote = coordinatorWrites{}
 		b.txn.Tick(now)
 	}
 }
@@ -154,7 +153,6 @@ func (b *Broker) commitTxn() bool {
 	if b.txn == nil || !b.txn.MarkersDue() {
 		return false
 	}
-	b.wrote = coordinatorWrites{}
 	b.txn.WriteMarkers(b.now)
 	return true
 }
@@ -182,10 +180,11 @@ func handleTxn(b *Broker, r *Request) kmsg.Response {
 			}
 		}
 	}
-	b.wrote = coordinatorWrites{}
-	resp := b.txn.Handle(b.now, r.Msg)
-	b.markForeignTransactions(resp)
-	b.answerAfterWrites(*r, resp, b.cfg.Settings.Int64("request.timeout.ms"))
+	b.collectWrites(func() {
+		resp := b.txn.Handle(b.now, r.Msg)
+		b.markForeignTransactions(resp)
+		b.answerAfterWrites(*r, resp, b.cfg.Settings.Int64("request.timeout.ms"))
+	})
 	return nil
 }
 

@@ -35,18 +35,21 @@ func handleTxnOffsetCommit(b *Broker, r *Request) kmsg.Response {
 	if !b.coordinatesGroup(req.Group) {
 		return wire.ErrorResponse(req, kerr.NotCoordinator.Code)
 	}
-	b.wrote = coordinatorWrites{}
-	if req.Version >= 5 {
-		code, held := b.addOffsetsPartition(r, req)
-		if held {
-			return nil
+	var failed kmsg.Response
+	b.collectWrites(func() {
+		if req.Version >= 5 {
+			code, held := b.addOffsetsPartition(r, req)
+			if held {
+				return
+			}
+			if code != 0 {
+				failed = wire.ErrorResponse(req, code)
+				return
+			}
 		}
-		if code != 0 {
-			return wire.ErrorResponse(req, code)
-		}
-	}
-	b.groupReply(*r, b.groups.TxnOffsetCommit(b.now, req))
-	return nil
+		b.groupReply(*r, b.groups.TxnOffsetCommit(b.now, req))
+	})
+	return failed
 }
 
 // addOffsetsPartition puts the group's __consumer_offsets partition in
