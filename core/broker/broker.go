@@ -88,6 +88,10 @@ type Request struct {
 	// trim, when set, completes the answer with what a check took out of
 	// the request before its handler ran (trims.go).
 	trim func(kmsg.Response)
+	// verdicts are what a remote transaction coordinator said about the
+	// partitions of a held request, for its run once answered
+	// (verify_txn.go askCoordinator); each is taken once, none after it.
+	verdicts map[verifyKey]int16
 }
 
 // Response answers a Request on the same connection.
@@ -166,7 +170,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		// the metadata file.
 		b.meta.Topics = map[string]*topicRecord{}
 		b.cl = &clusterGlue{cfg: *cfg.Cluster, image: cluster.NewImage(), epoch: -1, fenced: true,
-			out: map[uint64]*outgoing{}, creating: map[string]bool{}, verdicts: map[verifyKey]int16{},
+			out: map[uint64]*outgoing{}, creating: map[string]bool{},
 			hwCheckpoint: b.loadHighWatermarks(), nextHWCheckpoint: now + cfg.Settings.Int64("replica.high.watermark.checkpoint.interval.ms")}
 	}
 	clean, err := b.takeCleanShutdown() // clean_shutdown.go

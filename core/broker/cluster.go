@@ -76,8 +76,7 @@ type clusterGlue struct {
 	nextID uint64
 	out    map[uint64]*outgoing
 
-	creating map[string]bool     // internal topics asked of the controller
-	verdicts map[verifyKey]int16 // remote transaction verifications (verify_txn.go)
+	creating map[string]bool // internal topics asked of the controller
 	// addRetries are requests held while their transaction's previous
 	// end completes (verify_txn.go retryAdd).
 	addRetries []heldAdd

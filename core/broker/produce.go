@@ -41,7 +41,7 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 	b.throttleProduce(r, resp) // client_quotas.go
 	var syncs, waits []ackWait
 	adds := b.collectWrites(func() { // the implicit adds' records (KIP-890 part 2)
-		syncs, waits = b.produceTopics(req, resp)
+		syncs, waits = b.produceTopics(r, resp)
 	})
 	syncs, waits = awaitImplicitAdds(resp, adds, syncs, waits)
 	switch {
@@ -61,10 +61,11 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 	return resp
 }
 
-// produceTopics appends the batches of req, filling resp. It returns the
+// produceTopics appends the batches of r, filling resp. It returns the
 // partitions to sync before the answer and, for acks=all in a cluster,
 // the appends the ISR must have first.
-func (b *Broker) produceTopics(req *kmsg.ProduceRequest, resp *kmsg.ProduceResponse) (syncs, waits []ackWait) {
+func (b *Broker) produceTopics(r *Request, resp *kmsg.ProduceResponse) (syncs, waits []ackWait) {
+	req := r.Msg.(*kmsg.ProduceRequest)
 	byID := req.Version >= 13
 	for ti, rt := range req.Topics {
 		t := b.lookup(rt.Topic, rt.TopicID)
@@ -111,7 +112,7 @@ func (b *Broker) produceTopics(req *kmsg.ProduceRequest, resp *kmsg.ProduceRespo
 				msg := fmt.Sprintf("the ISR %v of %s is smaller than min.insync.replicas=%d", p.ISR, p, b.minISR(p))
 				sp.ErrorMessage = &msg
 			default:
-				if b.produce(p, req.TransactionID, req.Version >= 12, rp.Records, &sp) {
+				if b.produce(p, r, rp.Records, &sp) {
 					syncs = append(syncs, ackWait{p: p, settle: func(code int16) {
 						rsp := &resp.Topics[ti].Partitions[pi]
 						rsp.ErrorCode, rsp.BaseOffset, rsp.LogAppendTime = code, -1, -1
@@ -131,11 +132,10 @@ func (b *Broker) produceTopics(req *kmsg.ProduceRequest, resp *kmsg.ProduceRespo
 	return syncs, waits
 }
 
-// produce validates and appends one partition's batch, filling sp. It
-// reports whether the partition must be synced before the answer goes
-// out. implicitAdd is set for a Produce v12+, whose transactional batch
-// adds its partition to the transaction (KIP-890 part 2).
-func (b *Broker) produce(p *Partition, txnID *string, implicitAdd bool, records []byte, sp *kmsg.ProduceResponseTopicPartition) bool {
+// produce validates and appends one partition's batch of the Produce r,
+// filling sp. It reports whether the partition must be synced before the
+// answer goes out.
+func (b *Broker) produce(p *Partition, r *Request, records []byte, sp *kmsg.ProduceResponseTopicPartition) bool {
 	if err := record.Validate(records); err != nil {
 		sp.ErrorCode = kerr.CorruptMessage.Code
 		if !errors.Is(err, record.ErrCRC) && !errors.Is(err, record.ErrShort) && !errors.Is(err, record.ErrLength) {
@@ -166,7 +166,7 @@ func (b *Broker) produce(p *Partition, txnID *string, implicitAdd bool, records 
 	if batch.ProducerID() >= 0 || batch.IsTransactional() {
 		v := p.producers.CheckAppend(batch)
 		if v.ErrorCode == 0 && v.Duplicate == nil {
-			v.ErrorCode, v.Message = b.verifyTxn(p, txnID, batch, implicitAdd)
+			v.ErrorCode, v.Message = b.verifyTxn(p, r, batch)
 		}
 		if v.ErrorCode != 0 {
 			sp.ErrorCode = v.ErrorCode
@@ -220,18 +220,21 @@ func (b *Broker) produce(p *Partition, txnID *string, implicitAdd bool, records 
 
 // verifyTxn asks the transaction coordinator, through TxnHooks.Verify,
 // whether the first transactional batch of a transaction on p belongs to a
-// transaction it knows (KIP-890 part 1), or, add, has it add p to the
-// transaction (TxnHooks.Add, KIP-890 part 2). Later batches of the same
-// transaction, non-transactional batches, and brokers without the hook
-// pass.
-func (b *Broker) verifyTxn(p *Partition, txnID *string, batch record.Batch, add bool) (int16, string) {
+// transaction it knows (KIP-890 part 1), or, for a Produce v12+, has it
+// add p to the transaction (TxnHooks.Add, KIP-890 part 2). A remote
+// coordinator's verdict on r is taken instead (verify_txn.go). Later
+// batches of the same transaction, non-transactional batches, and
+// brokers without the hook pass.
+func (b *Broker) verifyTxn(p *Partition, r *Request, batch record.Batch) (int16, string) {
+	req := r.Msg.(*kmsg.ProduceRequest)
+	txnID, add := req.TransactionID, req.Version >= 12
 	if !b.needsVerification(p, batch, add) {
 		return 0, ""
 	}
 	if txnID == nil {
 		return kerr.InvalidTxnState.Code, "transactional batch in a produce request without a transactional id"
 	}
-	code, remote := b.remoteVerdict(p, batch)
+	code, remote := r.remoteVerdict(p, batch)
 	switch {
 	case remote:
 	case add:

@@ -73,19 +73,13 @@ func (b *Broker) addOffsetsPartition(r *Request, req *kmsg.TxnOffsetCommitReques
 		}
 		return offsetCommitError(coordinatorError(b.txn.Add(req.TransactionalID, k.pid, k.epoch, k.topic, k.partition))), false
 	}
-	if code, ok := b.cl.verdicts[k]; ok {
-		delete(b.cl.verdicts, k)
+	if code, ok := r.takeVerdict(k); ok {
 		return offsetCommitError(code), false
 	}
 	ask := kmsg.NewAddPartitionsToTxnRequestTransaction()
 	ask.TransactionalID, ask.ProducerID, ask.ProducerEpoch = req.TransactionalID, k.pid, k.epoch
 	ask.Topics = []kmsg.AddPartitionsToTxnRequestTransactionTopic{{Topic: k.topic, Partitions: []int32{k.partition}}}
-	again := *r
-	b.askCoordinator(ask, []verifyKey{k}, true, func() {
-		if out := handleTxnOffsetCommit(b, &again); out != nil {
-			b.reply(again, out)
-		}
-	}, func() bool { return b.retryAdd(&again, handleTxnOffsetCommit) })
+	b.askCoordinator(ask, []verifyKey{k}, true, r, handleTxnOffsetCommit)
 	return 0, true
 }
 

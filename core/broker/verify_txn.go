@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"maps"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -54,8 +56,8 @@ func (b *Broker) needsVerification(p *Partition, batch record.Batch, add bool) b
 // verifyRemotely holds a transactional produce whose transaction
 // coordinator is another broker until that coordinator has verified the
 // partitions that need it; it reports whether it held the request. The
-// verdicts wait in b.cl.verdicts for the second run of the request, which
-// verifyTxn consumes.
+// verdicts ride on the second run of the request (Request.verdicts),
+// which verifyTxn consumes.
 func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
 	add := req.Version >= 12
 	if b.cl == nil || req.TransactionID == nil || (!add && b.txnHooks.Verify == nil) {
@@ -78,7 +80,7 @@ func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
 			}
 			batch := record.Batch(rp.Records)
 			k := verifyKey{batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index}
-			if _, known := b.cl.verdicts[k]; known || !b.needsVerification(p, batch, add) {
+			if _, known := r.verdicts[k]; known || !b.needsVerification(p, batch, add) {
 				continue
 			}
 			ask.ProducerID, ask.ProducerEpoch = k.pid, k.epoch
@@ -92,12 +94,7 @@ func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
 	if len(keys) == 0 {
 		return false
 	}
-	held := *r
-	b.askCoordinator(ask, keys, add, func() {
-		if out := handleProduce(b, &held); out != nil {
-			b.reply(held, out)
-		}
-	}, func() bool { return b.retryAdd(&held, handleProduce) })
+	b.askCoordinator(ask, keys, add, r, handleProduce)
 	return true
 }
 
@@ -134,12 +131,16 @@ func (b *Broker) retryAdd(r *Request, handler func(*Broker, *Request) kmsg.Respo
 		return false
 	}
 	held := *r
-	b.cl.addRetries = append(b.cl.addRetries, heldAdd{at: b.now + addRetryBackoffMs, run: func() {
-		if out := handler(b, &held); out != nil {
-			b.reply(held, out)
-		}
-	}})
+	b.cl.addRetries = append(b.cl.addRetries, heldAdd{at: b.now + addRetryBackoffMs, run: func() { b.runAgain(&held, handler) }})
 	return true
+}
+
+// runAgain runs handler on a held request again and delivers the answer
+// it gives now, if any; one it gives later the handler delivers itself.
+func (b *Broker) runAgain(held *Request, handler func(*Broker, *Request) kmsg.Response) {
+	if out := handler(b, held); out != nil {
+		b.reply(*held, out)
+	}
 }
 
 // runAddRetries runs the held requests whose time has come.
@@ -160,11 +161,15 @@ func (b *Broker) runAddRetries() {
 	}
 }
 
-// askCoordinator sends one transaction's AddPartitionsToTxn (v4
+// askCoordinator holds r, sends one transaction's AddPartitionsToTxn (v4
 // VerifyOnly, or v5 adding them, add) to its remote coordinator for the
-// partitions keys name, stores the verdicts in b.cl.verdicts and then
-// runs rerun, the held request again, which consumes them. Verdicts left
-// over (the request failed earlier checks) are dropped after it. A
+// partitions keys name and, once answered, runs handler on the held
+// request again with the verdicts on it (Request.verdicts), which that
+// run consumes. The verdicts hold for that run only: those left over
+// (the request failed earlier checks) are dropped after it, so a later
+// run asks again. An answer that comes at once (no coordinator) finds
+// the run that asked still in progress: the verdicts it has not taken
+// ride along, so that the run asks none of its partitions twice. A
 // verdict is what Kafka's AddPartitionsToTxnManager hands its caller
 // (addOrVerifyTransaction and AddPartitionsToTxnHandler.onComplete):
 // COORDINATOR_NOT_AVAILABLE when the coordinator's partition has no
@@ -172,14 +177,16 @@ func (b *Broker) runAddRetries() {
 // failed or it timed out), the answer's top-level error for every
 // partition (CLUSTER_AUTHORIZATION_FAILED as INVALID_TXN_STATE), else
 // each partition's (coordinatorError). An add answered
-// CONCURRENT_TRANSACTIONS is asked again through retry while it reports
-// true (retryAdd).
-func (b *Broker) askCoordinator(ask kmsg.AddPartitionsToTxnRequestTransaction, keys []verifyKey, add bool, rerun func(), retry func() bool) {
+// CONCURRENT_TRANSACTIONS is held again by retryAdd while it can be.
+func (b *Broker) askCoordinator(ask kmsg.AddPartitionsToTxnRequestTransaction, keys []verifyKey, add bool, r *Request, handler func(*Broker, *Request) kmsg.Response) {
+	held := *r
 	answered := func(all int16, resp kmsg.Response) {
 		ar, _ := resp.(*kmsg.AddPartitionsToTxnResponse)
-		if add && ar != nil && concurrent(ar) && retry() {
+		if add && ar != nil && concurrent(ar) && b.retryAdd(&held, handler) {
 			return
 		}
+		verdicts := map[verifyKey]int16{}
+		maps.Copy(verdicts, held.verdicts) // the asking run's, when it is still in progress
 		switch {
 		case ar != nil && ar.ErrorCode == kerr.ClusterAuthorizationFailed.Code:
 			all = kerr.InvalidTxnState.Code // the client must not see the broker's own authorization
@@ -187,22 +194,21 @@ func (b *Broker) askCoordinator(ask kmsg.AddPartitionsToTxnRequestTransaction, k
 			all = ar.ErrorCode
 		}
 		for _, k := range keys {
-			b.cl.verdicts[k] = all // unless answered below
+			verdicts[k] = all // unless answered below
 		}
 		if ar != nil && ar.ErrorCode == 0 {
 			for _, tx := range ar.Transactions {
 				for _, t := range tx.Topics {
 					for _, p := range t.Partitions {
 						k := verifyKey{ask.ProducerID, ask.ProducerEpoch, t.Topic, p.Partition}
-						b.cl.verdicts[k] = coordinatorError(p.ErrorCode)
+						verdicts[k] = coordinatorError(p.ErrorCode)
 					}
 				}
 			}
 		}
-		rerun()
-		for _, k := range keys {
-			delete(b.cl.verdicts, k)
-		}
+		held.verdicts = verdicts
+		b.runAgain(&held, handler)
+		clear(verdicts) // copies of the request held by this run see none
 	}
 	coordinator, _, _, ok := b.internalLeader(TransactionStateTopic, b.txn.PartitionFor(ask.TransactionalID))
 	if !ok {
@@ -278,14 +284,16 @@ func offsetCommitError(code int16) int16 {
 }
 
 // remoteVerdict takes the verdict a remote coordinator gave about batch
-// on p, if there is one.
-func (b *Broker) remoteVerdict(p *Partition, batch record.Batch) (int16, bool) {
-	if b.cl == nil {
-		return 0, false
-	}
-	k := verifyKey{batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index}
-	code, ok := b.cl.verdicts[k]
-	delete(b.cl.verdicts, k)
+// on p for this run of r, if there is one.
+func (r *Request) remoteVerdict(p *Partition, batch record.Batch) (int16, bool) {
+	return r.takeVerdict(verifyKey{batch.ProducerID(), batch.ProducerEpoch(), p.Topic.Name, p.Index})
+}
+
+// takeVerdict takes the verdict about k for this run of r, if there is
+// one.
+func (r *Request) takeVerdict(k verifyKey) (int16, bool) {
+	code, ok := r.verdicts[k]
+	delete(r.verdicts, k)
 	return code, ok
 }
 
