@@ -81,13 +81,3 @@ func (b *Broker) bootstrapFeatures(fresh bool) bool {
 	b.applyFeatures(recs)
 	return true
 }
-
-// finalizedFeatures are the finalized levels and their epoch: in a
-// cluster the image's, with the metadata offset as the epoch (as KRaft
-// brokers report it).
-func (b *Broker) finalizedFeatures() (map[string]int16, int64) {
-	if b.cl != nil {
-		return b.cl.image.Features, int64(b.cl.image.Index)
-	}
-	return b.meta.Features, b.meta.FeaturesEpoch
-}
