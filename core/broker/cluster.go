@@ -416,6 +416,11 @@ func (q quorumImage) features() (map[string]int16, int64) {
 	return q.im().Features, int64(q.im().Index)
 }
 
+func (q quorumImage) byController(r *Request, _ func(*Broker, *Request) kmsg.Response) kmsg.Response {
+	q.b.forward(r)
+	return nil
+}
+
 // forward sends a client's request to the controller, in an Envelope
 // (envelope.go), and answers the client with the controller's response
 // (KIP-590); at the controller's node, a request that came in an Envelope

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/quota"
@@ -66,6 +67,14 @@ type metadataImage interface {
 	scram() map[string]*cluster.ScramCredential
 	groupConfigs(id string) map[string]string
 	features() (levels map[string]int16, epoch int64)
+	// byController serves a request that only the controller serves
+	// (KIP-590: the admin APIs that change the metadata, wire.Forwardable):
+	// a single broker is its own controller and answers it with apply;
+	// a broker of a cluster gets one only in an Envelope, as the active
+	// controller's node (serve forwards it from every other broker
+	// before it is authorized, envelope.go), and hands it to the quorum
+	// controller, answering later (nil).
+	byController(r *Request, apply func(*Broker, *Request) kmsg.Response) kmsg.Response
 }
 
 // imageTopic is a topic as the metadata has it.
@@ -144,4 +153,15 @@ func (o clusterOfOne) groupConfigs(id string) map[string]string { return o.b.met
 
 func (o clusterOfOne) features() (map[string]int16, int64) {
 	return o.b.meta.Features, o.b.meta.FeaturesEpoch
+}
+
+func (o clusterOfOne) byController(r *Request, apply func(*Broker, *Request) kmsg.Response) kmsg.Response {
+	return apply(o.b, r)
+}
+
+// byController is the serve of an API only the controller serves
+// (metadataImage.byController): apply is how a single broker, its own
+// controller, serves it.
+func byController(apply func(*Broker, *Request) kmsg.Response) func(*Broker, *Request) kmsg.Response {
+	return func(b *Broker, r *Request) kmsg.Response { return b.image.byController(r, apply) }
 }
