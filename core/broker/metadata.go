@@ -84,8 +84,10 @@ func handleMetadata(b *Broker, r *Request) kmsg.Response {
 // autoCreate creates a topic with the broker's defaults, or returns nil.
 func (b *Broker) autoCreate(name string) *Topic {
 	if isInternalTopic(name) {
-		t, _ := b.EnsureInternalTopic(name) // with its own partition count
-		return t
+		if b.soloInternalTopic(name) != nil { // with its own partition count
+			return nil
+		}
+		return b.topics[name]
 	}
 	spec := &topicSpec{name: name, partitions: -1, rf: -1}
 	if b.planTopic(spec) != nil {
