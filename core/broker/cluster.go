@@ -361,6 +361,18 @@ func (q quorumImage) replicas(topic string, p int32) ([]int32, bool) {
 	return nil, false
 }
 
+func (q quorumImage) leader(topic string, p int32) (int32, string, int32, bool) {
+	ip := q.im().Partition(topic, p)
+	if ip == nil || ip.Leader == cluster.NoLeader {
+		return 0, "", 0, false
+	}
+	br := q.im().Brokers[ip.Leader]
+	if br == nil {
+		return 0, "", 0, false
+	}
+	return br.ID, br.Host, br.Port, true
+}
+
 func (q quorumImage) leads(p *Partition) bool {
 	return p.Leader == q.b.cfg.NodeID && p.lead != nil
 }

@@ -158,7 +158,7 @@ func (b *Broker) coordinatesGroup(id string) bool {
 // Every such answer lists them in Groups, each with its Group and
 // ErrorCode.
 func (b *Broker) markForeignGroups(resp kmsg.Response) {
-	if b.cl == nil || !handlers[resp.Key()].manyGroups {
+	if !handlers[resp.Key()].manyGroups {
 		return
 	}
 	gs := reflect.ValueOf(resp).Elem().FieldByName("Groups")

@@ -12,7 +12,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/group"
 	"github.com/gregor-kafka/gregor/core/record"
 	"github.com/gregor-kafka/gregor/core/share"
@@ -155,22 +154,7 @@ func (b *Broker) internalTopic(name string) (int32, error) {
 // internalLeader is the broker leading partition p of an internal topic:
 // the coordinator of the keys that hash there.
 func (b *Broker) internalLeader(name string, p int32) (id int32, host string, port int32, ok bool) {
-	if b.cl == nil {
-		part := b.topics[name].partition(p)
-		if part == nil || part.Leader != b.cfg.NodeID || part.offline {
-			return 0, "", 0, false
-		}
-		return b.cfg.NodeID, b.cfg.Host, b.cfg.Port, true
-	}
-	ip := b.cl.image.Partition(name, p)
-	if ip == nil || ip.Leader == cluster.NoLeader {
-		return 0, "", 0, false
-	}
-	br := b.cl.image.Brokers[ip.Leader]
-	if br == nil {
-		return 0, "", 0, false
-	}
-	return br.ID, br.Host, br.Port, true
+	return b.image.leader(name, p)
 }
 
 // coordinates reports whether this broker leads partition p of an

@@ -43,6 +43,9 @@ type metadataImage interface {
 	// replicas are the brokers that hold a partition, ok false when the
 	// partition does not exist.
 	replicas(topic string, p int32) (replicas []int32, ok bool)
+	// leader is the broker leading a partition and its address, ok
+	// false while the partition has none (or does not exist).
+	leader(topic string, p int32) (id int32, host string, port int32, ok bool)
 	// leads reports whether this broker serves reads and writes of p.
 	leads(p *Partition) bool
 	// routeError is the error for a request about a partition this
@@ -126,6 +129,19 @@ func (o clusterOfOne) replicas(topic string, p int32) ([]int32, bool) {
 		return nil, false
 	}
 	return []int32{o.b.cfg.NodeID}, true
+}
+
+// leader: a single broker leads each of its partitions, except one whose
+// log failed (storage_failure.go), which has no leader until a restart,
+// as a cluster's controller would take the leadership from a replica
+// whose log dir failed.
+func (o clusterOfOne) leader(topic string, p int32) (int32, string, int32, bool) {
+	b := o.b
+	part := b.topics[topic].partition(p)
+	if part == nil || part.Leader != b.cfg.NodeID || part.offline {
+		return 0, "", 0, false
+	}
+	return b.cfg.NodeID, b.cfg.Host, b.cfg.Port, true
 }
 
 func (clusterOfOne) leads(*Partition) bool { return true }

@@ -42,7 +42,7 @@ func (b *Broker) shareCoordinate(op shareOp, done func(shareAnswer)) {
 	switch {
 	case !ok:
 		done(shareAnswer{code: kerr.CoordinatorNotAvailable.Code})
-	case b.cl == nil || id == b.cfg.NodeID:
+	case id == b.cfg.NodeID:
 		saved := b.wrote
 		b.wrote = coordinatorWrites{}
 		a := b.coordinateShare(op)
