@@ -26,11 +26,14 @@ import (
 //
 // # Invariants
 //
-//   - The two agree wherever a cluster of one broker would: a single
-//     broker's answers are those of a cluster whose image holds its own
-//     topics, placed on itself, and its metadata file's records.
-//   - Only the image's answers differ between the two; the handlers
-//     that use it have one path.
+//   - clusterOfOne answers as quorumImage would for a cluster whose
+//     only broker is this one, whose image holds this broker's topics,
+//     every partition placed on it alone, and its metadata file's
+//     records. So a partition a single broker does not lead is one it
+//     does not have (UNKNOWN_TOPIC_OR_PARTITION), and one whose log
+//     failed has no leader.
+//   - The handlers that ask it have one path: no b.cl check decides
+//     what the image answers.
 //   - Callers must not modify what it returns (maps are the image's or
 //     the metadata file's own).
 type metadataImage interface {
