@@ -11,13 +11,6 @@ import (
 // (KIP-590), which writes them to the metadata log every broker reads.
 // They are enforced only with an authorizer (authorize.go).
 
-func (b *Broker) acls() map[string]*cluster.ACL {
-	if b.cl != nil {
-		return b.cl.image.ACLs
-	}
-	return b.meta.ACLs
-}
-
 // applyACLs applies ACL records to a single broker's metadata and saves
 // it; true when saving failed.
 func (b *Broker) applyACLs(recs []cluster.Record) bool {

@@ -11,16 +11,13 @@ import (
 // cluster (KIP-590; client_quotas.go).
 func init() {
 	register(49, api{
-		min: 0, max: 1, serve: handleAlterClientQuotas,
+		min: 0, max: 1, serve: byController(applyAlterClientQuotas),
 		acl: onCluster{kmsg.ACLOperationAlterConfigs},
 	})
 }
 
-func handleAlterClientQuotas(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
+// applyAlterClientQuotas is how a single broker, its own controller, serves it.
+func applyAlterClientQuotas(b *Broker, r *Request) kmsg.Response {
 	changed := false
 	resp := quota.Alter(r.Msg.(*kmsg.AlterClientQuotasRequest), func(key string, ops []quota.Op) {
 		if b.meta.Quotas == nil {

@@ -19,19 +19,19 @@ import (
 // It is served as the incremental API with the operations that make the
 // same replacement (wire.AlterConfigsOps), so the two cannot disagree on
 // what is valid. In a cluster the controller receives the request
-// (KIP-590 forwarding, forwardsConfigs).
+// (KIP-590 forwarding, byController): topics' configs and the broker
+// settings are the metadata log's there (the broker settings
+// cluster-wide, resource name ""; the controller refuses one broker's
+// own).
 func init() {
 	register(33, api{
-		min: 0, max: 2, serve: handleAlterConfigs,
+		min: 0, max: 2, serve: byController(applyAlterConfigs),
 		acl: onConfigs{kmsg.ACLOperationAlterConfigs},
 	})
 }
 
-func handleAlterConfigs(b *Broker, r *Request) kmsg.Response {
-	if b.forwardsConfigs() {
-		b.forward(r)
-		return nil
-	}
+// applyAlterConfigs is how a single broker, its own controller, serves it.
+func applyAlterConfigs(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.AlterConfigsRequest)
 	ops := make([]kmsg.IncrementalAlterConfigsRequestResource, len(req.Resources))
 	for i := range req.Resources {
@@ -72,9 +72,3 @@ func (b *Broker) dynamicConfigs(typ kmsg.ConfigResourceType, name string) map[st
 	}
 	return nil
 }
-
-// forwardsConfigs reports whether config requests go to the controller:
-// in a cluster, where topics' configs and the broker settings are the
-// metadata log's (the broker settings cluster-wide, resource name "";
-// the controller refuses one broker's own).
-func (b *Broker) forwardsConfigs() bool { return b.cl != nil }

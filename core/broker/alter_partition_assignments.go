@@ -13,16 +13,13 @@ import (
 // answers from its own partitions (reassign.go).
 func init() {
 	register(45, api{
-		min: 0, max: 1, serve: handleAlterReassignments,
+		min: 0, max: 1, serve: byController(applyAlterReassignments),
 		acl: onCluster{kmsg.ACLOperationAlter},
 	})
 }
 
-func handleAlterReassignments(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
+// applyAlterReassignments is how a single broker, its own controller, serves it.
+func applyAlterReassignments(b *Broker, r *Request) kmsg.Response {
 	resp, changes := cluster.AlterReassignments(b.soloImage(), r.Msg.(*kmsg.AlterPartitionAssignmentsRequest))
 	if len(changes) > 0 {
 		panic(fmt.Sprintf("broker: a single broker reassigned a partition it holds alone: %+v", changes[0].Change))

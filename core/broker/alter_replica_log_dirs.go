@@ -60,9 +60,6 @@ func handleAlterReplicaLogDirs(b *Broker, r *Request) kmsg.Response {
 
 // hosts reports whether this broker holds a replica of the partition.
 func (b *Broker) hosts(topic string, p int32) bool {
-	if b.cl != nil {
-		ip := b.cl.image.Partition(topic, p)
-		return ip != nil && slices.Contains(ip.Replicas, b.cfg.NodeID)
-	}
-	return b.topics[topic].partition(p) != nil
+	replicas, _ := b.image.replicas(topic, p)
+	return slices.Contains(replicas, b.cfg.NodeID)
 }

@@ -11,16 +11,13 @@ import (
 // in a cluster (KIP-590; scram.go).
 func init() {
 	register(51, api{
-		min: 0, max: 0, serve: handleAlterUserScram,
+		min: 0, max: 0, serve: byController(applyAlterUserScram),
 		acl: onCluster{kmsg.ACLOperationAlter},
 	})
 }
 
-func handleAlterUserScram(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
+// applyAlterUserScram is how a single broker, its own controller, serves it.
+func applyAlterUserScram(b *Broker, r *Request) kmsg.Response {
 	if b.meta.Scram == nil {
 		b.meta.Scram = map[string]*cluster.ScramCredential{}
 	}

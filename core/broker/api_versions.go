@@ -15,7 +15,7 @@ func handleApiVersions(b *Broker, r *Request) kmsg.Response {
 	resp := r.Msg.ResponseKind().(*kmsg.ApiVersionsResponse)
 	resp.ApiKeys = SupportedVersions()
 	if resp.Version >= 3 {
-		f, epoch := b.finalizedFeatures()
+		f, epoch := b.image.features()
 		cluster.ApiVersionsFeatures(resp, f, epoch) // features.go
 	}
 	return resp

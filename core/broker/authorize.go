@@ -60,7 +60,7 @@ type rule interface {
 // may reports whether the request's principal passes the check.
 func (b *Broker) may(r *Request, c check) bool {
 	host := strings.TrimPrefix(r.Host, "/")
-	return b.cfg.Authorizer.Authorize(b.acls(), r.Principal, host, int8(c.op), int8(c.rtype), c.name)
+	return b.cfg.Authorizer.Authorize(b.image.acls(), r.Principal, host, int8(c.op), int8(c.rtype), c.name)
 }
 
 // refuseUnless answers r with e, whole, unless r passes c.

@@ -126,6 +126,7 @@ type Broker struct {
 	pins       map[*kmsg.FetchResponse][]wire.Ranged // fetch_pins.go
 	acks       []*pendingAcks                        // acks=all produces waiting for the ISR
 	cl         *clusterGlue                          // nil for a single broker
+	image      metadataImage                         // the cluster's metadata, or a cluster of one (metadata_image.go)
 	awaitFlush []heldAnswer                          // answers waiting for the next Commit's syncs (storage_failure.go)
 	dirty      []*Partition                          // logs to sync at the next Commit
 	lastRetain int64
@@ -162,6 +163,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		topics: map[string]*Topic{}, byID: map[[16]byte]*Topic{},
 		lastRetain: now, lastOffsetExpiry: now,
 	}
+	b.image = clusterOfOne{b}
 	if err := b.loadMetadata(); err != nil {
 		return nil, err
 	}
@@ -172,6 +174,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		b.cl = &clusterGlue{cfg: *cfg.Cluster, image: cluster.NewImage(), epoch: -1, fenced: true,
 			out: map[uint64]*outgoing{}, creating: map[string]bool{},
 			hwCheckpoint: b.loadHighWatermarks(), nextHWCheckpoint: now + cfg.Settings.Int64("replica.high.watermark.checkpoint.interval.ms")}
+		b.image = quorumImage{b}
 	}
 	clean, err := b.takeCleanShutdown() // clean_shutdown.go
 	if err != nil {

@@ -36,13 +36,6 @@ import (
 // names an unauthenticated principal.
 const anonymous = "ANONYMOUS"
 
-func (b *Broker) quotas() quota.Quotas {
-	if b.cl != nil {
-		return b.cl.image.Quotas
-	}
-	return b.meta.Quotas
-}
-
 // quotaUser is the user a client's quotas name: its principal's name,
 // ANONYMOUS when it did not authenticate (and for the simulator).
 func quotaUser(r *Request) string {
@@ -83,7 +76,7 @@ func (b *Broker) measure(key string) *clientUsage {
 // applies to it and returns the throttle time in ms (0 under quota, or
 // with no quota), and how to take v back.
 func (b *Broker) throttle(r *Request, key string, v float64) (ms int32, undo func()) {
-	limit, meter, ok := b.quotas().Resolve(quotaUser(r), r.Header.ClientID, key)
+	limit, meter, ok := b.image.quotas().Resolve(quotaUser(r), r.Header.ClientID, key)
 	if !ok {
 		return 0, func() {}
 	}
@@ -159,7 +152,7 @@ func (b *Broker) capFetch(r *Request, req *kmsg.FetchRequest) {
 	if fetchReplica(req) >= 0 {
 		return
 	}
-	if limit, _, ok := b.quotas().Resolve(quotaUser(r), r.Header.ClientID, quota.ConsumerByteRate); ok {
+	if limit, _, ok := b.image.quotas().Resolve(quotaUser(r), r.Header.ClientID, quota.ConsumerByteRate); ok {
 		most := limit * (quota.Samples - 1) * quota.WindowMs / 1000
 		if req.MaxBytes <= 0 || float64(req.MaxBytes) > most {
 			req.MaxBytes = int32(min(most, float64(1<<31-1)))
@@ -173,7 +166,7 @@ func (b *Broker) capFetch(r *Request, req *kmsg.FetchRequest) {
 // connection is not counted, as Kafka unrecords it.
 func (b *Broker) ConnectionThrottle(now int64, ip string) int32 {
 	b.advance(now)
-	limit, meter, ok := b.quotas().ResolveIP(ip)
+	limit, meter, ok := b.image.quotas().ResolveIP(ip)
 	if !ok {
 		return 0
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/cluster"
+	"github.com/gregor-kafka/gregor/core/quota"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
@@ -302,19 +303,8 @@ func (b *Broker) nextClusterDeadline() (int64, bool) {
 	return at, ok
 }
 
-// controllerID is the controller Metadata and DescribeCluster name. A
-// client cannot reach a KRaft controller, so a clustered broker names a
-// live broker instead (the lowest id; Kafka picks a random one), which
-// forwards what only the controller serves (KIP-590).
-func (b *Broker) controllerID() int32 {
-	if b.cl == nil {
-		return b.cfg.NodeID
-	}
-	if live := b.cl.image.LiveBrokers(); len(live) > 0 {
-		return live[0]
-	}
-	return -1
-}
+// controllerID is the controller Metadata and DescribeCluster name.
+func (b *Broker) controllerID() int32 { return b.image.controller() }
 
 // Image is the metadata image the broker last applied (nil for a single
 // broker). Callers must not modify it.
@@ -326,14 +316,68 @@ func (b *Broker) Image() *cluster.Image {
 }
 
 // routeError is the error for a request about a partition this broker does
-// not lead: NOT_LEADER_OR_FOLLOWER when the partition exists (the client
-// refreshes its metadata and goes to the leader), LEADER_NOT_AVAILABLE while
-// it has no leader, UNKNOWN_TOPIC_OR_PARTITION when it does not exist.
-func (b *Broker) routeError(topic string, idx int32) int16 {
-	if b.cl == nil {
-		return kerr.UnknownTopicOrPartition.Code
+// not lead (metadataImage.routeError).
+func (b *Broker) routeError(topic string, idx int32) int16 { return b.image.routeError(topic, idx) }
+
+// leads reports whether this broker serves reads and writes of p.
+func (b *Broker) leads(p *Partition) bool { return b.image.leads(p) }
+
+// quorumImage is the metadata image of a broker of a cluster
+// (metadataImage): the quorum's image the driver last applied.
+type quorumImage struct{ b *Broker }
+
+func (q quorumImage) im() *cluster.Image { return q.b.cl.image }
+
+func (q quorumImage) topic(name string) (imageTopic, bool) {
+	return quorumTopic(q.im().Topics[name])
+}
+
+func (q quorumImage) topicByID(id [16]byte) (imageTopic, bool) {
+	return quorumTopic(q.im().TopicByID(id))
+}
+
+// quorumTopic describes a topic of the image; ok false for nil.
+func quorumTopic(t *cluster.Topic) (imageTopic, bool) {
+	if t == nil {
+		return imageTopic{}, false
 	}
-	ip := b.cl.image.Partition(topic, idx)
+	return imageTopic{name: t.Name, id: t.ID, partitions: len(t.Partitions), configs: t.Configs}, true
+}
+
+func (q quorumImage) topicNames() []string {
+	names := make([]string, 0, len(q.im().Topics))
+	//purity:unordered callers sort
+	for name := range q.im().Topics {
+		names = append(names, name)
+	}
+	return names
+}
+
+func (q quorumImage) replicas(topic string, p int32) ([]int32, bool) {
+	if ip := q.im().Partition(topic, p); ip != nil {
+		return ip.Replicas, true
+	}
+	return nil, false
+}
+
+func (q quorumImage) leader(topic string, p int32) (int32, string, int32, bool) {
+	ip := q.im().Partition(topic, p)
+	if ip == nil || ip.Leader == cluster.NoLeader {
+		return 0, "", 0, false
+	}
+	br := q.im().Brokers[ip.Leader]
+	if br == nil {
+		return 0, "", 0, false
+	}
+	return br.ID, br.Host, br.Port, true
+}
+
+func (q quorumImage) leads(p *Partition) bool {
+	return p.Leader == q.b.cfg.NodeID && p.lead != nil
+}
+
+func (q quorumImage) routeError(topic string, idx int32) int16 {
+	ip := q.im().Partition(topic, idx)
 	switch {
 	case ip == nil:
 		return kerr.UnknownTopicOrPartition.Code
@@ -343,9 +387,49 @@ func (b *Broker) routeError(topic string, idx int32) int16 {
 	return kerr.NotLeaderForPartition.Code
 }
 
-// leads reports whether this broker serves reads and writes of p.
-func (b *Broker) leads(p *Partition) bool {
-	return b.cl == nil || p.Leader == b.cfg.NodeID && p.lead != nil
+// controller: a client cannot reach a KRaft controller, so a clustered
+// broker names a live broker instead (the lowest id; Kafka picks a
+// random one), which forwards what only the controller serves (KIP-590).
+func (q quorumImage) controller() int32 {
+	if live := q.im().LiveBrokers(); len(live) > 0 {
+		return live[0]
+	}
+	return -1
+}
+
+func (q quorumImage) liveBrokers() []imageBroker {
+	var out []imageBroker
+	for _, id := range q.im().LiveBrokers() {
+		br := q.im().Brokers[id]
+		out = append(out, imageBroker{id: id, host: br.Host, port: br.Port, rack: br.Rack})
+	}
+	return out
+}
+
+func (q quorumImage) endpoint(id int32, listener string) (string, int32, bool) {
+	br := q.im().Brokers[id]
+	if br == nil {
+		return "", 0, false
+	}
+	h, p := br.Endpoint(listener)
+	return h, p, true
+}
+
+func (q quorumImage) acls() map[string]*cluster.ACL { return q.im().ACLs }
+
+func (q quorumImage) quotas() quota.Quotas { return q.im().Quotas }
+
+func (q quorumImage) scram() map[string]*cluster.ScramCredential { return q.im().Scram }
+
+func (q quorumImage) groupConfigs(id string) map[string]string { return q.im().Groups[id] }
+
+func (q quorumImage) features() (map[string]int16, int64) {
+	return q.im().Features, int64(q.im().Index)
+}
+
+func (q quorumImage) byController(r *Request, _ func(*Broker, *Request) kmsg.Response) kmsg.Response {
+	q.b.forward(r)
+	return nil
 }
 
 // forward sends a client's request to the controller, in an Envelope

@@ -11,16 +11,13 @@ import (
 // (KIP-590; acls.go).
 func init() {
 	register(30, api{
-		min: 0, max: 3, serve: handleCreateAcls,
+		min: 0, max: 3, serve: byController(applyCreateAcls),
 		acl: onCluster{kmsg.ACLOperationAlter},
 	})
 }
 
-func handleCreateAcls(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
+// applyCreateAcls is how a single broker, its own controller, serves it.
+func applyCreateAcls(b *Broker, r *Request) kmsg.Response {
 	resp, recs := cluster.CreateACLs(r.Msg.(*kmsg.CreateACLsRequest), b.meta.ACLs)
 	if b.applyACLs(recs) {
 		for i := range resp.Results {

@@ -19,12 +19,13 @@ func init() {
 }
 
 func handleCreatePartitions(b *Broker, r *Request) kmsg.Response {
-	req := r.Msg.(*kmsg.CreatePartitionsRequest)
 	b.limitMutations(r) // mutation_quota.go
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
+	return b.image.byController(r, applyCreatePartitions)
+}
+
+// applyCreatePartitions is how a single broker, its own controller, serves it.
+func applyCreatePartitions(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.CreatePartitionsRequest)
 	resp := req.ResponseKind().(*kmsg.CreatePartitionsResponse)
 	for _, rt := range req.Topics {
 		st := kmsg.NewCreatePartitionsResponseTopic()

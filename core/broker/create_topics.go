@@ -13,14 +13,13 @@ import (
 func init() { register(19, api{min: 0, max: 7, serve: handleCreateTopics, acl: createTopicsACL{}}) }
 
 func handleCreateTopics(b *Broker, r *Request) kmsg.Response {
-	req := r.Msg.(*kmsg.CreateTopicsRequest)
 	b.limitMutations(r) // mutation_quota.go
-	if b.cl != nil {
-		// In a cluster the controller creates topics; the answer comes
-		// once the records are committed (KIP-590 forwarding).
-		b.forward(r)
-		return nil
-	}
+	return b.image.byController(r, applyCreateTopics)
+}
+
+// applyCreateTopics is how a single broker, its own controller, serves it.
+func applyCreateTopics(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.CreateTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
 	seen := map[string]int{}
 	for _, rt := range req.Topics {

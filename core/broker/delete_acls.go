@@ -11,16 +11,13 @@ import (
 // (KIP-590; acls.go).
 func init() {
 	register(31, api{
-		min: 0, max: 3, serve: handleDeleteAcls,
+		min: 0, max: 3, serve: byController(applyDeleteAcls),
 		acl: onCluster{kmsg.ACLOperationAlter},
 	})
 }
 
-func handleDeleteAcls(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
+// applyDeleteAcls is how a single broker, its own controller, serves it.
+func applyDeleteAcls(b *Broker, r *Request) kmsg.Response {
 	resp, recs := cluster.DeleteACLs(r.Msg.(*kmsg.DeleteACLsRequest), b.meta.ACLs)
 	if b.applyACLs(recs) {
 		for i := range resp.Results {

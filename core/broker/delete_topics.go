@@ -30,10 +30,13 @@ func handleDeleteTopics(b *Broker, r *Request) kmsg.Response {
 		return resp
 	}
 	b.limitMutations(r) // mutation_quota.go
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
+	return b.image.byController(r, applyDeleteTopics)
+}
+
+// applyDeleteTopics is how a single broker, its own controller, serves it.
+func applyDeleteTopics(b *Broker, r *Request) kmsg.Response {
+	req := r.Msg.(*kmsg.DeleteTopicsRequest)
+	resp := req.ResponseKind().(*kmsg.DeleteTopicsResponse)
 	for _, rt := range wire.DeleteTopicsTargets(req) {
 		st := kmsg.NewDeleteTopicsResponseTopic()
 		st.Topic, st.TopicID = rt.Topic, rt.TopicID

@@ -16,5 +16,5 @@ func init() {
 }
 
 func handleDescribeAcls(b *Broker, r *Request) kmsg.Response {
-	return cluster.DescribeACLs(r.Msg.(*kmsg.DescribeACLsRequest), b.acls())
+	return cluster.DescribeACLs(r.Msg.(*kmsg.DescribeACLsRequest), b.image.acls())
 }

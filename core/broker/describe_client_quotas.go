@@ -15,5 +15,5 @@ func init() {
 }
 
 func handleDescribeClientQuotas(b *Broker, r *Request) kmsg.Response {
-	return quota.Describe(b.quotas(), r.Msg.(*kmsg.DescribeClientQuotasRequest))
+	return quota.Describe(b.image.quotas(), r.Msg.(*kmsg.DescribeClientQuotasRequest))
 }

@@ -24,17 +24,9 @@ func handleDescribeCluster(b *Broker, r *Request) kmsg.Response {
 	resp := r.Msg.ResponseKind().(*kmsg.DescribeClusterResponse)
 	resp.ClusterID = b.meta.ClusterID
 	resp.ControllerID = b.controllerID()
-	if b.cl == nil {
+	for _, ib := range b.image.liveBrokers() {
 		br := kmsg.NewDescribeClusterResponseBroker()
-		br.NodeID, br.Host, br.Port, br.Rack = b.cfg.NodeID, b.cfg.Host, b.cfg.Port, rackField(b.ownRack())
-		resp.Brokers = []kmsg.DescribeClusterResponseBroker{br}
-		return resp
-	}
-	im := b.cl.image
-	for _, id := range im.LiveBrokers() {
-		br := kmsg.NewDescribeClusterResponseBroker()
-		ib := im.Brokers[id]
-		br.NodeID, br.Host, br.Port, br.Rack = id, ib.Host, ib.Port, rackField(ib.Rack)
+		br.NodeID, br.Host, br.Port, br.Rack = ib.id, ib.host, ib.port, rackField(ib.rack)
 		resp.Brokers = append(resp.Brokers, br)
 	}
 	return resp

@@ -40,7 +40,7 @@ func handleDescribeConfigs(b *Broker, r *Request) kmsg.Response {
 			if rr.ResourceName == "" {
 				sr.ErrorCode, sr.ErrorMessage = kerr.InvalidRequest.Code, &emptyGroupName
 			} else {
-				cfgs = b.groupConfigs(b.groupOverrides(rr.ResourceName), rr.ConfigNames, req.IncludeSynonyms, req.IncludeDocumentation)
+				cfgs = b.groupConfigs(b.image.groupConfigs(rr.ResourceName), rr.ConfigNames, req.IncludeSynonyms, req.IncludeDocumentation)
 			}
 		default:
 			sr.ErrorCode = kerr.InvalidRequest.Code
@@ -68,17 +68,9 @@ func handleDescribeConfigs(b *Broker, r *Request) kmsg.Response {
 	return resp
 }
 
-// topicOverrides are a topic's own settings: in a cluster the image's,
-// so that a broker without a replica of the topic describes it too.
+// topicOverrides are a topic's own settings, the metadata's: a broker
+// without a replica of the topic describes it too.
 func (b *Broker) topicOverrides(name string) (map[string]string, bool) {
-	if b.cl != nil {
-		if t := b.cl.image.Topics[name]; t != nil {
-			return t.Configs, true
-		}
-		return nil, false
-	}
-	if t := b.topics[name]; t != nil {
-		return t.Configs, true
-	}
-	return nil, false
+	t, ok := b.image.topic(name)
+	return t.configs, ok
 }

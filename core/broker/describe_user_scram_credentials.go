@@ -15,5 +15,5 @@ func init() {
 }
 
 func handleDescribeUserScram(b *Broker, r *Request) kmsg.Response {
-	return cluster.DescribeScram(r.Msg.(*kmsg.DescribeUserSCRAMCredentialsRequest), b.scramCredentials())
+	return cluster.DescribeScram(r.Msg.(*kmsg.DescribeUserSCRAMCredentialsRequest), b.image.scram())
 }

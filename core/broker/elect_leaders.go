@@ -17,17 +17,14 @@ import (
 // answers none.
 func init() {
 	register(43, api{
-		min: 0, max: 2, serve: handleElectLeaders,
+		min: 0, max: 2, serve: byController(applyElectLeaders),
 		acl: onCluster{kmsg.ACLOperationAlter},
 	})
 }
 
-func handleElectLeaders(b *Broker, r *Request) kmsg.Response {
+// applyElectLeaders is how a single broker, its own controller, serves it.
+func applyElectLeaders(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.ElectLeadersRequest)
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
 	resp, elections := cluster.ElectLeaders(b.soloImage(), req)
 	if len(elections) > 0 {
 		panic(fmt.Sprintf("broker: a single broker elected %d leaders of partitions it leads alone: %+v", len(elections), elections[0].Change))

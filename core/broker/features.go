@@ -21,16 +21,13 @@ import (
 // 2); the coordinator itself follows each request's version, as Kafka's.
 func init() {
 	register(57, api{
-		min: 0, max: 2, serve: handleUpdateFeatures,
+		min: 0, max: 2, serve: byController(applyUpdateFeatures),
 		acl: onCluster{kmsg.ACLOperationAlter},
 	})
 }
 
-func handleUpdateFeatures(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
+// applyUpdateFeatures is how a single broker, its own controller, serves it.
+func applyUpdateFeatures(b *Broker, r *Request) kmsg.Response {
 	if b.meta.Features == nil {
 		b.meta.Features = map[string]int16{}
 	}
@@ -80,14 +77,4 @@ func (b *Broker) bootstrapFeatures(fresh bool) bool {
 	}
 	b.applyFeatures(recs)
 	return true
-}
-
-// finalizedFeatures are the finalized levels and their epoch: in a
-// cluster the image's, with the metadata offset as the epoch (as KRaft
-// brokers report it).
-func (b *Broker) finalizedFeatures() (map[string]int16, int64) {
-	if b.cl != nil {
-		return b.cl.image.Features, int64(b.cl.image.Index)
-	}
-	return b.meta.Features, b.meta.FeaturesEpoch
 }

@@ -40,7 +40,7 @@ type pendingFetch struct {
 
 func handleFetch(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.FetchRequest)
-	if id := fetchReplica(req); id >= 0 && b.cl != nil {
+	if id := fetchReplica(req); id >= 0 {
 		b.recordFollowerFetch(req, id)
 	}
 	b.capFetch(r, req) // client_quotas.go
@@ -79,14 +79,12 @@ func (b *Broker) readFetch(req *kmsg.FetchRequest, zeroCopy bool) (resp *kmsg.Fe
 			sp.RecordBatches = []byte{}
 			p := t.partition(rp.Partition)
 			switch {
-			case p == nil && byID && t == nil && (b.cl == nil || b.cl.image.TopicByID(rt.TopicID) == nil):
+			case p == nil && byID && t == nil && !b.knowsTopicID(rt.TopicID):
 				sp.ErrorCode = kerr.UnknownTopicID.Code
-			case p == nil && b.cl == nil:
-				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			case p == nil || !b.leads(p) && !b.followerServes(p, req): // KIP-392 (follower_fetch.go)
 				name := rt.Topic
-				if it := b.cl.image.TopicByID(rt.TopicID); byID && it != nil {
-					name = it.Name
+				if it, ok := b.image.topicByID(rt.TopicID); byID && ok {
+					name = it.name
 				}
 				sp.ErrorCode = b.routeError(name, rp.Partition)
 			case b.leads(p) && b.redirect(p, req, &rp, &sp):

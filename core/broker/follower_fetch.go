@@ -23,13 +23,14 @@ const RackAwareReplicaSelector = "org.apache.kafka.common.replica.RackAwareRepli
 // followerServes reports whether this broker, following p, serves a
 // consumer's fetch of it.
 func (b *Broker) followerServes(p *Partition, req *kmsg.FetchRequest) bool {
-	return b.cl != nil && p.follow != nil && fetchReplica(req) < 0 && req.Version >= 11
+	return p.follow != nil && fetchReplica(req) < 0 && req.Version >= 11
 }
 
 // preferredReadReplica is the replica a consumer's fetch of p should go
-// to instead of this leader, or -1.
+// to instead of this leader, or -1: a leader with followers, in a
+// cluster, may send it to one (p.lead is set only there).
 func (b *Broker) preferredReadReplica(p *Partition, req *kmsg.FetchRequest, offset int64) int32 {
-	if b.cl == nil || p.lead == nil || req.Rack == "" || fetchReplica(req) >= 0 || req.Version < 11 {
+	if p.lead == nil || req.Rack == "" || fetchReplica(req) >= 0 || req.Version < 11 {
 		return -1
 	}
 	if sel, _ := b.cfg.Settings.Value("replica.selector.class"); sel != RackAwareReplicaSelector {

@@ -27,22 +27,14 @@ import (
 // emptyGroupName is Kafka's message for a GROUP resource with no name.
 var emptyGroupName = "Group name must not be empty"
 
-// groupOverrides are a group's own configs: in a cluster the image's.
-func (b *Broker) groupOverrides(id string) map[string]string {
-	if b.cl != nil {
-		return b.cl.image.Groups[id]
-	}
-	return b.meta.GroupConfigs[id]
-}
-
 // groupInt64 resolves a numeric group config of a group.
 func (b *Broker) groupInt64(id, name string) int64 {
-	return b.cfg.Settings.GroupInt64(b.groupOverrides(id), name)
+	return b.cfg.Settings.GroupInt64(b.image.groupConfigs(id), name)
 }
 
 // groupValue resolves a group config of a group.
 func (b *Broker) groupValue(id, name string) string {
-	v, _, _ := b.cfg.Settings.Group(b.groupOverrides(id), name)
+	v, _, _ := b.cfg.Settings.Group(b.image.groupConfigs(id), name)
 	return v
 }
 
@@ -52,7 +44,7 @@ func (b *Broker) alterGroupConfigs(rr *kmsg.IncrementalAlterConfigsRequestResour
 	if rr.ResourceName == "" {
 		return errorf(kerr.InvalidRequest, "%s", emptyGroupName)
 	}
-	next, aerr := b.cfg.Settings.AlterGroup(b.groupOverrides(rr.ResourceName), rr.Configs)
+	next, aerr := b.cfg.Settings.AlterGroup(b.image.groupConfigs(rr.ResourceName), rr.Configs)
 	if aerr != nil {
 		return errorf(aerr.Kind, "%s", aerr.Msg)
 	}

@@ -30,46 +30,17 @@ func (l groupLog) Append(p int32, batch record.Batch) error {
 type groupTopics struct{ b *Broker }
 
 func (t groupTopics) Topic(name string) ([16]byte, int32, bool) {
-	if t.b.cl != nil {
-		if it := t.b.cl.image.Topics[name]; it != nil {
-			return it.ID, int32(len(it.Partitions)), true
-		}
-		return [16]byte{}, 0, false
-	}
-	if tp := t.b.topics[name]; tp != nil {
-		return tp.ID, int32(len(tp.Partitions)), true
-	}
-	return [16]byte{}, 0, false
+	it, ok := t.b.image.topic(name)
+	return it.id, int32(it.partitions), ok
 }
 
 func (t groupTopics) TopicByID(id [16]byte) (string, int32, bool) {
-	if t.b.cl != nil {
-		if it := t.b.cl.image.TopicByID(id); it != nil {
-			return it.Name, int32(len(it.Partitions)), true
-		}
-		return "", 0, false
-	}
-	if tp := t.b.byID[id]; tp != nil {
-		return tp.Name, int32(len(tp.Partitions)), true
-	}
-	return "", 0, false
+	it, ok := t.b.image.topicByID(id)
+	return it.name, int32(it.partitions), ok
 }
 
-func (t groupTopics) Names() []string {
-	var names []string
-	if t.b.cl != nil {
-		//purity:unordered callers sort (matchTopics)
-		for name := range t.b.cl.image.Topics {
-			names = append(names, name)
-		}
-		return names
-	}
-	//purity:unordered callers sort (matchTopics)
-	for name := range t.b.topics {
-		names = append(names, name)
-	}
-	return names
-}
+// Names lists the topics in no order; callers sort (matchTopics).
+func (t groupTopics) Names() []string { return t.b.image.topicNames() }
 
 // initGroups builds the coordinator and, on a single broker where
 // __consumer_offsets exists, rebuilds every group from it. In a cluster
@@ -132,11 +103,9 @@ func (b *Broker) tickGroups(now int64) {
 // handleGroupWrite serves a group API that may write to __consumer_offsets,
 // which a single broker creates first if needed.
 func handleGroupWrite(b *Broker, r *Request) kmsg.Response {
-	if b.cl == nil {
-		if _, err := b.EnsureInternalTopic(OffsetsTopic); err != nil {
-			b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
-			return wire.ErrorResponse(r.Msg, kerr.CoordinatorNotAvailable.Code)
-		}
+	if err := b.soloInternalTopic(OffsetsTopic); err != nil {
+		b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
+		return wire.ErrorResponse(r.Msg, kerr.CoordinatorNotAvailable.Code)
 	}
 	return handleGroupRead(b, r)
 }
@@ -191,7 +160,7 @@ func (b *Broker) coordinatesGroup(id string) bool {
 // Every such answer lists them in Groups, each with its Group and
 // ErrorCode.
 func (b *Broker) markForeignGroups(resp kmsg.Response) {
-	if b.cl == nil || !handlers[resp.Key()].manyGroups {
+	if !handlers[resp.Key()].manyGroups {
 		return
 	}
 	gs := reflect.ValueOf(resp).Elem().FieldByName("Groups")

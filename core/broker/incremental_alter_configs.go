@@ -13,20 +13,17 @@ import (
 // (group_configs.go): SET,
 // DELETE, and APPEND/SUBTRACT on list settings. Changes apply to the live
 // logs at once and are persisted with the metadata. In a cluster the
-// controller alters topics and cluster-wide defaults (forwardsConfigs).
+// controller alters topics and cluster-wide defaults (byController, alter_configs.go).
 func init() {
 	register(44, api{
-		min: 0, max: 1, serve: handleIncrementalAlterConfigs,
+		min: 0, max: 1, serve: byController(applyIncrementalAlterConfigs),
 		acl: onConfigs{kmsg.ACLOperationAlterConfigs},
 	})
 }
 
-func handleIncrementalAlterConfigs(b *Broker, r *Request) kmsg.Response {
+// applyIncrementalAlterConfigs is how a single broker, its own controller, serves it.
+func applyIncrementalAlterConfigs(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.IncrementalAlterConfigsRequest)
-	if b.forwardsConfigs() {
-		b.forward(r)
-		return nil
-	}
 	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
 	for i, ke := range b.alterEach(req.Resources, req.ValidateOnly) {
 		sr := kmsg.NewIncrementalAlterConfigsResponseResource()

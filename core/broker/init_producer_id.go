@@ -79,7 +79,7 @@ func (initProducerIDACL) authorize(b *Broker, r *Request) (kmsg.Response, func(k
 	if q.TransactionalID != nil {
 		return b.refuseTxnID(r, *q.TransactionalID), nil
 	}
-	if b.cfg.Authorizer.MayAny(b.acls(), r.Principal, strings.TrimPrefix(r.Host, "/"), int8(kmsg.ACLOperationWrite), int8(kmsg.ACLResourceTypeTopic)) {
+	if b.cfg.Authorizer.MayAny(b.image.acls(), r.Principal, strings.TrimPrefix(r.Host, "/"), int8(kmsg.ACLOperationWrite), int8(kmsg.ACLResourceTypeTopic)) {
 		return nil, nil
 	}
 	return onCluster{kmsg.ACLOperationIdempotentWrite}.authorize(b, r)

@@ -12,7 +12,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/group"
 	"github.com/gregor-kafka/gregor/core/record"
 	"github.com/gregor-kafka/gregor/core/share"
@@ -89,38 +88,38 @@ func (b *Broker) internalShape(name string) (partitions int32, rf int16, err err
 	return 0, 0, fmt.Errorf("%w: %s is not an internal topic", ErrNoInternalPartition, name)
 }
 
-// EnsureInternalTopic returns an internal topic of a single broker,
-// creating it first if it does not exist.
-func (b *Broker) EnsureInternalTopic(name string) (*Topic, error) {
-	if t := b.topics[name]; t != nil {
-		return t, nil
-	}
-	if b.cl != nil {
-		return nil, fmt.Errorf("%w: %s is created by the controller in a cluster", ErrNoInternalPartition, name)
+// soloInternalTopic creates an internal topic of a single broker that
+// does not exist yet, at once (replication factor 1, on itself): before
+// a coordinator looks up, writes or commits through it. It is the one
+// place where that differs in a cluster, which it leaves alone: there
+// the controller creates the internal topics when internalTopic asks it
+// to, and a write before they exist finds no partition this broker
+// coordinates.
+func (b *Broker) soloInternalTopic(name string) error {
+	if b.cl != nil || b.topics[name] != nil {
+		return nil
 	}
 	n, _, err := b.internalShape(name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	spec := &topicSpec{name: name, partitions: n, rf: 1, configs: b.internalTopicConfigs(name)}
 	spec.assignment = Place(b.brokers(), 0, 0, int(n), 1)
-	return b.createTopic(spec)
+	_, err = b.createTopic(spec)
+	return err
 }
 
 // internalTopic makes sure an internal topic exists and returns its
 // partition count. In a cluster a missing topic is asked of the
 // controller and errInternalCreating returned until the metadata has it.
 func (b *Broker) internalTopic(name string) (int32, error) {
-	if b.cl == nil {
-		t, err := b.EnsureInternalTopic(name)
-		if err != nil {
-			return 0, err
-		}
-		return int32(len(t.Partitions)), nil
+	if err := b.soloInternalTopic(name); err != nil {
+		return 0, err
 	}
-	if it := b.cl.image.Topics[name]; it != nil {
-		return int32(len(it.Partitions)), nil
+	if t, ok := b.image.topic(name); ok {
+		return int32(t.partitions), nil
 	}
+	// Only in a cluster: a single broker has the topic by now.
 	if b.cl.creating[name] {
 		return 0, errInternalCreating
 	}
@@ -155,22 +154,7 @@ func (b *Broker) internalTopic(name string) (int32, error) {
 // internalLeader is the broker leading partition p of an internal topic:
 // the coordinator of the keys that hash there.
 func (b *Broker) internalLeader(name string, p int32) (id int32, host string, port int32, ok bool) {
-	if b.cl == nil {
-		part := b.topics[name].partition(p)
-		if part == nil || part.Leader != b.cfg.NodeID || part.offline {
-			return 0, "", 0, false
-		}
-		return b.cfg.NodeID, b.cfg.Host, b.cfg.Port, true
-	}
-	ip := b.cl.image.Partition(name, p)
-	if ip == nil || ip.Leader == cluster.NoLeader {
-		return 0, "", 0, false
-	}
-	br := b.cl.image.Brokers[ip.Leader]
-	if br == nil {
-		return 0, "", 0, false
-	}
-	return br.ID, br.Host, br.Port, true
+	return b.image.leader(name, p)
 }
 
 // coordinates reports whether this broker leads partition p of an
@@ -188,10 +172,8 @@ func (b *Broker) coordinates(name string, p int32) bool {
 // (answerAfterWrites): replicated to the ISR in a cluster, synced at the
 // next Commit when the flush policy asks.
 func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int64, error) {
-	if b.cl == nil {
-		if _, err := b.EnsureInternalTopic(topic); err != nil {
-			return 0, err
-		}
+	if err := b.soloInternalTopic(topic); err != nil {
+		return 0, err
 	}
 	part := b.topics[topic].partition(p)
 	if part == nil || !isInternalTopic(topic) || !b.coordinates(topic, p) {

@@ -9,15 +9,12 @@ import (
 // ListPartitionReassignments v0 (KIP-455; reassign.go).
 func init() {
 	register(46, api{
-		min: 0, max: 0, serve: handleListReassignments,
+		min: 0, max: 0, serve: byController(applyListReassignments),
 		acl: onCluster{kmsg.ACLOperationDescribe},
 	})
 }
 
-func handleListReassignments(b *Broker, r *Request) kmsg.Response {
-	if b.cl != nil {
-		b.forward(r)
-		return nil
-	}
+// applyListReassignments is how a single broker, its own controller, serves it.
+func applyListReassignments(b *Broker, r *Request) kmsg.Response {
 	return cluster.ListReassignments(b.soloImage(), r.Msg.(*kmsg.ListPartitionReassignmentsRequest))
 }

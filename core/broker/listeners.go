@@ -44,15 +44,7 @@ func (b *Broker) endpointOf(id int32, listener string) (string, int32, bool) {
 		}
 		return b.cfg.Host, b.cfg.Port, true
 	}
-	if b.cl == nil {
-		return "", 0, false
-	}
-	br := b.cl.image.Brokers[id]
-	if br == nil {
-		return "", 0, false
-	}
-	h, p := br.Endpoint(listener)
-	return h, p, true
+	return b.image.endpoint(id, listener)
 }
 
 // advertise rewrites the broker addresses of a response, where its API

@@ -30,7 +30,7 @@ func TestMetadataOfShuttingDownAndFailedBrokers(t *testing.T) {
 	if err := b.ApplyMetadata(1000, im); err != nil {
 		t.Fatal(err)
 	}
-	resp := b.clusterMetadata(kmsg.NewPtrMetadataRequest()).(*kmsg.MetadataResponse)
+	resp := handleMetadata(b, &Request{Msg: kmsg.NewPtrMetadataRequest()}).(*kmsg.MetadataResponse)
 	var listed []int32
 	for _, br := range resp.Brokers {
 		listed = append(listed, br.NodeID)

@@ -39,13 +39,17 @@ func metadataOps(b *Broker, r *Request, resp kmsg.Response) {
 
 func handleMetadata(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.MetadataRequest)
-	if b.cl != nil {
-		return b.clusterMetadata(req)
-	}
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
-	resp.Brokers = []kmsg.MetadataResponseBroker{{NodeID: b.cfg.NodeID, Host: b.cfg.Host, Port: b.cfg.Port, Rack: rackField(b.ownRack())}}
+	for _, br := range b.image.liveBrokers() {
+		resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: br.id, Host: br.host, Port: br.port, Rack: rackField(br.rack)})
+	}
 	resp.ClusterID = b.clusterIDField()
-	resp.ControllerID = b.cfg.NodeID
+	resp.ControllerID = b.controllerID()
+	if b.cl != nil {
+		// The topics as the quorum's image has them, which tells of
+		// partitions on other brokers.
+		return b.clusterMetadata(req, resp)
+	}
 	all := req.Topics == nil || req.Version == 0 && len(req.Topics) == 0
 	if all {
 		for _, name := range b.topicNames() {
@@ -84,8 +88,10 @@ func handleMetadata(b *Broker, r *Request) kmsg.Response {
 // autoCreate creates a topic with the broker's defaults, or returns nil.
 func (b *Broker) autoCreate(name string) *Topic {
 	if isInternalTopic(name) {
-		t, _ := b.EnsureInternalTopic(name) // with its own partition count
-		return t
+		if b.soloInternalTopic(name) != nil { // with its own partition count
+			return nil
+		}
+		return b.topics[name]
 	}
 	spec := &topicSpec{name: name, partitions: -1, rf: -1}
 	if b.planTopic(spec) != nil {
@@ -129,16 +135,8 @@ func (b *Broker) describeTopic(t *Topic) kmsg.MetadataResponseTopic {
 // are not offline, as Kafka's KRaftMetadataCache has it). An unknown topic is
 // created through the controller when allowed, and reported
 // LEADER_NOT_AVAILABLE until it exists, as Kafka does.
-func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest) kmsg.Response {
+func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest, resp *kmsg.MetadataResponse) kmsg.Response {
 	im := b.cl.image
-	resp := req.ResponseKind().(*kmsg.MetadataResponse)
-	live := im.LiveBrokers()
-	for _, id := range live {
-		br := im.Brokers[id]
-		resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: id, Host: br.Host, Port: br.Port, Rack: rackField(br.Rack)})
-	}
-	resp.ClusterID = b.clusterIDField()
-	resp.ControllerID = b.controllerID()
 	describe := func(it *cluster.Topic) kmsg.MetadataResponseTopic {
 		mt := kmsg.NewMetadataResponseTopic()
 		name := it.Name

@@ -37,7 +37,7 @@ import (
 //   - A refused topic is not handled or forwarded: it is taken out of the
 //     request and its refusal added to the answer (a trim, authorize.go).
 func (b *Broker) limitMutations(r *Request) {
-	limit, meter, ok := b.quotas().Resolve(quotaUser(r), r.Header.ClientID, quota.ControllerMutationRate)
+	limit, meter, ok := b.image.quotas().Resolve(quotaUser(r), r.Header.ClientID, quota.ControllerMutationRate)
 	if !ok {
 		return
 	}
@@ -141,14 +141,6 @@ func (b *Broker) asked(t *kmsg.CreateTopicsRequestTopic) int {
 
 // partitionCount is how many partitions the metadata has for a topic.
 func (b *Broker) partitionCount(name string) int {
-	if b.cl != nil {
-		if t := b.cl.image.Topics[name]; t != nil {
-			return len(t.Partitions)
-		}
-		return 0
-	}
-	if t := b.topics[name]; t != nil {
-		return len(t.Partitions)
-	}
-	return 0
+	t, _ := b.image.topic(name)
+	return t.partitions
 }

@@ -73,9 +73,9 @@ func (b *Broker) produceTopics(r *Request, resp *kmsg.ProduceResponse) (syncs, w
 			t = b.lookup("", rt.TopicID)
 		}
 		name := rt.Topic
-		if byID && b.cl != nil {
-			if it := b.cl.image.TopicByID(rt.TopicID); it != nil {
-				name = it.Name
+		if byID {
+			if it, ok := b.image.topicByID(rt.TopicID); ok {
+				name = it.name
 			}
 		}
 		st := kmsg.NewProduceResponseTopic()
@@ -87,11 +87,6 @@ func (b *Broker) produceTopics(r *Request, resp *kmsg.ProduceResponse) (syncs, w
 			switch {
 			case req.Acks != 0 && req.Acks != 1 && req.Acks != -1:
 				sp.ErrorCode = kerr.InvalidRequiredAcks.Code
-			case p == nil && b.cl == nil:
-				sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
-				if byID && t == nil {
-					sp.ErrorCode = kerr.UnknownTopicID.Code
-				}
 			case p == nil || !b.leads(p):
 				sp.ErrorCode = b.routeError(name, rp.Partition)
 				if byID && name == "" {

@@ -13,16 +13,9 @@ import (
 // (AlterUserScramCredentials is forwarded to it, KIP-590) and every
 // broker reads them from its image.
 
-func (b *Broker) scramCredentials() map[string]*cluster.ScramCredential {
-	if b.cl != nil {
-		return b.cl.image.Scram
-	}
-	return b.meta.Scram
-}
-
 // ScramCredential is user's credential for a mechanism, nil if none.
 func (b *Broker) ScramCredential(user string, mech int8) *cluster.ScramCredential {
-	return b.scramCredentials()[cluster.ScramKey(user, mech)]
+	return b.image.scram()[cluster.ScramKey(user, mech)]
 }
 
 // BootstrapScram adds a credential to a single broker's metadata unless

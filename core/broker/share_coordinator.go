@@ -68,18 +68,11 @@ func (b *Broker) unloadShareState(p int32) int {
 // shareStatePartitionOf is the __share_group_state partition of a key,
 // or -1 while the topic does not exist.
 func (b *Broker) shareStatePartitionOf(k share.Key) int32 {
-	n := 0
-	if b.cl != nil {
-		if it := b.cl.image.Topics[share.StateTopic]; it != nil {
-			n = len(it.Partitions)
-		}
-	} else if t := b.topics[share.StateTopic]; t != nil {
-		n = len(t.Partitions)
-	}
-	if n == 0 {
+	t, _ := b.image.topic(share.StateTopic)
+	if t.partitions == 0 {
 		return -1
 	}
-	return shareStatePartition(k, int32(n))
+	return shareStatePartition(k, int32(t.partitions))
 }
 
 // The share coordinator's APIs (their keys): what a shareOp asks.

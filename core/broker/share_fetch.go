@@ -177,7 +177,7 @@ func (b *Broker) sharePartition(tp share.TP) (*Partition, int16) {
 	t := b.lookup("", tp.TopicID)
 	p := t.partition(tp.Partition)
 	switch {
-	case t == nil && (b.cl == nil || b.cl.image.TopicByID(tp.TopicID) == nil):
+	case t == nil && !b.knowsTopicID(tp.TopicID):
 		return nil, kerr.UnknownTopicID.Code
 	case p == nil && b.cl == nil:
 		return nil, kerr.UnknownTopicOrPartition.Code

@@ -42,7 +42,7 @@ func (b *Broker) shareCoordinate(op shareOp, done func(shareAnswer)) {
 	switch {
 	case !ok:
 		done(shareAnswer{code: kerr.CoordinatorNotAvailable.Code})
-	case b.cl == nil || id == b.cfg.NodeID:
+	case id == b.cfg.NodeID:
 		b.collectWrites(func() {
 			a := b.coordinateShare(op)
 			b.afterWrites(nil, b.cfg.Settings.Int64("offsets.commit.timeout.ms"), func(code int16) { a.code = code }, func() { done(a) })

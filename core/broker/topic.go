@@ -76,12 +76,15 @@ type Partition struct {
 
 	log       *log.Log
 	epochs    epochCache
-	lead      *leaderState    // while this broker leads it (cluster only)
-	follow    *followState    // while this broker follows it (cluster only)
 	producers *producer.State // idempotence and transactions (producer_state.go)
 	dirty     bool
 	deleted   bool
 	offline   bool // a write or sync failed (storage_failure.go)
+	// lead and follow are set while this broker leads or follows p as
+	// its cluster's image says (ApplyMetadata, replica.go): never on a
+	// single broker, which replicates nothing.
+	lead   *leaderState
+	follow *followState
 }
 
 func (p *Partition) String() string { return fmt.Sprintf("%s-%d", p.Topic.Name, p.Index) }
@@ -293,10 +296,14 @@ func (p *Partition) LastStableOffset() int64 { return p.lastStableOffset() }
 
 // topicExists reports whether the metadata has the topic.
 func (b *Broker) topicExists(name string) bool {
-	if b.cl != nil {
-		return b.cl.image.Topics[name] != nil
-	}
-	return b.topics[name] != nil
+	_, ok := b.image.topic(name)
+	return ok
+}
+
+// knowsTopicID reports whether the metadata has a topic of that id.
+func (b *Broker) knowsTopicID(id [16]byte) bool {
+	_, ok := b.image.topicByID(id)
+	return ok
 }
 
 // nameOf names a topic given by name or id (KIP-516); an unknown id
@@ -308,12 +315,8 @@ func (b *Broker) nameOf(name string, id [16]byte) string {
 	if t := b.lookup("", id); t != nil {
 		return t.Name
 	}
-	if b.cl != nil {
-		if it := b.cl.image.TopicByID(id); it != nil {
-			return it.Name
-		}
-	}
-	return ""
+	t, _ := b.image.topicByID(id)
+	return t.name
 }
 
 func derefString(s *string) string {

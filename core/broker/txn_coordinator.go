@@ -113,10 +113,8 @@ func (b *Broker) txnRecordDurable(p int32, offset int64) bool {
 // partitionExists reports whether a topic partition exists in the
 // cluster (on this broker, for a single one).
 func (b *Broker) partitionExists(topic string, p int32) bool {
-	if b.cl != nil {
-		return b.cl.image.Partition(topic, p) != nil
-	}
-	return b.topics[topic].partition(p) != nil
+	_, ok := b.image.replicas(topic, p)
+	return ok
 }
 
 // txnCompleted hears of every marker written here: on __consumer_offsets

@@ -26,11 +26,9 @@ func init() {
 
 func handleTxnOffsetCommit(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.TxnOffsetCommitRequest)
-	if b.cl == nil {
-		if _, err := b.EnsureInternalTopic(OffsetsTopic); err != nil {
-			b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
-			return wire.ErrorResponse(req, kerr.CoordinatorNotAvailable.Code)
-		}
+	if err := b.soloInternalTopic(OffsetsTopic); err != nil {
+		b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
+		return wire.ErrorResponse(req, kerr.CoordinatorNotAvailable.Code)
 	}
 	if !b.coordinatesGroup(req.Group) {
 		return wire.ErrorResponse(req, kerr.NotCoordinator.Code)

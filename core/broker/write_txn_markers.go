@@ -55,8 +55,6 @@ func (b *Broker) writeTxnMarkers(conn *uint64, req *kmsg.WriteTxnMarkersRequest,
 				sp := kmsg.NewWriteTxnMarkersResponseMarkerTopicPartition()
 				sp.Partition = idx
 				switch p := t.partition(idx); {
-				case p == nil && b.cl == nil:
-					sp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				case p == nil || !b.leads(p):
 					sp.ErrorCode = b.routeError(rt.Topic, idx)
 				case p.offline:
