@@ -1,11 +1,18 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/gregor-kafka/gregor/ui"
 )
 
 // TestConsoleAccess: /console is behind the operator's guard as /live
@@ -60,5 +67,134 @@ func TestConsoleAccess(t *testing.T) {
 		if w.Code != tc.want || !strings.Contains(w.Body.String(), tc.says) {
 			t.Errorf("%s: %d %.300q, want %d saying %q", tc.name, w.Code, w.Body.String(), tc.want, tc.says)
 		}
+	}
+}
+
+// TestConsoleReadCommitted: the record browser reads as a consumer at
+// the isolation level asked. A transaction left open shows its record at
+// read_uncommitted but not at read_committed, which stops at the last
+// stable offset, and the transactions view shows it Ongoing; once it
+// commits, its record shows at both and the view says CompleteCommit. An
+// aborted transaction's record shows at read_uncommitted only, and
+// read_committed goes on past it.
+func TestConsoleReadCommitted(t *testing.T) {
+	srv := startInProcess(t, t.TempDir(), nil)
+	h := srv.routes()
+	get := func(target string) string {
+		t.Helper()
+		r := httptest.NewRequest("GET", "http://gregor.test"+target, nil)
+		r.RemoteAddr = "127.0.0.1:5000"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d %.300q", target, w.Code, w.Body.String())
+		}
+		return w.Body.String()
+	}
+	values := regexp.MustCompile(`<pre class="value">([^<]*)</pre>`)
+	records := func(isolation string) string {
+		t.Helper()
+		var vs []string
+		for _, m := range values.FindAllStringSubmatch(get("/console/topics/txns/0?from=0&n=10&isolation="+isolation), -1) {
+			vs = append(vs, m[1])
+		}
+		return strings.Join(vs, " ")
+	}
+	txnState := regexp.MustCompile(`data-txn="console-txn" data-state="([^"]*)"`)
+	stateOnHome := func() string {
+		t.Helper()
+		m := txnState.FindStringSubmatch(get("/console"))
+		if m == nil {
+			t.Fatal("the console's home shows no transaction console-txn")
+		}
+		return m[1]
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	kafka := srv.KafkaAddr().String()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kafka), kgo.DefaultProduceTopic("txns"), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	txc, err := kgo.NewClient(kgo.SeedBrokers(kafka), kgo.DefaultProduceTopic("txns"), kgo.TransactionalID("console-txn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txc.Close()
+	// committed reads the topic at read_committed up to the record want:
+	// the consumer's wait on the broker, not a timer, says the transaction
+	// before it has ended.
+	committed := func(want string) {
+		t.Helper()
+		cc, err := kgo.NewClient(kgo.SeedBrokers(kafka), kgo.ConsumeTopics("txns"), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		for {
+			fs := cc.PollFetches(ctx)
+			if err := fs.Err0(); err != nil {
+				t.Fatalf("reading up to %q at read_committed: %v", want, err)
+			}
+			for _, r := range fs.Records() {
+				if string(r.Value) == want {
+					return
+				}
+			}
+		}
+	}
+	produce := func(c *kgo.Client, value string) {
+		t.Helper()
+		if err := c.ProduceSync(ctx, &kgo.Record{Value: []byte(value)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	produce(cl, "before")
+	if err := txc.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	produce(txc, "pending")
+	if got := records(ui.ReadUncommitted); got != "before pending" {
+		t.Errorf("open: read_uncommitted shows %q, want the open transaction's record too", got)
+	}
+	if got := records(ui.ReadCommitted); got != "before" {
+		t.Errorf("open: read_committed shows %q, want only what is before the open transaction", got)
+	}
+	if page := get("/console/topics/txns/0?from=0&isolation=read_committed"); !strings.Contains(page, `data-stable-end="1"`) {
+		t.Errorf("open: read_committed does not say it stops at the last stable offset, 1")
+	}
+	if got := stateOnHome(); got != "Ongoing" {
+		t.Errorf("open: the transaction shows as %s, want Ongoing", got)
+	}
+	if err := txc.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	committed("pending")
+	for _, isolation := range []string{ui.ReadUncommitted, ui.ReadCommitted} {
+		if got := records(isolation); got != "before pending" {
+			t.Errorf("committed: %s shows %q, want before pending", isolation, got)
+		}
+	}
+	if got := stateOnHome(); got != "CompleteCommit" {
+		t.Errorf("committed: the transaction shows as %s, want CompleteCommit", got)
+	}
+
+	if err := txc.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	produce(txc, "gone")
+	if err := txc.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		t.Fatal(err)
+	}
+	produce(cl, "after")
+	committed("after")
+	if got := records(ui.ReadUncommitted); got != "before pending gone after" {
+		t.Errorf("aborted: read_uncommitted shows %q, want the aborted record too", got)
+	}
+	if got := records(ui.ReadCommitted); got != "before pending after" {
+		t.Errorf("aborted: read_committed shows %q, want all but the aborted record", got)
 	}
 }

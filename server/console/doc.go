@@ -2,7 +2,8 @@
 // port: the cluster (brokers, controller, racks), its topics (partitions,
 // size, configs with their source), a partition drawn as the lessons draw
 // one (ui's components on core/view's snapshots), consumer and share
-// groups with their lag, transactions, a record browser and a form that
+// groups with their lag, transactions, a record browser (at
+// read_uncommitted or read_committed, as a consumer reads) and a form that
 // produces a test record. Server-rendered with templ; the few lines of
 // script only submit a form when a choice changes.
 //

@@ -101,7 +101,8 @@ func (c *Console) snapshotPartition(p *ui.ConsolePartition) bool {
 }
 
 // browse reads the page of records the query asks for: ?from= an offset
-// (by=offset) or a time (by=time), ?n= one of ui.PageSizes, ?format=.
+// (by=offset) or a time (by=time), ?n= one of ui.PageSizes, ?format=,
+// ?isolation= read_uncommitted (the default) or read_committed.
 func (c *Console) browse(r *http.Request, p *ui.ConsolePartition) error {
 	q := r.URL.Query()
 	br := &p.Browse
@@ -109,6 +110,7 @@ func (c *Console) browse(r *http.Request, p *ui.ConsolePartition) error {
 	if f := q.Get("format"); slices.Contains(ui.RecordFormats, f) {
 		br.Format = f
 	}
+	br.Committed = q.Get("isolation") == ui.ReadCommitted
 	if s := q.Get("n"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || !slices.Contains(ui.PageSizes, n) {
@@ -123,7 +125,7 @@ func (c *Console) browse(r *http.Request, p *ui.ConsolePartition) error {
 	start, err := c.startOffset(r.Context(), p)
 	if err == nil {
 		br.Start = start
-		br.Records, br.Next, err = c.read(r.Context(), p.Topic, p.Index, start, br.N)
+		err = c.read(r.Context(), p.Topic, p.Index, br)
 	}
 	switch {
 	case isRefusal(err):
@@ -190,36 +192,46 @@ func parseTime(s string) (int64, error) {
 	return 0, errors.New("not a time")
 }
 
-// read fetches at most n records from offset from on (read_uncommitted:
-// open and aborted transactions' records too, each marked), at most
-// MaxFetchBytes.
-func (c *Console) read(ctx context.Context, topic string, index int32, from int64, n int) ([]view.Record, int64, error) {
+// read fetches at most br.N records from br.Start on, at most
+// MaxFetchBytes, as a consumer at br's isolation level would see them:
+// at read_uncommitted open and aborted transactions' records too (each
+// marked transactional); at read_committed only up to the last stable
+// offset (the broker stops there), and without the aborted
+// transactions' records (the answer lists them, view.RecordsOf leaves
+// them out).
+func (c *Console) read(ctx context.Context, topic string, index int32, br *ui.RecordPage) error {
 	req := kmsg.NewPtrFetchRequest()
 	req.Version = fetchVersion
 	req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes, req.SessionEpoch = -1, 0, 0, MaxFetchBytes, -1
+	if br.Committed {
+		req.IsolationLevel = 1
+	}
 	ft := kmsg.NewFetchRequestTopic()
 	ft.Topic = topic
 	fp := kmsg.NewFetchRequestTopicPartition()
-	fp.Partition, fp.FetchOffset, fp.CurrentLeaderEpoch, fp.LogStartOffset, fp.PartitionMaxBytes = index, from, -1, -1, MaxFetchBytes
+	fp.Partition, fp.FetchOffset, fp.CurrentLeaderEpoch, fp.LogStartOffset, fp.PartitionMaxBytes = index, br.Start, -1, -1, MaxFetchBytes
 	ft.Partitions = []kmsg.FetchRequestTopicPartition{fp}
 	req.Topics = []kmsg.FetchRequestTopic{ft}
+	br.Next = br.Start
 	resp, err := ask[*kmsg.FetchResponse](ctx, c, req)
 	if err != nil {
-		return nil, from, err
+		return err
 	}
 	if err := kafkaError(resp.ErrorCode, nil); err != nil {
-		return nil, from, err
+		return err
 	}
 	for _, t := range resp.Topics {
 		for _, rp := range t.Partitions {
 			if err := kafkaError(rp.ErrorCode, nil); err != nil {
 				if errors.Is(err, kerr.OffsetOutOfRange) {
-					return nil, from, fmt.Errorf("%w: offset %d is outside the log (log start %d, high watermark %d)", err, from, rp.LogStartOffset, rp.HighWatermark)
+					return fmt.Errorf("%w: offset %d is outside the log (log start %d, high watermark %d)", err, br.Start, rp.LogStartOffset, rp.HighWatermark)
 				}
-				return nil, from, err
+				return err
 			}
-			return view.RecordsOf(rp.RecordBatches, from, n)
+			br.StableEnd = rp.LastStableOffset
+			br.Records, br.Next, err = view.RecordsOf(rp.RecordBatches, rp.AbortedTransactions, br.Start, br.N)
+			return err
 		}
 	}
-	return nil, from, errors.New("Fetch answered no partition")
+	return errors.New("Fetch answered no partition")
 }
