@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/gregor-kafka/gregor/core/cluster"
+	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/ui"
 )
 
@@ -196,5 +199,89 @@ func TestConsoleReadCommitted(t *testing.T) {
 	}
 	if got := records(ui.ReadCommitted); got != "before pending after" {
 		t.Errorf("aborted: read_committed shows %q, want all but the aborted record", got)
+	}
+}
+
+// TestConsoleDescribeFilter: with an authorizer on, the pages built from
+// the broker's snapshots show only what the console's principal may
+// DESCRIBE, as Metadata, ListGroups and ListTransactions list: a topic,
+// group and transactional id it may describe are shown, on the home
+// page, a partition's page and a group's (its lag only on the topics it
+// may describe); one of each it may not is left out, and its page is
+// refused, whether or not it exists.
+func TestConsoleDescribeFilter(t *testing.T) {
+	const alice = "User:alice"
+	srv := run(t, Config{KafkaAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), Settings: config.NewBroker(), Logf: t.Logf,
+		Authorizer: &cluster.Authorizer{SuperUsers: []string{"User:ANONYMOUS"}}, ConsolePrincipal: alice})
+	h := srv.routes()
+	get := func(target string, want int) string {
+		t.Helper()
+		r := httptest.NewRequest("GET", "http://gregor.test"+target, nil)
+		r.RemoteAddr = "127.0.0.1:5000"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != want {
+			t.Errorf("GET %s: %d, want %d: %.300q", target, w.Code, want, w.Body.String())
+		}
+		return w.Body.String()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	kafka := srv.KafkaAddr().String()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kafka))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	if _, err := adm.CreateACLs(ctx, kadm.NewACLs().Allow(alice).AllowHosts().
+		Topics("seen").Groups("g-seen").TransactionalIDs("t-seen").Operations(kadm.OpDescribe)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adm.CreateTopics(ctx, 1, 1, nil, "seen", "hidden"); err != nil {
+		t.Fatal(err)
+	}
+	offsets := kadm.Offsets{}
+	offsets.Add(kadm.Offset{Topic: "seen", Partition: 0, At: 0, LeaderEpoch: -1})
+	offsets.Add(kadm.Offset{Topic: "hidden", Partition: 0, At: 0, LeaderEpoch: -1})
+	for _, g := range []string{"g-seen", "g-hidden"} {
+		if err := adm.CommitAllOffsets(ctx, g, offsets); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"t-seen", "t-hidden"} { // each left open on seen-0
+		txc, err := kgo.NewClient(kgo.SeedBrokers(kafka), kgo.TransactionalID(id), kgo.DefaultProduceTopic("seen"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer txc.Close()
+		if err := txc.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		if err := txc.ProduceSync(ctx, &kgo.Record{Value: []byte(id)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shows := func(page, where, attr string, want, not string) {
+		t.Helper()
+		if !strings.Contains(page, attr+`="`+want+`"`) || strings.Contains(page, attr+`="`+not+`"`) {
+			t.Errorf("%s: want %s=%q shown and %s=%q not", where, attr, want, attr, not)
+		}
+	}
+	home := get("/console", http.StatusOK)
+	shows(home, "home", "data-topic", "seen", "hidden")
+	shows(home, "home", "data-group", "g-seen", "g-hidden")
+	shows(home, "home", "data-txn", "t-seen", "t-hidden")
+	shows(get("/console/topics/seen/0", http.StatusOK), "seen-0", "data-txn", "t-seen", "t-hidden")
+	shows(get("/console/groups/g-seen", http.StatusOK), "group g-seen's lag", "data-partition", "seen-0", "hidden-0")
+	for _, target := range []string{"/console/topics/hidden/0", "/console/topics/none/0"} {
+		if page := get(target, http.StatusForbidden); !strings.Contains(page, "may not describe topic") {
+			t.Errorf("%s does not say the topic may not be described", target)
+		}
+	}
+	for _, target := range []string{"/console/groups/g-hidden", "/console/groups/none"} {
+		if page := get(target, http.StatusForbidden); !strings.Contains(page, "may not describe group") || strings.Contains(page, "data-partition") {
+			t.Errorf("%s does not refuse the group, or shows its lag", target)
+		}
 	}
 }

@@ -54,6 +54,8 @@ var zhConsole = map[string]string{
 	"Refused: %s may not create topic %q (%v).":            "被拒绝：%s 无权创建主题 %q（%v）。",
 	"Refused: %s may not do this on topic %q (%v).":        "被拒绝：%s 无权在主题 %q 上这样做（%v）。",
 	"Refused: %s may not read topic %q (%v).":              "被拒绝：%s 无权读取主题 %q（%v）。",
+	"Refused: %s may not describe topic %q (%v).":          "被拒绝：%s 无权查看主题 %q（%v）。",
+	"Refused: %s may not describe group %q (%v).":          "被拒绝：%s 无权查看组 %q（%v）。",
 	"Refused: %s may not write to topic %q (%v).":          "被拒绝：%s 无权写入主题 %q（%v）。",
 	"Replication factor: %q is not a whole number from 1.": "副本因子：%q 不是从 1 起的整数。",
 	"The cluster could not be described: %v":               "无法描述集群：%v",

@@ -35,9 +35,12 @@ func (c *Console) partition(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Index = index
-	if !c.snapshotPartition(&p) {
+	if err := c.snapshotPartition(&p); err != nil {
 		p.Problem = ui.Trf(p.Lang, "There is no partition %d of topic %q.", index, topic)
-		render(w, r, http.StatusNotFound, p.ConsoleFrame, ui.ConsolePartitionPage(p))
+		if isRefusal(err) {
+			p.Problem = ui.Trf(p.Lang, "Refused: %s may not describe topic %q (%v).", c.principal(), topic, err)
+		}
+		render(w, r, status(err), p.ConsoleFrame, ui.ConsolePartitionPage(p))
 		return
 	}
 	if off := r.URL.Query().Get("produced"); off != "" {
@@ -72,12 +75,22 @@ func parseIndex(s string) (int32, error) {
 
 // snapshotPartition reads the partition's leader, this broker's replica
 // of it at its tail, and the transactions on it that this broker
-// coordinates; false when the broker knows no such partition.
-func (c *Console) snapshotPartition(p *ui.ConsolePartition) bool {
-	var known bool
+// coordinates and the console's principal may describe. It reads nothing
+// when the principal may not describe the topic
+// (TOPIC_AUTHORIZATION_FAILED, whether or not it exists, as Metadata
+// answers), and UNKNOWN_TOPIC_OR_PARTITION when the broker knows no such
+// partition.
+func (c *Console) snapshotPartition(p *ui.ConsolePartition) error {
+	var err error
 	name := fmt.Sprintf("%s-%d", p.Topic, p.Index)
 	c.Engine.Snapshot(func(b *broker.Broker) {
+		if !c.may(b, kmsg.ACLResourceTypeTopic, p.Topic) {
+			err = kerr.TopicAuthorizationFailed
+			return
+		}
+		var known bool
 		if p.Leader, known = view.LeaderOf(b, p.Topic, p.Index); !known {
+			err = kerr.UnknownTopicOrPartition
 			return
 		}
 		node := nodeName(b.NodeID())
@@ -90,14 +103,14 @@ func (c *Console) snapshotPartition(p *ui.ConsolePartition) bool {
 				}
 			}
 		}
-		txns, _ := view.TxnsAfter(b, node, "", GroupsPerPage)
+		txns, _ := view.TxnsAfter(b, node, "", GroupsPerPage, c.describable(b, kmsg.ACLResourceTypeTransactionalId))
 		for _, t := range txns {
 			if slices.Contains(t.Partitions, name) {
 				p.Txns = append(p.Txns, t)
 			}
 		}
 	})
-	return known
+	return err
 }
 
 // browse reads the page of records the query asks for: ?from= an offset
