@@ -107,8 +107,12 @@ type RecordPage struct {
 // ConsoleGroup is one consumer group's page.
 type ConsoleGroup struct {
 	ConsoleFrame
+	ID    string // the group asked for
 	Group view.Group
 	Lags  []view.Lag
+	// Coordinator is the broker that coordinates the group when that is
+	// another broker (the page links to its console), -1 otherwise.
+	Coordinator int32
 }
 
 // PageSizes are the record browser's page sizes: a page is bounded.
@@ -186,6 +190,9 @@ func nextRecords(p ConsolePartition) templ.SafeURL {
 func partitionPath(topic string, index int32) string {
 	return fmt.Sprintf("/console/topics/%s/%d", url.PathEscape(topic), index)
 }
+
+// groupPath is a group's console page.
+func groupPath(id string) string { return "/console/groups/" + url.PathEscape(id) }
 
 // topicPath is a topic's console page.
 func topicPath(topic string) string { return "/console/topics/" + url.PathEscape(topic) }
