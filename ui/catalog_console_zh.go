@@ -104,6 +104,7 @@ var zhConsole = map[string]string{
 	"role":                                                 "角色",
 	"show as":                                              "显示为",
 	"isolation":                                            "隔离级别",
+	"led by":                                               "首领",
 	"read_committed: up to the last stable offset, %d, without aborted transactions.": "read_committed：读到最后稳定偏移量 %d 为止，不含已中止的事务。",
 	"size":                          "大小",
 	"source":                        "来源",

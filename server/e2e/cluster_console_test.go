@@ -70,7 +70,7 @@ func TestClusterConsole(t *testing.T) {
 		}
 		return "http://" + byNode[leaders[p]].HTTPAddr + path
 	}
-	row := regexp.MustCompile(`<tr data-partition="(\d+)"><td><a href="([^"]*)">\d+</a></td><td>(-?\d+)`)
+	row := regexp.MustCompile(`<tr data-partition="(\d+)"><td[^>]*><a href="([^"]*)">\d+</a></td><td[^>]*>(-?\d+)`)
 	for _, b := range bs {
 		eventually(t, 30*time.Second, fmt.Sprintf("broker %d's console shows the whole cluster", b.NodeID), func() error {
 			home, _, err := getPage(b, "/console")
