@@ -219,7 +219,8 @@ func TestConsole(t *testing.T) {
 	p.shot("home-phone")
 
 	// Every page at 390 px, in English and in Chinese: none scrolls
-	// sideways, and the Chinese one has no English left in its headings.
+	// sideways nor cuts a table off, and the Chinese one has no English
+	// left in its headings.
 	for _, lang := range []string{"en", "zh"} {
 		for _, pg := range []struct{ name, path, open string }{
 			{"home", "/console", ""},
@@ -239,6 +240,11 @@ func TestConsole(t *testing.T) {
 			}
 			if over := p.eval(`String(document.documentElement.scrollWidth - document.documentElement.clientWidth)`); over != "0" {
 				t.Errorf("at 390 px the %s page in %s scrolls %s px sideways", pg.name, lang, over)
+			}
+			// A table scrolls within itself (overflow-x) rather than the
+			// page: none may need to, or a column is cut off at the edge.
+			if cut := p.eval(`[...document.querySelectorAll("table")].filter(t => t.scrollWidth > t.clientWidth).map(t => t.closest("section")?.className || t.className).join(", ")`); cut != "" {
+				t.Errorf("at 390 px the %s page in %s cuts off a table's columns: %s", pg.name, lang, cut)
 			}
 			if lang == "zh" {
 				if en := p.eval(`[...document.querySelectorAll("h1, h2, th, summary, label")].map(e => e.textContent).filter(s => /\b(the|of|on|this|records|partition|topic|group)\b/i.test(s)).join(" | ")`); en != "" {
