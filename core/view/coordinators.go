@@ -123,11 +123,10 @@ func Coordinated(b *broker.Broker, name string) ([]Group, []Txn) {
 
 // GroupsAfter is the page of at most n groups of Coordinated whose ids
 // follow after ("" for the first page) and that keep lets through (nil
-// keeps every one: a principal's filter, see idPage), and the after of
-// the next page
-// ("" when none follows): the ids are sorted, but only the page's groups
-// are described, so its cost is bounded by n, never by the groups
-// beyond it.
+// keeps every one; the console keeps those its principal may describe),
+// and the after of the next page ("" when none follows): the ids are
+// sorted, but only the page's groups are described, so its cost is
+// bounded by n, never by the groups beyond it.
 func GroupsAfter(b *broker.Broker, name, after string, n int, keep func(id string) bool) ([]Group, string) {
 	var gs []Group
 	co := b.Groups()

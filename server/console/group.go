@@ -16,10 +16,11 @@ import (
 
 // group is GET /console/groups/{group}: the group as its coordinator
 // holds it (members, assignment) and its lag per partition, when this
-// broker coordinates it, else a link to the broker that does; the lag only of the topics the console's
-// principal may describe, as OffsetFetch answers. A group the principal
-// may not describe is refused whether or not it exists, as
-// DescribeGroups refuses it.
+// broker coordinates it, else a link to the broker that does
+// (FindCoordinator). The lag is only that of the topics the console's
+// principal may describe, as OffsetFetch answers; a group it may not
+// describe is refused whether or not it exists, as DescribeGroups
+// refuses it.
 func (c *Console) group(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("group")
 	p := ui.ConsoleGroup{ConsoleFrame: c.frame(r, ui.Trf(lang(r), "Group %s", id)), ID: id, Coordinator: -1}
