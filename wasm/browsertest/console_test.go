@@ -31,8 +31,10 @@ const consolePrincipal = "User:alice"
 // produced minus what was committed; the record browser shows exactly
 // the records produced, in order; a topic the console's principal may
 // describe but not read is refused its records, one it may not describe
-// its page; a transaction left open shows as open, then as
-// committed; a record larger than the topic allows is refused with why.
+// its page; a transaction left open shows as open (its record at
+// read_uncommitted, not at read_committed), then as committed; a record
+// larger than the topic allows is refused with why; and at 390 px, in
+// English and Chinese, no page scrolls sideways or cuts a table off.
 func TestConsole(t *testing.T) {
 	t.Parallel()
 	exe := chromium(t)
@@ -161,7 +163,16 @@ func TestConsole(t *testing.T) {
 	if p.count(`.cells [data-kind="open"]`) != 1 || p.text(`.txn[data-txn="console-txn"]`) == "" {
 		t.Errorf("the open transaction's batch is not drawn open, or its coordinator's state is missing")
 	}
+	if p.count(`.record[data-offset="0"]`) != 1 {
+		t.Errorf("at read_uncommitted the open transaction's record is not shown")
+	}
 	p.shot("txn-open")
+	// Chosen in the form, read_committed stops at the LSO: nothing yet.
+	p.submit(`const f = document.getElementById("browse"); f.elements.isolation.value = "read_committed"; f.requestSubmit();`)
+	p.waitText(".records", "read_committed: up to the last stable offset, 0")
+	if p.count(".record") != 0 || p.eval(`document.getElementById("browse").elements.isolation.value`) != "read_committed" {
+		t.Errorf("at read_committed the open transaction's record is shown, or the form forgot the isolation")
+	}
 	p.do(chromedp.EmulateViewport(390, 844))
 	p.do(chromedp.Navigate(base + "/console/topics/shop-orders/1?from=0&lang=zh"))
 	p.waitText("h1", "分区")
