@@ -60,7 +60,7 @@ func (c consoleEngine) Ask(ctx context.Context, req kmsg.Request) (kmsg.Response
 			e.asks.waiting = map[uint64]chan<- kmsg.Response{}
 		}
 		e.asks.waiting[conn] = ch
-		e.b.Handle(time.Now().UnixMilli(), broker.Request{Conn: conn, Msg: req, Host: "/127.0.0.1", Principal: c.principal,
+		e.b.Handle(time.Now().UnixMilli(), broker.Request{Conn: conn, Msg: req, Host: "/" + console.Host, Principal: c.principal,
 			Header: wire.Header{Key: req.Key(), Version: req.GetVersion(), ClientID: consoleClientID}})
 	}) {
 		return nil, errStopped

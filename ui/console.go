@@ -90,6 +90,11 @@ type RecordPage struct {
 	ByTime bool
 	N      int
 	Format string // "text", "json" or "hex"
+	// Committed reads at read_committed (Kafka's isolation.level), not
+	// read_uncommitted: up to the last stable offset, StableEnd, and
+	// without the aborted transactions' records.
+	Committed bool
+	StableEnd int64
 	// Read is whether records were asked for (the page was submitted).
 	Read    bool
 	Start   int64 // the first offset read
@@ -102,8 +107,12 @@ type RecordPage struct {
 // ConsoleGroup is one consumer group's page.
 type ConsoleGroup struct {
 	ConsoleFrame
+	ID    string // the group asked for
 	Group view.Group
 	Lags  []view.Lag
+	// Coordinator is the broker that coordinates the group when that is
+	// another broker (the page links to its console), -1 otherwise.
+	Coordinator int32
 }
 
 // PageSizes are the record browser's page sizes: a page is bounded.
@@ -111,6 +120,13 @@ var PageSizes = []int{10, 20, 50, 100}
 
 // RecordFormats are how the browser shows keys, values and headers.
 var RecordFormats = []string{"text", "json", "hex"}
+
+// ReadUncommitted and ReadCommitted are the record browser's isolation
+// levels, as Kafka's consumers name them (isolation.level).
+const (
+	ReadUncommitted = "read_uncommitted"
+	ReadCommitted   = "read_committed"
+)
 
 // FormatBytes shows a key, value or header value as text (invalid UTF-8
 // escaped), JSON (indented when it is JSON, else as text) or hex; nil is
@@ -159,10 +175,24 @@ func peerHref(f ConsoleFrame, node int32, path string) templ.SafeURL {
 	return templ.SafeURL("http://" + addr + string(consoleHref(f.Lang, path)))
 }
 
+// nextRecords is the record browser's next page: from where this one
+// ended, in its size, format and isolation.
+func nextRecords(p ConsolePartition) templ.SafeURL {
+	br := p.Browse
+	kv := []string{"from", fmt.Sprint(br.Next), "n", fmt.Sprint(br.N), "format", br.Format}
+	if br.Committed {
+		kv = append(kv, "isolation", ReadCommitted)
+	}
+	return consoleHref(p.Lang, partitionPath(p.Topic, p.Index), kv...)
+}
+
 // partitionPath is a partition's console page.
 func partitionPath(topic string, index int32) string {
 	return fmt.Sprintf("/console/topics/%s/%d", url.PathEscape(topic), index)
 }
+
+// groupPath is a group's console page.
+func groupPath(id string) string { return "/console/groups/" + url.PathEscape(id) }
 
 // topicPath is a topic's console page.
 func topicPath(topic string) string { return "/console/topics/" + url.PathEscape(topic) }

@@ -28,3 +28,13 @@ func (b *Broker) authorize(r *Request) kmsg.Response {
 	}
 	return deny
 }
+
+// Allows reports whether principal, connecting from host, may do op on
+// the resource (rtype, name): the check a request of principal's would
+// pass, true with no authorizer or no principal. It is for what filters
+// on a principal's behalf rather than refuses, as Metadata, ListGroups
+// and ListTransactions list only what may be described: the operator's
+// console (server/console) filters its snapshots of the broker with it.
+func (b *Broker) Allows(principal, host string, rtype kmsg.ACLResourceType, name string, op kmsg.ACLOperation) bool {
+	return b.allows(&Request{Principal: principal, Host: host}, check{rtype, name, op})
+}

@@ -116,20 +116,21 @@ func TxnOf(coordinator string, co *txn.Coordinator, id string) (Txn, bool) {
 // unloads a partition it loses), so in a cluster each broker shows its
 // own share. It reads memory only, and moves no clock.
 func Coordinated(b *broker.Broker, name string) ([]Group, []Txn) {
-	gs, _ := GroupsAfter(b, name, "", math.MaxInt)
-	ts, _ := TxnsAfter(b, name, "", math.MaxInt)
+	gs, _ := GroupsAfter(b, name, "", math.MaxInt, nil)
+	ts, _ := TxnsAfter(b, name, "", math.MaxInt, nil)
 	return gs, ts
 }
 
 // GroupsAfter is the page of at most n groups of Coordinated whose ids
-// follow after ("" for the first page), and the after of the next page
-// ("" when none follows): the ids are sorted, but only the page's groups
-// are described, so its cost is bounded by n, never by the groups
-// beyond it.
-func GroupsAfter(b *broker.Broker, name, after string, n int) ([]Group, string) {
+// follow after ("" for the first page) and that keep lets through (nil
+// keeps every one; the console keeps those its principal may describe),
+// and the after of the next page ("" when none follows): the ids are
+// sorted, but only the page's groups are described, so its cost is
+// bounded by n, never by the groups beyond it.
+func GroupsAfter(b *broker.Broker, name, after string, n int, keep func(id string) bool) ([]Group, string) {
 	var gs []Group
 	co := b.Groups()
-	ids, next := idPage(co.Groups(), after, n)
+	ids, next := idPage(co.Groups(), after, n, keep)
 	for _, id := range ids {
 		if g := co.Group(id); g != nil {
 			gs = append(gs, GroupOf(name, co, g, GroupMemory{Leader: g.Leader()}))
@@ -139,10 +140,10 @@ func GroupsAfter(b *broker.Broker, name, after string, n int) ([]Group, string) 
 }
 
 // TxnsAfter is GroupsAfter for the transactional ids of Coordinated.
-func TxnsAfter(b *broker.Broker, name, after string, n int) ([]Txn, string) {
+func TxnsAfter(b *broker.Broker, name, after string, n int, keep func(id string) bool) ([]Txn, string) {
 	var ts []Txn
 	tc := b.Transactions()
-	ids, next := idPage(tc.IDs(), after, n)
+	ids, next := idPage(tc.IDs(), after, n, keep)
 	for _, id := range ids {
 		if t, ok := TxnOf(name, tc, id); ok {
 			ts = append(ts, t)
@@ -151,13 +152,22 @@ func TxnsAfter(b *broker.Broker, name, after string, n int) ([]Txn, string) {
 	return ts, next
 }
 
-// idPage is at most n of ids, sorted, that follow after, and the after
-// of the next page: the last id of this one, "" when none follows.
-func idPage(ids []string, after string, n int) ([]string, string) {
+// idPage is at most n of ids, sorted, that follow after and that keep
+// lets through (nil keeps every one), and the after of the next page:
+// the last id of this one, "" when none follows. keep is asked of the
+// ids in order, and of none past the first one after the page.
+func idPage(ids []string, after string, n int, keep func(id string) bool) ([]string, string) {
 	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id <= after })
 	slices.Sort(ids)
-	if len(ids) <= n {
-		return ids, ""
+	page := []string{}
+	for _, id := range ids {
+		if keep != nil && !keep(id) {
+			continue
+		}
+		if len(page) == n {
+			return page, page[n-1]
+		}
+		page = append(page, id)
 	}
-	return ids[:n], ids[n-1]
+	return page, ""
 }

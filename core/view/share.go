@@ -71,12 +71,18 @@ type ShareMember struct {
 	Assigned []string
 }
 
-// ShareGroupsUpTo is the first n share groups b holds, in id order.
-func ShareGroupsUpTo(b *broker.Broker, n int) []ShareGroup {
+// ShareGroupsUpTo is the first n share groups b holds that keep lets
+// through (nil keeps every one), in id order.
+func ShareGroupsUpTo(b *broker.Broker, n int, keep func(id string) bool) []ShareGroup {
 	e := b.Share()
-	ids := e.Groups()
 	var out []ShareGroup
-	for _, id := range ids[:min(n, len(ids))] {
+	for _, id := range e.Groups() {
+		if len(out) == n {
+			break
+		}
+		if keep != nil && !keep(id) {
+			continue
+		}
 		g := e.Group(id)
 		if g == nil {
 			out = append(out, ShareGroup{ID: id, State: "Empty"})

@@ -20,14 +20,14 @@ type TopicSummary struct {
 }
 
 // TopicPage is the page of at most n topics whose names follow after (""
-// for the first page), in name order, and the after of the next page (""
-// when none follows): the names are sorted, but only the page's topics
-// are read, so a page costs the same however many topics the cluster
-// has. In a cluster the topics are the metadata image's, all of them: a
+// for the first page) and that keep lets through (nil keeps every one),
+// in name order, and the after of the next page ("" when none follows):
+// the names are sorted, but only the page's topics are read, so a page
+// costs the same however many topics the cluster has. In a cluster the topics are the metadata image's, all of them: a
 // broker itself has only those it holds replicas of.
-func TopicPage(b *broker.Broker, after string, n int) ([]TopicSummary, string) {
+func TopicPage(b *broker.Broker, after string, n int, keep func(name string) bool) ([]TopicSummary, string) {
 	counts := topicPartitions(b)
-	names, next := idPage(slices.Collect(maps.Keys(counts)), after, n)
+	names, next := idPage(slices.Collect(maps.Keys(counts)), after, n, keep)
 	out := make([]TopicSummary, 0, len(names))
 	for _, name := range names {
 		s := TopicSummary{Name: name, Partitions: counts[name], Internal: InternalTopic(name)}

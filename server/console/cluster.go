@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -31,15 +32,20 @@ func (c *Console) home(w http.ResponseWriter, r *http.Request) {
 
 // coordinated fills in the home page's snapshot: a page of topics, of
 // the groups and of the transactions this broker coordinates, and the
-// first share groups and share partitions.
+// first share groups and share partitions, each only what the console's
+// principal may describe (a share partition: its group).
 func (c *Console) coordinated(p *ui.ConsoleHome) {
 	c.Engine.Snapshot(func(b *broker.Broker) {
-		p.Topics, p.Next = view.TopicPage(b, p.After, TopicsPerPage)
+		p.Topics, p.Next = view.TopicPage(b, p.After, TopicsPerPage, c.describable(b, kmsg.ACLResourceTypeTopic))
 		name := nodeName(b.NodeID())
-		p.Groups, p.GroupsNext = view.GroupsAfter(b, name, p.GroupsAfter, GroupsPerPage)
-		p.Txns, p.TxnsNext = view.TxnsAfter(b, name, p.TxnsAfter, GroupsPerPage)
-		p.ShareGroups = view.ShareGroupsUpTo(b, GroupsPerPage)
+		groups := c.describable(b, kmsg.ACLResourceTypeGroup)
+		p.Groups, p.GroupsNext = view.GroupsAfter(b, name, p.GroupsAfter, GroupsPerPage, groups)
+		p.Txns, p.TxnsNext = view.TxnsAfter(b, name, p.TxnsAfter, GroupsPerPage, c.describable(b, kmsg.ACLResourceTypeTransactionalId))
+		p.ShareGroups = view.ShareGroupsUpTo(b, GroupsPerPage, groups)
 		p.Shares = view.Shares(name, b, time.Now().UnixMilli())
+		if groups != nil {
+			p.Shares = slices.DeleteFunc(p.Shares, func(s view.SharePartition) bool { return !groups(s.Group) })
+		}
 		p.Shares = p.Shares[:min(len(p.Shares), GroupsPerPage)]
 	})
 }

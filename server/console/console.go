@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/gregor-kafka/gregor/core/broker"
+	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/ui"
 )
 
@@ -38,6 +39,27 @@ type Console struct {
 	// Peers is every node's HTTP address (--http-peers), for links to
 	// each partition's leader.
 	Peers map[int32]string
+}
+
+// Host is the address the console's requests come from, as ACLs match
+// a client's host.
+const Host = "127.0.0.1"
+
+// describable is what a snapshot of rtype's resources may show: those
+// the console's principal may DESCRIBE, as Metadata lists only such
+// topics, ListGroups such groups (all of them with DESCRIBE on the
+// cluster) and ListTransactions such transactional ids. Nil, every one,
+// when no authorizer is on. It runs on the engine goroutine, with b.
+func (c *Console) describable(b *broker.Broker, rtype kmsg.ACLResourceType) func(name string) bool {
+	if c.Principal == "" || rtype == kmsg.ACLResourceTypeGroup && c.may(b, kmsg.ACLResourceTypeCluster, cluster.ClusterResource) {
+		return nil
+	}
+	return func(name string) bool { return c.may(b, rtype, name) }
+}
+
+// may reports whether the console's principal may DESCRIBE the resource.
+func (c *Console) may(b *broker.Broker, rtype kmsg.ACLResourceType, name string) bool {
+	return b.Allows(c.Principal, Host, rtype, name, kmsg.ACLOperationDescribe)
 }
 
 // Page sizes: what one snapshot reads at most.

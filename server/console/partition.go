@@ -35,9 +35,12 @@ func (c *Console) partition(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Index = index
-	if !c.snapshotPartition(&p) {
+	if err := c.snapshotPartition(&p); err != nil {
 		p.Problem = ui.Trf(p.Lang, "There is no partition %d of topic %q.", index, topic)
-		render(w, r, http.StatusNotFound, p.ConsoleFrame, ui.ConsolePartitionPage(p))
+		if isRefusal(err) {
+			p.Problem = ui.Trf(p.Lang, "Refused: %s may not describe topic %q (%v).", c.principal(), topic, err)
+		}
+		render(w, r, status(err), p.ConsoleFrame, ui.ConsolePartitionPage(p))
 		return
 	}
 	if off := r.URL.Query().Get("produced"); off != "" {
@@ -72,12 +75,22 @@ func parseIndex(s string) (int32, error) {
 
 // snapshotPartition reads the partition's leader, this broker's replica
 // of it at its tail, and the transactions on it that this broker
-// coordinates; false when the broker knows no such partition.
-func (c *Console) snapshotPartition(p *ui.ConsolePartition) bool {
-	var known bool
+// coordinates and the console's principal may describe. It reads nothing
+// when the principal may not describe the topic
+// (TOPIC_AUTHORIZATION_FAILED, whether or not it exists, as Metadata
+// answers), and UNKNOWN_TOPIC_OR_PARTITION when the broker knows no such
+// partition.
+func (c *Console) snapshotPartition(p *ui.ConsolePartition) error {
+	var err error
 	name := fmt.Sprintf("%s-%d", p.Topic, p.Index)
 	c.Engine.Snapshot(func(b *broker.Broker) {
+		if !c.may(b, kmsg.ACLResourceTypeTopic, p.Topic) {
+			err = kerr.TopicAuthorizationFailed
+			return
+		}
+		var known bool
 		if p.Leader, known = view.LeaderOf(b, p.Topic, p.Index); !known {
+			err = kerr.UnknownTopicOrPartition
 			return
 		}
 		node := nodeName(b.NodeID())
@@ -90,18 +103,19 @@ func (c *Console) snapshotPartition(p *ui.ConsolePartition) bool {
 				}
 			}
 		}
-		txns, _ := view.TxnsAfter(b, node, "", GroupsPerPage)
+		txns, _ := view.TxnsAfter(b, node, "", GroupsPerPage, c.describable(b, kmsg.ACLResourceTypeTransactionalId))
 		for _, t := range txns {
 			if slices.Contains(t.Partitions, name) {
 				p.Txns = append(p.Txns, t)
 			}
 		}
 	})
-	return known
+	return err
 }
 
 // browse reads the page of records the query asks for: ?from= an offset
-// (by=offset) or a time (by=time), ?n= one of ui.PageSizes, ?format=.
+// (by=offset) or a time (by=time), ?n= one of ui.PageSizes, ?format=,
+// ?isolation= read_uncommitted (the default) or read_committed.
 func (c *Console) browse(r *http.Request, p *ui.ConsolePartition) error {
 	q := r.URL.Query()
 	br := &p.Browse
@@ -109,6 +123,7 @@ func (c *Console) browse(r *http.Request, p *ui.ConsolePartition) error {
 	if f := q.Get("format"); slices.Contains(ui.RecordFormats, f) {
 		br.Format = f
 	}
+	br.Committed = q.Get("isolation") == ui.ReadCommitted
 	if s := q.Get("n"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || !slices.Contains(ui.PageSizes, n) {
@@ -123,7 +138,7 @@ func (c *Console) browse(r *http.Request, p *ui.ConsolePartition) error {
 	start, err := c.startOffset(r.Context(), p)
 	if err == nil {
 		br.Start = start
-		br.Records, br.Next, err = c.read(r.Context(), p.Topic, p.Index, start, br.N)
+		err = c.read(r.Context(), p.Topic, p.Index, br)
 	}
 	switch {
 	case isRefusal(err):
@@ -190,36 +205,46 @@ func parseTime(s string) (int64, error) {
 	return 0, errors.New("not a time")
 }
 
-// read fetches at most n records from offset from on (read_uncommitted:
-// open and aborted transactions' records too, each marked), at most
-// MaxFetchBytes.
-func (c *Console) read(ctx context.Context, topic string, index int32, from int64, n int) ([]view.Record, int64, error) {
+// read fetches at most br.N records from br.Start on, at most
+// MaxFetchBytes, as a consumer at br's isolation level would see them:
+// at read_uncommitted open and aborted transactions' records too (each
+// marked transactional); at read_committed only up to the last stable
+// offset (the broker stops there), and without the aborted
+// transactions' records (the answer lists them, view.RecordsOf leaves
+// them out).
+func (c *Console) read(ctx context.Context, topic string, index int32, br *ui.RecordPage) error {
 	req := kmsg.NewPtrFetchRequest()
 	req.Version = fetchVersion
 	req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes, req.SessionEpoch = -1, 0, 0, MaxFetchBytes, -1
+	if br.Committed {
+		req.IsolationLevel = 1
+	}
 	ft := kmsg.NewFetchRequestTopic()
 	ft.Topic = topic
 	fp := kmsg.NewFetchRequestTopicPartition()
-	fp.Partition, fp.FetchOffset, fp.CurrentLeaderEpoch, fp.LogStartOffset, fp.PartitionMaxBytes = index, from, -1, -1, MaxFetchBytes
+	fp.Partition, fp.FetchOffset, fp.CurrentLeaderEpoch, fp.LogStartOffset, fp.PartitionMaxBytes = index, br.Start, -1, -1, MaxFetchBytes
 	ft.Partitions = []kmsg.FetchRequestTopicPartition{fp}
 	req.Topics = []kmsg.FetchRequestTopic{ft}
+	br.Next = br.Start
 	resp, err := ask[*kmsg.FetchResponse](ctx, c, req)
 	if err != nil {
-		return nil, from, err
+		return err
 	}
 	if err := kafkaError(resp.ErrorCode, nil); err != nil {
-		return nil, from, err
+		return err
 	}
 	for _, t := range resp.Topics {
 		for _, rp := range t.Partitions {
 			if err := kafkaError(rp.ErrorCode, nil); err != nil {
 				if errors.Is(err, kerr.OffsetOutOfRange) {
-					return nil, from, fmt.Errorf("%w: offset %d is outside the log (log start %d, high watermark %d)", err, from, rp.LogStartOffset, rp.HighWatermark)
+					return fmt.Errorf("%w: offset %d is outside the log (log start %d, high watermark %d)", err, br.Start, rp.LogStartOffset, rp.HighWatermark)
 				}
-				return nil, from, err
+				return err
 			}
-			return view.RecordsOf(rp.RecordBatches, from, n)
+			br.StableEnd = rp.LastStableOffset
+			br.Records, br.Next, err = view.RecordsOf(rp.RecordBatches, rp.AbortedTransactions, br.Start, br.N)
+			return err
 		}
 	}
-	return nil, from, errors.New("Fetch answered no partition")
+	return errors.New("Fetch answered no partition")
 }

@@ -37,6 +37,7 @@ func (c *Console) produce(w http.ResponseWriter, r *http.Request) {
 	p := c.partitionPage(r)
 	p.Index = index
 	p.Path = fmt.Sprintf("%s/%d", topicPath(topic), index) // the language switch goes back to the page
+	// The page shows what the snapshot may; its problem is the produce's.
 	c.snapshotPartition(&p)
 	p.Problem = ui.Trf(l, "The record was not produced: %v", err)
 	switch {

@@ -19,8 +19,9 @@ import (
 )
 
 // consolePrincipal is who the console acts as in TestConsole: allowed
-// everything on the topics named shop-*, and to create topics and
-// describe the cluster; nothing on any other topic.
+// everything on the topics named shop-*, to create topics and describe
+// the cluster, to describe topic secret and transactional id
+// console-txn; nothing on any other topic.
 const consolePrincipal = "User:alice"
 
 // TestConsole drives /console on a broker with an authorizer on, as an
@@ -29,8 +30,11 @@ const consolePrincipal = "User:alice"
 // group's lag on the console and in `gregor group describe` is what was
 // produced minus what was committed; the record browser shows exactly
 // the records produced, in order; a topic the console's principal may
-// not read is refused; a transaction left open shows as open, then as
-// committed; a record larger than the topic allows is refused with why.
+// describe but not read is refused its records, one it may not describe
+// its page; a transaction left open shows as open (its record at
+// read_uncommitted, not at read_committed), then as committed; a record
+// larger than the topic allows is refused with why; and at 390 px, in
+// English and Chinese, no page scrolls sideways or cuts a table off.
 func TestConsole(t *testing.T) {
 	t.Parallel()
 	exe := chromium(t)
@@ -50,13 +54,14 @@ func TestConsole(t *testing.T) {
 	allow := []*kadm.ACLBuilder{
 		kadm.NewACLs().Allow(consolePrincipal).AllowHosts().Topics("shop-").ResourcePatternType(kadm.ACLPatternPrefixed).Operations(kadm.OpAll),
 		kadm.NewACLs().Allow(consolePrincipal).AllowHosts().Clusters().Operations(kadm.OpCreate, kadm.OpDescribe),
+		kadm.NewACLs().Allow(consolePrincipal).AllowHosts().TransactionalIDs("console-txn").Topics("secret").Operations(kadm.OpDescribe),
 	}
 	for _, b := range allow {
 		if _, err := adm.CreateACLs(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "secret"); err != nil {
+	if _, err := adm.CreateTopics(ctx, 1, 1, nil, "secret", "hidden"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -134,6 +139,12 @@ func TestConsole(t *testing.T) {
 		t.Errorf("the refusal does not name Kafka's error: %q", p.text("[data-refused]"))
 	}
 	p.shot("refused")
+	// One it may not even describe is neither listed nor shown.
+	p.do(chromedp.Navigate(base + "/console/topics/hidden/0?from=0"))
+	p.waitText(".problem", "Refused: "+consolePrincipal+" may not describe topic \"hidden\"")
+	if p.count(".state") != 0 {
+		t.Errorf("the partition's state is drawn for a topic the console may not describe")
+	}
 
 	// A transaction left open shows as open, then as committed.
 	txc, err := kgo.NewClient(kgo.SeedBrokers(kafka), kgo.TransactionalID("console-txn"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
@@ -152,7 +163,16 @@ func TestConsole(t *testing.T) {
 	if p.count(`.cells [data-kind="open"]`) != 1 || p.text(`.txn[data-txn="console-txn"]`) == "" {
 		t.Errorf("the open transaction's batch is not drawn open, or its coordinator's state is missing")
 	}
+	if p.count(`.record[data-offset="0"]`) != 1 {
+		t.Errorf("at read_uncommitted the open transaction's record is not shown")
+	}
 	p.shot("txn-open")
+	// Chosen in the form, read_committed stops at the LSO: nothing yet.
+	p.submit(`const f = document.getElementById("browse"); f.elements.isolation.value = "read_committed"; f.requestSubmit();`)
+	p.waitText(".records", "read_committed: up to the last stable offset, 0")
+	if p.count(".record") != 0 || p.eval(`document.getElementById("browse").elements.isolation.value`) != "read_committed" {
+		t.Errorf("at read_committed the open transaction's record is shown, or the form forgot the isolation")
+	}
 	p.do(chromedp.EmulateViewport(390, 844))
 	p.do(chromedp.Navigate(base + "/console/topics/shop-orders/1?from=0&lang=zh"))
 	p.waitText("h1", "分区")
@@ -197,6 +217,9 @@ func TestConsole(t *testing.T) {
 	if got := p.text(`tr[data-share-group="pickers"]`); !strings.Contains(got, "picker-1") || !strings.Contains(got, "shop-orders-0") {
 		t.Errorf("the share group's row reads %q, want its member picker-1 and its partitions", got)
 	}
+	if p.count(`tr[data-topic="secret"]`) != 1 || p.count(`tr[data-topic="hidden"]`) != 0 {
+		t.Errorf("the home page lists the topics the console may describe and only those: secret %d, hidden %d", p.count(`tr[data-topic="secret"]`), p.count(`tr[data-topic="hidden"]`))
+	}
 	p.shot("home")
 	p.do(chromedp.EmulateViewport(390, 844))
 	p.do(chromedp.Reload())
@@ -205,6 +228,43 @@ func TestConsole(t *testing.T) {
 		t.Errorf("at 390 px the console's home scrolls %s px sideways", over)
 	}
 	p.shot("home-phone")
+
+	// Every page at 390 px, in English and in Chinese: none scrolls
+	// sideways nor cuts a table off, and the Chinese one has no English
+	// left in its headings.
+	for _, lang := range []string{"en", "zh"} {
+		for _, pg := range []struct{ name, path, open string }{
+			{"home", "/console", ""},
+			{"topic", "/console/topics/shop-orders", ""},
+			{"records", "/console/topics/shop-orders/0?from=0&n=10&isolation=read_committed", ""},
+			{"group", "/console/groups/billing", ""},
+			{"produce", "/console/topics/shop-orders/1", "details.produce"},
+		} {
+			sep := "?"
+			if strings.Contains(pg.path, "?") {
+				sep = "&"
+			}
+			p.do(chromedp.Navigate(base + pg.path + sep + "lang=" + lang))
+			p.waitText("h1", "")
+			if pg.open != "" {
+				p.eval(`document.querySelector("` + pg.open + `").open = true, ""`)
+			}
+			if over := p.eval(`String(document.documentElement.scrollWidth - document.documentElement.clientWidth)`); over != "0" {
+				t.Errorf("at 390 px the %s page in %s scrolls %s px sideways", pg.name, lang, over)
+			}
+			// A table scrolls within itself (overflow-x) rather than the
+			// page: none may need to, or a column is cut off at the edge.
+			if cut := p.eval(`[...document.querySelectorAll("table")].filter(t => t.scrollWidth > t.clientWidth).map(t => t.closest("section")?.className || t.className).join(", ")`); cut != "" {
+				t.Errorf("at 390 px the %s page in %s cuts off a table's columns: %s", pg.name, lang, cut)
+			}
+			if lang == "zh" {
+				if en := p.eval(`[...document.querySelectorAll("h1, h2, th, summary, label")].map(e => e.textContent).filter(s => /\b(the|of|on|this|records|partition|topic|group)\b/i.test(s)).join(" | ")`); en != "" {
+					t.Errorf("the %s page in Chinese still reads in English: %s", pg.name, en)
+				}
+			}
+			p.shot("phone-" + lang + "-" + pg.name)
+		}
+	}
 }
 
 // createTopic fills in and sends the console's form for a new topic,
