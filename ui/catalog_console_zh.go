@@ -20,6 +20,7 @@ var zhConsole = map[string]string{
 	"%d members": "%d 个成员",
 	"Open transactions: %d, holding the LSO at %d.": "未完成的事务：%d 个，把 LSO 停在 %d。",
 	"%d replicas, %d B":                             "%d 个副本，%d B",
+	"%d replica, %d B":                              "%d 个副本，%d B",
 	"%q is not a partition number.":                 "%q 不是分区号。",
 	"%q is not a time: give 2026-01-02T15:04:05Z, 2026-01-02 15:04:05 (UTC) or milliseconds since 1970.": "%q 不是时间：请写 2026-01-02T15:04:05Z、2026-01-02 15:04:05（UTC）或 1970 年以来的毫秒数。",
 	"%q is not an offset: give a whole number from 0.":                                                   "%q 不是偏移量：请写一个从 0 起的整数。",

@@ -274,3 +274,12 @@ func orNone(ctx context.Context, s string) string {
 	}
 	return s
 }
+
+// localReplicas says how many of a topic's partitions this broker holds
+// a replica of, and their size.
+func localReplicas(ctx context.Context, n int, size int64) string {
+	if n == 1 {
+		return Tf(ctx, "%d replica, %d B", n, size)
+	}
+	return Tf(ctx, "%d replicas, %d B", n, size)
+}
