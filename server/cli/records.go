@@ -44,7 +44,7 @@ func topicProduce(e *env) error {
 	if err != nil {
 		return usagef("-f %q: %v", *format, err)
 	}
-	opts := []kgo.Opt{kgo.DefaultProduceTopic(e.args[0]), kgo.ProducerLinger(5 * time.Millisecond)}
+	opts := []kgo.Opt{kgo.DefaultProduceTopic(e.args[0]), kgo.ProducerLinger(5 * time.Millisecond), kgo.RecordDeliveryTimeout(e.timeout)}
 	switch *acks {
 	case -1:
 		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
@@ -102,6 +102,9 @@ func topicProduce(e *env) error {
 				if firstErr == nil {
 					firstErr = err
 				}
+				if errors.Is(err, kgo.ErrRecordTimeout) {
+					return // one line for all, when produce returns it
+				}
 				fmt.Fprintf(e.stderr, "record %q: %v\n", r.Value, err)
 				return
 			}
@@ -121,6 +124,9 @@ func topicProduce(e *env) error {
 		if err := e.cl.EndTransaction(ctx, commit); err != nil {
 			return err
 		}
+	}
+	if errors.Is(firstErr, kgo.ErrRecordTimeout) {
+		return firstErr
 	}
 	if sum.Failed > 0 {
 		e.code = ExitRefused
