@@ -140,10 +140,10 @@ func (e *env) run(args []string) error {
 	}
 	verb, ok := verbs[args[1]]
 	if !ok {
-		return usagef("unknown command %q %q (try: gregor %s --help)", args[0], args[1], args[0])
+		return usagef("unknown command %q (try: gregor %s --help)", args[0]+" "+args[1], args[0])
 	}
 	e.fs = flag.NewFlagSet("gregor "+args[0]+" "+args[1], flag.ContinueOnError)
-	e.fs.SetOutput(e.stdout)
+	e.fs.SetOutput(io.Discard) // a wrong flag is one line on stderr; --help prints the usage
 	e.conn.register(e.fs)
 	e.fs.DurationVar(&e.timeout, "timeout", defaultTimeout, "how long every request may wait for the cluster's answer")
 	e.rest = args[2:]
@@ -154,17 +154,20 @@ func (e *env) run(args []string) error {
 // between its arguments, as rpk takes them) and checks how many
 // arguments it has.
 func (e *env) parse(minArgs, maxArgs int, argsHelp string) error {
-	e.fs.Usage = func() {
-		fmt.Fprintf(e.stdout, "Usage: %s %s [flags]\n\nFlags:\n", e.fs.Name(), argsHelp)
-		e.fs.PrintDefaults()
-	}
 	rest := e.rest
 	for {
 		if err := e.fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(e.stdout, "Usage: %s %s [flags]\n\nFlags:\n", e.fs.Name(), argsHelp)
+				e.fs.SetOutput(e.stdout)
+				e.fs.PrintDefaults()
 				return err
 			}
-			return usagef("%v", err)
+			msg := err.Error()
+			if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				msg = "unknown flag " + f
+			}
+			return usagef("%s (see %s --help)", msg, e.fs.Name())
 		}
 		if e.fs.NArg() == 0 {
 			break
@@ -225,10 +228,10 @@ func (e *env) timeoutCtx() (context.Context, context.CancelFunc) {
 func (e *env) refused(what string, err error, msg string) {
 	e.code = ExitRefused
 	if msg != "" {
-		fmt.Fprintf(e.stderr, "%s: %v: %s\n", what, err, msg)
+		fmt.Fprintf(e.stderr, "gregor: %s: %v: %s\n", what, err, msg)
 		return
 	}
-	fmt.Fprintf(e.stderr, "%s: %v\n", what, err)
+	fmt.Fprintf(e.stderr, "gregor: %s: %v\n", what, err)
 }
 
 type usageError struct{ msg string }
