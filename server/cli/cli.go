@@ -204,9 +204,14 @@ func (e *env) client(extra ...kgo.Opt) (*kadm.Client, context.Context, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if e.timeout <= 0 {
+		return nil, nil, usagef("--timeout %v: want a duration above 0 (e.g. 30s, 10m)", e.timeout)
+	}
 	// kgo's own bounds (10 s to read an answer, 30 s of retries) would
-	// end a slow request before --timeout does.
-	opts = append(opts, kgo.RequestTimeoutOverhead(e.timeout), kgo.RetryTimeout(e.timeout), kgo.WithHooks(&e.watch))
+	// end a slow request before --timeout does; kgo takes a read bound
+	// of 100 ms to 15 minutes.
+	overhead := min(max(e.timeout, 100*time.Millisecond), 15*time.Minute)
+	opts = append(opts, kgo.RequestTimeoutOverhead(overhead), kgo.RetryTimeout(e.timeout), kgo.WithHooks(&e.watch))
 	e.cl, err = kgo.NewClient(append(opts, extra...)...)
 	if err != nil {
 		return nil, nil, usagef("%v", err)

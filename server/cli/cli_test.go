@@ -69,6 +69,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"topic", "list", "-X", "bootstrap=x"}, `unknown key "bootstrap"; want one of brokers,`},
 		{[]string{"topic", "list", "-X", "brokers"}, "want brokers=VALUE"},
 		{[]string{"topic", "consume", "t", "-o", "@yesterday"}, "gregor: -o @yesterday: want @MILLISECONDS or @RFC3339"},
+		{[]string{"topic", "list", "--timeout", "0s"}, "gregor: --timeout 0s: want a duration above 0"},
 		{[]string{"group", "seek", "g", "--to", "@yesterday"}, `gregor: --to "@yesterday": want start, end, an offset or @TIME`},
 	} {
 		var stdout, stderr bytes.Buffer
