@@ -37,9 +37,18 @@ const (
 	// ExitUsage: the command line is wrong (an unknown command or flag,
 	// a missing argument, a malformed value).
 	ExitUsage = 2
-	// ExitUnreachable: no broker could be reached before --timeout.
+	// ExitUnreachable: no broker could be reached (every dial failed, or
+	// none took a request before --timeout).
 	ExitUnreachable = 3
+	// ExitTimeout: a broker took a request but did not answer it before
+	// --timeout.
+	ExitTimeout = 4
 )
+
+// defaultTimeout bounds every command's requests: long enough for one
+// broker to create 10,000 partitions (47 to 90 s on a loaded two-core
+// machine).
+const defaultTimeout = 5 * time.Minute
 
 // Nouns are the command groups, by name.
 var nouns = map[string]map[string]func(*env) error{
@@ -59,8 +68,10 @@ Client commands operate any Kafka-compatible cluster: -X brokers=HOST:PORT,...
 (or GREGOR_BROKERS; default 127.0.0.1:9092), -X sasl.mechanism=SCRAM-SHA-256
 -X user=NAME -X pass=SECRET, -X tls.enabled=true -X tls.ca=FILE, or a
 --profile FILE holding those keys one per line as key=value. Reads take
---format json. Exit codes: 0 done, 1 the cluster refused something, 2 a wrong
-command line, 3 no broker reachable. gregor NOUN VERB --help says more.
+--format json. --timeout (default 5m) bounds every request. Exit codes: 0 done,
+1 the cluster refused something, 2 a wrong command line, 3 no broker
+reachable, 4 a broker did not answer within --timeout. gregor NOUN VERB
+--help says more.
 `
 
 // Nouns reports whether name is a client command group.
@@ -84,7 +95,17 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case isUsage(err):
 		fmt.Fprintf(stderr, "gregor: %v\n", err)
 		return ExitUsage
-	case isUnreachable(err):
+	case isTimeout(err) && e.watch.took():
+		if req, ok := e.watch.oldestUnanswered(); ok {
+			fmt.Fprintf(stderr, "gregor: %s timed out after %v waiting for %s; raise --timeout\n", req.name(), e.timeout, req.broker)
+		} else {
+			fmt.Fprintf(stderr, "gregor: timed out after %v: the cluster answered but did not finish (%v); raise --timeout\n", e.timeout, err)
+		}
+		return ExitTimeout
+	case isUnreachable(err), isTimeout(err):
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("none took a request within %v (--timeout)", e.timeout)
+		}
 		fmt.Fprintf(stderr, "gregor: no broker reachable at %s: %v\n", strings.Join(e.conn.brokers, ","), err)
 		return ExitUnreachable
 	default:
@@ -107,6 +128,7 @@ type env struct {
 	cl             *kgo.Client
 	adm            *kadm.Client
 	cancel         context.CancelFunc // ends the context client returned
+	watch          watch              // the client's requests, for a timeout's message
 	code           int                // ExitRefused once something was refused
 }
 
@@ -118,12 +140,12 @@ func (e *env) run(args []string) error {
 	}
 	verb, ok := verbs[args[1]]
 	if !ok {
-		return usagef("unknown command %q %q (try: gregor %s --help)", args[0], args[1], args[0])
+		return usagef("unknown command %q (try: gregor %s --help)", args[0]+" "+args[1], args[0])
 	}
 	e.fs = flag.NewFlagSet("gregor "+args[0]+" "+args[1], flag.ContinueOnError)
-	e.fs.SetOutput(e.stdout)
+	e.fs.SetOutput(io.Discard) // a wrong flag is one line on stderr; --help prints the usage
 	e.conn.register(e.fs)
-	e.fs.DurationVar(&e.timeout, "timeout", 10*time.Second, "how long to wait for the cluster")
+	e.fs.DurationVar(&e.timeout, "timeout", defaultTimeout, "how long every request may wait for the cluster's answer")
 	e.rest = args[2:]
 	return verb(e)
 }
@@ -132,17 +154,20 @@ func (e *env) run(args []string) error {
 // between its arguments, as rpk takes them) and checks how many
 // arguments it has.
 func (e *env) parse(minArgs, maxArgs int, argsHelp string) error {
-	e.fs.Usage = func() {
-		fmt.Fprintf(e.stdout, "Usage: %s %s [flags]\n\nFlags:\n", e.fs.Name(), argsHelp)
-		e.fs.PrintDefaults()
-	}
 	rest := e.rest
 	for {
 		if err := e.fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(e.stdout, "Usage: %s %s [flags]\n\nFlags:\n", e.fs.Name(), argsHelp)
+				e.fs.SetOutput(e.stdout)
+				e.fs.PrintDefaults()
 				return err
 			}
-			return usagef("%v", err)
+			msg := err.Error()
+			if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				msg = "unknown flag " + f
+			}
+			return usagef("%s (see %s --help)", msg, e.fs.Name())
 		}
 		if e.fs.NArg() == 0 {
 			break
@@ -179,6 +204,14 @@ func (e *env) client(extra ...kgo.Opt) (*kadm.Client, context.Context, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if e.timeout <= 0 {
+		return nil, nil, usagef("--timeout %v: want a duration above 0 (e.g. 30s, 10m)", e.timeout)
+	}
+	// kgo's own bounds (10 s to read an answer, 30 s of retries) would
+	// end a slow request before --timeout does; kgo takes a read bound
+	// of 100 ms to 15 minutes.
+	overhead := min(max(e.timeout, 100*time.Millisecond), 15*time.Minute)
+	opts = append(opts, kgo.RequestTimeoutOverhead(overhead), kgo.RetryTimeout(e.timeout), kgo.WithHooks(&e.watch))
 	e.cl, err = kgo.NewClient(append(opts, extra...)...)
 	if err != nil {
 		return nil, nil, usagef("%v", err)
@@ -200,10 +233,10 @@ func (e *env) timeoutCtx() (context.Context, context.CancelFunc) {
 func (e *env) refused(what string, err error, msg string) {
 	e.code = ExitRefused
 	if msg != "" {
-		fmt.Fprintf(e.stderr, "%s: %v: %s\n", what, err, msg)
+		fmt.Fprintf(e.stderr, "gregor: %s: %v: %s\n", what, err, msg)
 		return
 	}
-	fmt.Fprintf(e.stderr, "%s: %v\n", what, err)
+	fmt.Fprintf(e.stderr, "gregor: %s: %v\n", what, err)
 }
 
 type usageError struct{ msg string }
@@ -214,11 +247,15 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 
 func isUsage(err error) bool { var u usageError; return errors.As(err, &u) }
 
-// isUnreachable reports an error that says no broker answered: a dial
-// failure, or the deadline passing without any answer.
-func isUnreachable(err error) bool {
-	var op *net.OpError
+// isTimeout reports an error that says --timeout (or a connection's
+// deadline) passed before an answer; a broker's own timeout error (a
+// Kafka error code) is a refusal instead.
+func isTimeout(err error) bool {
 	var ke *kerr.Error
-	return errors.As(err, &op) || errors.Is(err, os.ErrDeadlineExceeded) ||
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, kgo.ErrRecordTimeout) ||
 		errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &ke)
 }
+
+// isUnreachable reports a connection that failed: a dial refused or
+// unroutable, a connection reset.
+func isUnreachable(err error) bool { var op *net.OpError; return errors.As(err, &op) }

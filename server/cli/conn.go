@@ -43,8 +43,11 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	c.x = map[string]string{}
 	fs.Func("X", "a connection setting key=value, repeatable: "+strings.Join(slices.Sorted(maps.Keys(connKeys)), ", "), func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
-		if _, known := connKeys[k]; !ok || !known {
-			return fmt.Errorf("-X %s: want one of %s as key=value", s, strings.Join(slices.Sorted(maps.Keys(connKeys)), ", "))
+		if _, known := connKeys[k]; !known {
+			return fmt.Errorf("unknown key %q; want one of %s", k, strings.Join(slices.Sorted(maps.Keys(connKeys)), ", "))
+		}
+		if !ok {
+			return fmt.Errorf("want %s=VALUE", k)
 		}
 		c.x[k] = v
 		return nil

@@ -183,7 +183,7 @@ func groupSeek(e *env) error {
 	case *to == "end":
 		lo, err = adm.ListEndOffsets(ctx, ts...)
 	case strings.HasPrefix(*to, "@"):
-		ms, _ := timeArg(*to)
+		ms, _ := timeArg("--to", *to)
 		lo, err = adm.ListOffsetsAfterMilli(ctx, ms, ts...)
 	default:
 		at, _ := strconv.ParseInt(*to, 10, 64)

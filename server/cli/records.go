@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -44,7 +45,7 @@ func topicProduce(e *env) error {
 	if err != nil {
 		return usagef("-f %q: %v", *format, err)
 	}
-	opts := []kgo.Opt{kgo.DefaultProduceTopic(e.args[0]), kgo.ProducerLinger(5 * time.Millisecond)}
+	opts := []kgo.Opt{kgo.DefaultProduceTopic(e.args[0]), kgo.ProducerLinger(5 * time.Millisecond), kgo.RecordDeliveryTimeout(e.timeout)}
 	switch *acks {
 	case -1:
 		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
@@ -76,12 +77,16 @@ func topicProduce(e *env) error {
 	}
 	sum := produced{Topic: e.args[0], Partitions: map[int32]int64{}}
 	var firstErr error
-	written := 0 // counted in the promises, which kgo calls one at a time
+	said := map[string]bool{} // the errors told so far: each once, at its first record
+	written := 0              // counted in the promises, which kgo calls one at a time
 	progress := e.progress("produced")
 	for {
 		r, err := reader.ReadRecord()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return usagef("stdin ends inside record %d: -f %q wants more (does the last line lack its newline?)", sum.Records+1, *format)
 		}
 		if err != nil {
 			return usagef("reading record %d from stdin: %v", sum.Records+1, err)
@@ -96,13 +101,18 @@ func topicProduce(e *env) error {
 			r.Partition = int32(*partition)
 		}
 		sum.Records++
+		n := sum.Records
 		e.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
 			if err != nil {
 				sum.Failed++
 				if firstErr == nil {
 					firstErr = err
 				}
-				fmt.Fprintf(e.stderr, "record %q: %v\n", r.Value, err)
+				if errors.Is(err, kgo.ErrRecordTimeout) || said[err.Error()] {
+					return // a timeout is one line for all, when produce returns it
+				}
+				said[err.Error()] = true
+				fmt.Fprintf(e.stderr, "gregor: record %d (%d bytes) not produced to %s: %v%s\n", n, len(r.Key)+len(r.Value), r.Topic, err, produceHint(err, r.Topic))
 				return
 			}
 			sum.Partitions[r.Partition] = max(sum.Partitions[r.Partition], r.Offset)
@@ -122,8 +132,15 @@ func topicProduce(e *env) error {
 			return err
 		}
 	}
+	if errors.Is(firstErr, kgo.ErrRecordTimeout) {
+		return firstErr
+	}
 	if sum.Failed > 0 {
 		e.code = ExitRefused
+		if sum.Failed == sum.Records && e.format != "json" {
+			fmt.Fprintf(e.stderr, "gregor: no record produced to %s (%d failed)\n", sum.Topic, sum.Failed)
+			return nil
+		}
 	}
 	return e.show(sum, func() [][]string {
 		line := fmt.Sprintf("produced %d records to %s", sum.Records-sum.Failed, sum.Topic)
@@ -132,6 +149,14 @@ func topicProduce(e *env) error {
 		}
 		return [][]string{{line}}
 	})
+}
+
+// produceHint says what to look at for a refusal a producer can fix.
+func produceHint(err error, topic string) string {
+	if errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge) {
+		return fmt.Sprintf(" (see %s's max.message.bytes: gregor topic describe %s -a)", topic, topic)
+	}
+	return ""
 }
 
 // progress returns a function that, when stdout is a terminal, keeps a
@@ -197,12 +222,12 @@ func topicConsume(e *env) error {
 		return err
 	}
 	ends, err := endOffsets(ctx, adm, topic, *readCommitted)
+	if ke := (*kerr.Error)(nil); errors.As(err, &ke) || err == nil && len(ends) == 0 {
+		e.refused("topic "+topic, orUnknown(err), "")
+		return nil
+	}
 	if err != nil {
 		return err
-	}
-	if len(ends) == 0 {
-		e.refused("topic "+topic, orUnknown(nil), "")
-		return nil
 	}
 	run, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -301,7 +326,7 @@ func startOffset(s string) (kgo.Offset, error) {
 	case s == "end":
 		return kgo.NewOffset().AtEnd(), nil
 	case strings.HasPrefix(s, "@"):
-		ms, err := timeArg(s)
+		ms, err := timeArg("-o", s)
 		return kgo.NewOffset().AfterMilli(ms), err
 	}
 	at, err := strconv.ParseInt(s, 10, 64)
@@ -311,15 +336,15 @@ func startOffset(s string) (kgo.Offset, error) {
 	return kgo.NewOffset().At(at), nil
 }
 
-// timeArg reads @TIME: milliseconds since the epoch, or RFC 3339.
-func timeArg(s string) (int64, error) {
+// timeArg reads flag's @TIME: milliseconds since the epoch, or RFC 3339.
+func timeArg(flag, s string) (int64, error) {
 	ts := strings.TrimPrefix(s, "@")
 	if ms, err := strconv.ParseInt(ts, 10, 64); err == nil {
 		return ms, nil
 	}
 	t, err := time.Parse(time.RFC3339, ts)
 	if err != nil {
-		return 0, usagef("%s: want @MILLISECONDS or @RFC3339 (e.g. @2026-12-01T10:00:00Z)", s)
+		return 0, usagef("%s %s: want @MILLISECONDS or @RFC3339 (e.g. @2026-12-01T10:00:00Z)", flag, s)
 	}
 	return t.UnixMilli(), nil
 }

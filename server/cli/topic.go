@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 var topicVerbs = map[string]func(*env) error{
@@ -29,15 +31,26 @@ type topicResult struct {
 }
 
 // perTopic reports the outcome of each topic named on the command line,
-// as resultOf gives it (the broker's message and error).
+// as resultOf gives it (the broker's message and error): in JSON all of
+// them, as text a table of those done and a line on stderr for each
+// refused.
 func (e *env) perTopic(resultOf func(topic string) (string, error)) error {
 	var rs []topicResult
+	done := 0
 	for _, t := range e.args {
 		msg, err := resultOf(t)
 		if err != nil {
+			if e.format != "json" {
+				e.refused("topic "+t, orUnknown(err), msg)
+				continue
+			}
 			e.code = ExitRefused
 		}
+		done++
 		rs = append(rs, topicResult{t, errString(err, msg)})
+	}
+	if e.format != "json" && done == 0 {
+		return nil
 	}
 	return e.show(rs, func() [][]string {
 		out := [][]string{{"TOPIC", "STATUS"}}
@@ -262,12 +275,14 @@ func (e *env) topicDetail(ctx context.Context, adm *kadm.Client, topic string) (
 	return td, true, nil
 }
 
-// orUnknown is the error of a topic a metadata answer left out.
+// orUnknown is the error of a topic a metadata answer left out (nil) or
+// said it does not have, in words about a topic (Kafka's own speaks of
+// "this topic-partition"); another error is itself.
 func orUnknown(err error) error {
-	if err != nil {
-		return err
+	if err == nil || errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return errors.New("UNKNOWN_TOPIC_OR_PARTITION: the cluster has no topic of this name")
 	}
-	return fmt.Errorf("UNKNOWN_TOPIC_OR_PARTITION: the cluster does not have this topic")
+	return err
 }
 
 func topicAlterConfig(e *env) error {

@@ -73,8 +73,8 @@ func TestCLITopicsAndGroups(t *testing.T) {
 	if out := cliOK(t, br, "", "topic", "create", topic, "-p", "2", "-c", "retention.ms=3600000"); !strings.Contains(out, topic+"  OK") {
 		t.Errorf("topic create: %q", out)
 	}
-	if code, out, _ := gregorCLI(t, br, "", "topic", "create", topic); code != 1 || !strings.Contains(out, "TOPIC_ALREADY_EXISTS") {
-		t.Errorf("creating it again: exit %d, %q; want 1 and TOPIC_ALREADY_EXISTS", code, out)
+	if code, out, errOut := gregorCLI(t, br, "", "topic", "create", topic); code != 1 || out != "" || !strings.Contains(errOut, "TOPIC_ALREADY_EXISTS") {
+		t.Errorf("creating it again: exit %d, stdout %q, stderr %q; want 1 and TOPIC_ALREADY_EXISTS on stderr", code, out, errOut)
 	}
 	listed := cliJSON[[]struct {
 		Name       string
