@@ -50,6 +50,17 @@ func TestReadmeAPITable(t *testing.T) {
 		if want == "" {
 			want = "—"
 		}
+		if clusterOnlyAPIs[k] {
+			// The table is the full build's; this build must not serve
+			// the key, and the row's versions are not this build's.
+			if want != "—" {
+				t.Errorf("key %d (%s) is served (%s) by a build that leaves it out", k, kmsg.NameForKey(k), want)
+			}
+			if cells[3] == "—" {
+				t.Errorf("docs/api.md: key %d (%s) is listed as left out of this build but is not served by the full build either", k, cells[2])
+			}
+			want = cells[3]
+		}
 		newest := strconv.Itoa(int(req.MaxVersion()))
 		if cells[2] != kmsg.NameForKey(k) || cells[3] != want || cells[4] != newest {
 			t.Errorf("docs/api.md row %q, want | %d | %s | %s | %s |", line, k, kmsg.NameForKey(k), want, newest)
@@ -64,6 +75,11 @@ func TestReadmeAPITable(t *testing.T) {
 	for k := range served {
 		if k >= next {
 			t.Errorf("docs/api.md: served key %d is not in the table", k)
+		}
+	}
+	for k := range clusterOnlyAPIs {
+		if k >= next {
+			t.Errorf("docs/api.md: key %d, left out of this build, is not in the table", k)
 		}
 	}
 }
