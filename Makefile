@@ -8,7 +8,7 @@ DATA    ?= ./data
 # serves the playground by itself.
 DIST    := wasm/dist
 
-.PHONY: build run cluster test check test-stress check-fmt vet wasm wasm-core generate check-templ bench bench-browser suites clean site worker worker-dev
+.PHONY: build run cluster test check test-noquorum test-stress check-fmt vet wasm wasm-core generate check-templ bench bench-browser suites clean site worker worker-dev
 
 build: wasm
 	$(GO) build -o bin/gregor ./server/cmd/gregor
@@ -40,15 +40,23 @@ cluster: build
 # half of the timeout.
 PARALLEL ?= 4
 TESTFLAGS := -count=1 -timeout 12m -parallel $(PARALLEL)
-test: check-fmt vet check-templ wasm-core wasm
+test: check-fmt vet check-templ wasm-core wasm test-noquorum
 	$(GO) test $(TESTFLAGS) ./...
 
 # The inner loop, in under two minutes: formatting, vet, the committed
 # templ code, and every test but the real-client (server/e2e) and browser
 # (wasm/browsertest) ones: the engine, the simulator, the lessons' golden
 # output, the server's unit tests.
-check: check-fmt vet check-templ
+check: check-fmt vet check-templ test-noquorum
 	$(GO) test -count=1 -timeout 6m $$($(GO) list ./... | grep -v -e /server/e2e -e /wasm/browsertest)
+
+# The engine and the lessons as the browser's single-broker bundle builds
+# them (-tags noquorum: no metadata quorum, so no cluster). Tests of
+# cluster-only code skip there and say so. Only core/ and lessons/ build
+# noquorum; server/ is always the full build.
+test-noquorum:
+	$(GO) vet -tags noquorum ./core/... ./lessons/...
+	$(GO) test -count=1 -timeout 6m -tags noquorum ./core/... ./lessons/...
 
 # Steadiness: the end-to-end and browser tests three times in a row with
 # both CPUs kept busy beside them (Debian's stress-ng); any failure stops it.
