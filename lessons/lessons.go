@@ -257,6 +257,18 @@ func (n narration) texts() (string, Translations) {
 	return strings.TrimSpace(strings.Join(n[""], "\n")), tr
 }
 
+// StartsCluster is the first step that starts a multi-broker world
+// (sim.StartsCluster), which only a build with the quorum replays; ok
+// false for a single-broker lesson.
+func (l *Lesson) StartsCluster() (st Step, ok bool) {
+	for _, st := range l.Steps {
+		if sim.StartsCluster(strings.TrimSpace(st.Command)) {
+			return st, true
+		}
+	}
+	return Step{}, false
+}
+
 // Replay runs the first n steps (all when n < 0) in a fresh world and
 // returns it with what each step printed.
 func (l *Lesson) Replay(n int) (*sim.World, []string) {

@@ -22,12 +22,8 @@ func TestLessons(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sim.HasQuorum {
-				for _, st := range l.Steps {
-					if c := strings.TrimSpace(st.Command); c == "cluster" || strings.HasPrefix(c, "cluster ") {
-						t.Skipf("line %d: %q starts a multi-broker world, which needs the full build (not -tags noquorum)", st.Line, c)
-					}
-				}
+			if st, ok := l.StartsCluster(); ok && !sim.HasQuorum {
+				t.Skipf("line %d: %q starts a multi-broker world, which needs the full build (not -tags noquorum)", st.Line, st.Command)
 			}
 			_, outs := l.Replay(-1)
 			if *rewrite {

@@ -426,7 +426,7 @@ func onClick(e js.Value) {
 // in the prompt with the engine's answer. A command that starts a cluster
 // goes to the cluster bundle as it is.
 func run(cmd string, wasTyped bool) {
-	if !sim.HasQuorum && play.StartsCluster(strings.TrimSpace(cmd)) {
+	if !sim.HasQuorum && sim.StartsCluster(strings.TrimSpace(cmd)) {
 		session.Insert(cmd)
 		update()
 		return

@@ -86,3 +86,9 @@ func cmdHelp(w *World, c command) error {
 func unknownCommand(name string) error {
 	return fmt.Errorf("unknown command %q; the commands are: %s (help shows how to use each)", name, strings.Join(commandNames(), ", "))
 }
+
+// StartsCluster reports whether a command (trimmed) starts a multi-broker
+// world, which only a build with the quorum runs (HasQuorum).
+func StartsCluster(cmd string) bool {
+	return cmd == "cluster" || strings.HasPrefix(cmd, "cluster ")
+}

@@ -23,8 +23,9 @@ type TopicSummary struct {
 // for the first page) and that keep lets through (nil keeps every one),
 // in name order, and the after of the next page ("" when none follows):
 // the names are sorted, but only the page's topics are read, so a page
-// costs the same however many topics the cluster has. In a cluster the topics are the metadata image's, all of them: a
-// broker itself has only those it holds replicas of.
+// costs the same however many topics the cluster has. In a cluster the
+// topics are the metadata image's, all of them: a broker itself has only
+// those it holds replicas of.
 func TopicPage(b *broker.Broker, after string, n int, keep func(name string) bool) ([]TopicSummary, string) {
 	counts := topicPartitions(b)
 	names, next := idPage(slices.Collect(maps.Keys(counts)), after, n, keep)

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+
+	"github.com/gregor-kafka/gregor/core/sim"
 	"github.com/gregor-kafka/gregor/ui"
 )
 
@@ -75,14 +77,9 @@ func NeedsQuorum(rawQuery string) bool {
 		return false
 	}
 	for _, it := range Parse(rawQuery).Items {
-		if StartsCluster(it.Cmd) {
+		if sim.StartsCluster(it.Cmd) {
 			return true
 		}
 	}
 	return false
-}
-
-// StartsCluster reports whether a command starts a multi-broker world.
-func StartsCluster(cmd string) bool {
-	return cmd == "cluster" || strings.HasPrefix(cmd, "cluster ")
 }
