@@ -31,6 +31,8 @@ var zhConsole = map[string]string{
 	"A topic needs a name.":            "主题需要一个名字。",
 	"Broker %d leads this partition.":  "这个分区的首领是 broker %d。",
 	"Cluster":                          "集群",
+	"Brokers":                          "Broker 节点",
+	"cluster id %s":                    "集群 ID %s",
 	"Configs":                          "配置",
 	"Create a topic":                   "创建主题",
 	"Create":                           "创建",

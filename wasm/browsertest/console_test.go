@@ -34,7 +34,8 @@ const consolePrincipal = "User:alice"
 // its page; a transaction left open shows as open (its record at
 // read_uncommitted, not at read_committed), then as committed; a record
 // larger than the topic allows is refused with why; and at 390 px, in
-// English and Chinese, no page scrolls sideways or cuts a table off.
+// English and Chinese, no page scrolls sideways, cuts a table off or
+// repeats its title in a section heading.
 func TestConsole(t *testing.T) {
 	t.Parallel()
 	exe := chromium(t)
@@ -256,6 +257,10 @@ func TestConsole(t *testing.T) {
 			// page: none may need to, or a column is cut off at the edge.
 			if cut := p.eval(`[...document.querySelectorAll("table")].filter(t => t.scrollWidth > t.clientWidth).map(t => t.closest("section")?.className || t.className).join(", ")`); cut != "" {
 				t.Errorf("at 390 px the %s page in %s cuts off a table's columns: %s", pg.name, lang, cut)
+			}
+			// A section's heading names the section, not the page again.
+			if dup := p.eval(`(() => { const h1 = document.querySelector("h1").textContent.trim(); return [...document.querySelectorAll("h2")].map(h => h.firstChild?.textContent.trim()).filter(s => s === h1).join(" | ") })()`); dup != "" {
+				t.Errorf("the %s page in %s repeats its title %q in a section heading", pg.name, lang, dup)
 			}
 			if lang == "zh" {
 				if en := p.eval(`[...document.querySelectorAll("h1, h2, th, summary, label")].map(e => e.textContent).filter(s => /\b(the|of|on|this|records|partition|topic|group)\b/i.test(s)).join(" | ")`); en != "" {
