@@ -75,21 +75,21 @@ func topicProduce(e *env) error {
 			return err
 		}
 	}
-	sum := produced{Topic: e.args[0], Partitions: map[int32]int64{}}
-	var firstErr error
-	said := map[string]bool{} // the errors told so far: each once, at its first record
-	written := 0              // counted in the promises, which kgo calls one at a time
+	t := &tally{sum: produced{Topic: e.args[0], Partitions: map[int32]int64{}}, said: map[string]bool{}}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go t.watch(ctx, cancel, e.timeout)
 	progress := e.progress("produced")
-	for {
+	for ctx.Err() == nil {
 		r, err := reader.ReadRecord()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return usagef("stdin ends inside record %d: -f %q wants more (does the last line lack its newline?)", sum.Records+1, *format)
+			return usagef("stdin ends inside record %d: -f %q wants more (does the last line lack its newline?)", t.sent(), *format)
 		}
 		if err != nil {
-			return usagef("reading record %d from stdin: %v", sum.Records+1, err)
+			return usagef("reading record %d from stdin: %v", t.sent(), err)
 		}
 		if *key != "" {
 			r.Key = []byte(*key)
@@ -100,41 +100,31 @@ func topicProduce(e *env) error {
 		if *partition >= 0 {
 			r.Partition = int32(*partition)
 		}
-		sum.Records++
-		n := sum.Records
+		n := t.sent()
 		e.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
-			if err != nil {
-				sum.Failed++
-				if firstErr == nil {
-					firstErr = err
-				}
-				if errors.Is(err, kgo.ErrRecordTimeout) || said[err.Error()] {
-					return // a timeout is one line for all, when produce returns it
-				}
-				said[err.Error()] = true
-				fmt.Fprintf(e.stderr, "gregor: record %d (%d bytes) not produced to %s: %v%s\n", n, len(r.Key)+len(r.Value), r.Topic, err, produceHint(err, r.Topic))
-				return
-			}
-			sum.Partitions[r.Partition] = max(sum.Partitions[r.Partition], r.Offset)
-			written++
-			progress(written)
+			progress(t.answered(e.stderr, n, r, err))
 		})
 	}
-	if err := e.cl.Flush(ctx); err != nil {
-		return err
+	flushed := e.cl.Flush(ctx)
+	if line, ok := t.timeoutLine(); ok {
+		// A transaction left open is aborted by its coordinator after
+		// transaction.timeout.ms: ending it here would wait again.
+		fmt.Fprintln(e.stderr, line)
+		return kgo.ErrRecordTimeout
+	}
+	if flushed != nil {
+		return flushed
 	}
 	if *txnID != "" {
 		commit := kgo.TryCommit
-		if firstErr != nil {
+		if t.firstErr != nil {
 			commit = kgo.TryAbort
 		}
 		if err := e.cl.EndTransaction(ctx, commit); err != nil {
 			return err
 		}
 	}
-	if errors.Is(firstErr, kgo.ErrRecordTimeout) {
-		return firstErr
-	}
+	sum := t.summary()
 	if sum.Failed > 0 {
 		e.code = ExitRefused
 		if sum.Failed == sum.Records && e.format != "json" {
