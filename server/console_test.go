@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -103,6 +104,21 @@ func TestConsoleReadCommitted(t *testing.T) {
 		}
 		return strings.Join(vs, " ")
 	}
+	// marks is each record's transaction as the browser marks it, in
+	// offset order: "-" for a record of no transaction.
+	mark := regexp.MustCompile(`^(\d+)"><div class="rhead">(?:[^<]|<b>[^<]*</b>|<small>[^<]*</small>)*(?:<small class="badge"(?: data-txn-state="(\w+)")?)?`)
+	marks := func() string {
+		t.Helper()
+		var ms []string
+		for _, li := range strings.Split(get("/console/topics/txns/0?from=0&n=10"), `<li class="record" data-offset="`)[1:] {
+			m := mark.FindStringSubmatch(li)
+			if m == nil {
+				t.Fatalf("a record's head does not parse: %.200q", li)
+			}
+			ms = append(ms, m[1]+":"+cmp.Or(m[2], "-"))
+		}
+		return strings.Join(ms, " ")
+	}
 	txnState := regexp.MustCompile(`data-txn="console-txn" data-state="([^"]*)"`)
 	stateOnHome := func() string {
 		t.Helper()
@@ -169,6 +185,9 @@ func TestConsoleReadCommitted(t *testing.T) {
 	if page := get("/console/topics/txns/0?from=0&isolation=read_committed"); !strings.Contains(page, `data-stable-end="1"`) {
 		t.Errorf("open: read_committed does not say it stops at the last stable offset, 1")
 	}
+	if got := marks(); got != "0:- 1:open" {
+		t.Errorf("open: the browser marks the records %q, want 0:- 1:open", got)
+	}
 	if got := stateOnHome(); got != "Ongoing" {
 		t.Errorf("open: the transaction shows as %s, want Ongoing", got)
 	}
@@ -180,6 +199,9 @@ func TestConsoleReadCommitted(t *testing.T) {
 		if got := records(isolation); got != "before pending" {
 			t.Errorf("committed: %s shows %q, want before pending", isolation, got)
 		}
+	}
+	if got := marks(); got != "0:- 1:committed" {
+		t.Errorf("committed: the browser marks the records %q, want 0:- 1:committed", got)
 	}
 	if got := stateOnHome(); got != "CompleteCommit" {
 		t.Errorf("committed: the transaction shows as %s, want CompleteCommit", got)
@@ -199,6 +221,9 @@ func TestConsoleReadCommitted(t *testing.T) {
 	}
 	if got := records(ui.ReadCommitted); got != "before pending after" {
 		t.Errorf("aborted: read_committed shows %q, want all but the aborted record", got)
+	}
+	if got := marks(); got != "0:- 1:committed 3:aborted 5:-" {
+		t.Errorf("aborted: the browser marks the records %q, want 0:- 1:committed 3:aborted 5:-", got)
 	}
 }
 

@@ -283,3 +283,29 @@ func localReplicas(ctx context.Context, n int, size int64) string {
 	}
 	return Tf(ctx, "%d replicas, %d B", n, size)
 }
+
+// TxnOf is what the drawn log says of the transaction whose data holds
+// offset: "open" (no marker yet), "aborted", "committed", or "" when the
+// batch is older than the batches drawn (view.MaxBatches) and so not
+// decided here.
+func (p ConsolePartition) TxnOf(offset int64) string {
+	for _, b := range p.World.Brokers {
+		for _, pt := range b.Partitions {
+			for _, s := range pt.Segments {
+				for _, bt := range s.Batches {
+					if offset < bt.Base || offset > bt.Last {
+						continue
+					}
+					switch bt.Kind() {
+					case "open", "aborted":
+						return bt.Kind()
+					case "txn":
+						return "committed"
+					}
+					return ""
+				}
+			}
+		}
+	}
+	return ""
+}

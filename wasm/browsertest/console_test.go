@@ -164,8 +164,8 @@ func TestConsole(t *testing.T) {
 	if p.count(`.cells [data-kind="open"]`) != 1 || p.text(`.txn[data-txn="console-txn"]`) == "" {
 		t.Errorf("the open transaction's batch is not drawn open, or its coordinator's state is missing")
 	}
-	if p.count(`.record[data-offset="0"]`) != 1 {
-		t.Errorf("at read_uncommitted the open transaction's record is not shown")
+	if p.count(`.record[data-offset="0"]`) != 1 || p.count(`.record[data-offset="0"] [data-txn-state="open"]`) != 1 {
+		t.Errorf("at read_uncommitted the open transaction's record is not shown, or not marked open")
 	}
 	p.shot("txn-open")
 	// Chosen in the form, read_committed stops at the LSO: nothing yet.
@@ -189,6 +189,9 @@ func TestConsole(t *testing.T) {
 	p.waitText(".open-txns", "No transaction is open")
 	if p.count(`.cells [data-kind="txn"]`) != 1 || p.count(`.cells [data-kind="commit"]`) != 1 {
 		t.Errorf("after the commit the batch is not drawn committed with its COMMIT marker")
+	}
+	if p.count(`.record[data-offset="0"] [data-txn-state="committed"]`) != 1 {
+		t.Errorf("after the commit the record browser does not mark its record committed")
 	}
 
 	// A test record from the form; one larger than its topic allows is
