@@ -108,7 +108,7 @@ func (e *engine) answerConsole(r broker.Response) {
 	if ch, ok := e.asks.waiting[r.Conn]; ok {
 		ch <- r.Msg
 	}
-	e.forgetAsk(r.Conn) // flush delivers it, outside any broker call
+	e.forgetAsk(r.Conn) // safe: flush runs this outside any broker call
 }
 
 // forgetAsk drops a console connection: its waiter, and what the broker
