@@ -217,10 +217,7 @@ func (s *Server) startCluster(cfg *broker.Config, st store.Storage, creds []*clu
 	}
 	var inc [16]byte
 	_, _ = rand.Read(inc[:])
-	e := s.e
-	cfg.Cluster = &broker.ClusterConfig{Incarnation: inc, Send: func(to int32, reqID uint64, req kmsg.Request) {
-		e.brokerSend(to, reqID, req)
-	}}
+	cfg.Cluster = &broker.ClusterConfig{Incarnation: inc}
 	s.e.cl = d
 	return nil
 }
@@ -524,11 +521,14 @@ func (l *peerLink) dial() (net.Conn, time.Duration, error) {
 
 // --- on the engine goroutine ---
 
-// brokerSend routes a request of the local broker: to a peer broker, or to
-// the node hosting the active controller (the local node when it is the
-// controller or no leader is known: it answers NOT_CONTROLLER itself).
-func (e *engine) brokerSend(to int32, reqID uint64, req kmsg.Request) {
+// brokerSend routes a request of the local broker (a Send of its Ready):
+// to a peer broker, or to the node hosting the active controller (the
+// local node when it is the controller or no leader is known: it answers
+// NOT_CONTROLLER itself). The local node's quorum gets it at once, and
+// may answer at once: flush runs this after the broker's call returned.
+func (e *engine) brokerSend(s broker.Send) {
 	d := e.cl
+	to, reqID, req := s.To, s.ID, s.Req
 	ctl := to == broker.ToController
 	if ctl {
 		to = d.id
@@ -537,9 +537,7 @@ func (e *engine) brokerSend(to int32, reqID uint64, req kmsg.Request) {
 			to = int32(st.Lead - 1)
 		}
 		if to == d.id {
-			// Submit after the broker's call returns: Send must not call
-			// back into the broker, and Process may answer at once.
-			e.later = append(e.later, func() { e.submitCtl(d.id, reqID, req, d.self) })
+			e.submitCtl(d.id, reqID, req, d.self)
 			return
 		}
 	}
@@ -689,11 +687,12 @@ func (e *engine) deliverPeer(r broker.Response) {
 
 // answerPeer sends the answer to a peer's request id; an answer to this
 // node's own broker (an Envelope it sent its own controller) is received
-// after the current broker call returns.
+// at once, which is safe: it runs while flush carries out a Ready, never
+// inside a broker call.
 func (e *engine) answerPeer(peer int32, id uint64, msg kmsg.Response) {
 	d := e.cl
 	if peer == d.id {
-		e.later = append(e.later, func() { e.b.Receive(time.Now().UnixMilli(), id, msg) })
+		e.b.Receive(time.Now().UnixMilli(), id, msg)
 		return
 	}
 	if l := d.links[peer]; l != nil {

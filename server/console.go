@@ -108,7 +108,7 @@ func (e *engine) answerConsole(r broker.Response) {
 	if ch, ok := e.asks.waiting[r.Conn]; ok {
 		ch <- r.Msg
 	}
-	e.later = append(e.later, func() { e.forgetAsk(r.Conn) })
+	e.forgetAsk(r.Conn) // safe: flush runs this outside any broker call
 }
 
 // forgetAsk drops a console connection: its waiter, and what the broker

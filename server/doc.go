@@ -47,7 +47,9 @@
 //
 // # Invariants
 //
-//   - Only the engine goroutine touches the Broker.
+//   - Only the engine goroutine touches the Broker, and every call into it
+//     is followed by engine.flush, which carries out the broker's Ready in
+//     order; nothing the broker produces is carried out inside its call.
 //   - Responses on a connection are written in the order its requests were
 //     read, whatever their correlation ids: the engine sees each request
 //     under a number of the connection's own. A request that gets no

@@ -71,9 +71,8 @@ type engine struct {
 	node       int32    // the broker's node.id
 	metrics    *metrics // set by Start
 
-	asks  consoleAsks    // the console's requests waiting (console.go)
-	cl    *clusterDriver // nil for a single broker
-	later []func()       // work queued by broker callbacks (cluster.go)
+	asks consoleAsks    // the console's requests waiting (console.go)
+	cl   *clusterDriver // nil for a single broker
 
 	phase string         // what the engine is doing, for crashOnPanic
 	cur   inbound        // the event it is handling
@@ -90,8 +89,25 @@ func newEngine(logf func(string, ...any)) *engine {
 	}
 }
 
-// deliver routes a response to its connection. It runs on the engine
-// goroutine, called back by the broker.
+// flush carries out what the broker produced (broker.Ready), in the order
+// it produced it: each answer to its connection, each request to its
+// node. Carrying one out may call into the broker again (a request for
+// this node's own controller, an answer to this node's own broker); what
+// that call produces is carried out after the rest, until the broker has
+// nothing left. Every call into the broker is followed by a flush.
+func (e *engine) flush() {
+	for rd := e.b.Ready(); len(rd.Effects) > 0; rd = e.b.Ready() {
+		for _, ef := range rd.Effects {
+			if ef.Send.Req != nil {
+				e.brokerSend(ef.Send)
+			} else {
+				e.deliver(ef.Response)
+			}
+		}
+	}
+}
+
+// deliver routes a response of the broker to its connection.
 func (e *engine) deliver(r broker.Response) {
 	if e.cl != nil && r.Conn >= peerConnBase {
 		e.deliverPeer(r)
@@ -131,6 +147,7 @@ const tickEvery = 200 * time.Millisecond
 // panic ends the process (crashOnPanic).
 func (e *engine) run(ctx context.Context) {
 	defer e.crashOnPanic()
+	e.flush() // what the broker produced as it started
 	timer := time.NewTimer(tickEvery)
 	defer timer.Stop()
 	var raftTick <-chan time.Time
@@ -161,10 +178,11 @@ func (e *engine) run(ctx context.Context) {
 		e.phase = phaseTick
 		now := time.Now().UnixMilli()
 		e.b.Tick(now)
-		e.runLater()
+		e.flush()
 		if err := e.b.Commit(); err != nil {
 			e.logf("commit: %v", err)
 		}
+		e.flush() // the answers that waited for the syncs
 		e.checkShutdown()
 		e.checkHalt()
 		e.traceState()
@@ -212,7 +230,7 @@ func (e *engine) handle(in inbound) {
 	default:
 		e.handleCluster(in)
 	}
-	e.runLater()
+	e.flush()
 	e.cur = inbound{} // hold no request's memory past its handling
 }
 
@@ -230,14 +248,5 @@ func (e *engine) call(fn func()) bool {
 		return true
 	case <-e.stopping:
 		return false
-	}
-}
-
-// runLater runs the work broker callbacks queued, until none is left.
-func (e *engine) runLater() {
-	for len(e.later) > 0 {
-		f := e.later[0]
-		e.later = e.later[1:]
-		f()
 	}
 }

@@ -33,7 +33,7 @@ func TestPanicOffTheEngine(t *testing.T) {
 func TestPanicOnTheEngine(t *testing.T) {
 	var logged []string
 	e := newEngine(func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) })
-	b, err := broker.New(broker.Config{NodeID: 1, Settings: config.NewBroker(), Rand: rand.New(rand.NewPCG(1, 2)), Logf: t.Logf}, store.NewMem(), e.deliver, time.Now().UnixMilli())
+	b, err := broker.New(broker.Config{NodeID: 1, Settings: config.NewBroker(), Rand: rand.New(rand.NewPCG(1, 2)), Logf: t.Logf}, store.NewMem(), time.Now().UnixMilli())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,7 +183,7 @@ func Start(cfg Config) (*Server, error) {
 		}
 	}
 	s.e.node = bcfg.NodeID
-	s.e.b, err = broker.New(bcfg, fs, s.e.deliver, now.UnixMilli())
+	s.e.b, err = broker.New(bcfg, fs, now.UnixMilli())
 	if err != nil {
 		if s.e.cl != nil {
 			s.e.cl.close()

@@ -51,7 +51,7 @@ func (b *Broker) awaitISR(conn *uint64, waits []ackWait, timeoutMs int64, finish
 	b.completeAcks()
 }
 
-// answer returns a finish that delivers resp to req, after the next
+// answer returns a finish that answers req with resp, after the next
 // Commit's sync when syncs name partitions to sync; a failed sync settles
 // its waits with KAFKA_STORAGE_ERROR first (storage_failure.go).
 func (b *Broker) answer(req Request, resp kmsg.Response, syncs []ackWait) func() {

@@ -27,15 +27,15 @@ func TestAuthorizeProduceSplit(t *testing.T) {
 	as := func(principal string, req kmsg.Request) kmsg.Response {
 		t.Helper()
 		h.corr++
-		h.out = nil
+		h.reset()
 		h.b.Handle(h.now, Request{Conn: 1, Header: wire.Header{Key: req.Key(), Version: req.GetVersion(), CorrelationID: h.corr}, Msg: req, Principal: principal})
 		if err := h.b.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		if len(h.out) != 1 {
-			t.Fatalf("%d answers", len(h.out))
+		if len(h.answers()) != 1 {
+			t.Fatalf("%d answers", len(h.answers()))
 		}
-		return h.out[0].Msg
+		return h.answers()[0].Msg
 	}
 	req := produceReq("a", 0, 1, batchOf("x"))
 	req.Topics = append(req.Topics, produceReq("b", 0, 1, batchOf("y")).Topics...)

@@ -113,13 +113,13 @@ type Response struct {
 
 // Broker is one Kafka broker's engine.
 type Broker struct {
-	cfg     Config
-	st      store.Storage
-	meta    metadata
-	topics  map[string]*Topic
-	byID    map[[16]byte]*Topic
-	deliver func(Response)
-	now     int64
+	cfg    Config
+	st     store.Storage
+	meta   metadata
+	topics map[string]*Topic
+	byID   map[[16]byte]*Topic
+	now    int64
+	outbox []Effect // what the driver takes with Ready (ready.go)
 
 	fetches    []*pendingFetch
 	sessions   map[int32]*fetchSession               // incremental fetch sessions by id (fetch_session.go)
@@ -151,7 +151,8 @@ type Broker struct {
 }
 
 // New opens a broker on st, recovering every partition it finds there.
-func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Broker, error) {
+// What opening produced waits for the first Ready.
+func New(cfg Config, st store.Storage, now int64) (*Broker, error) {
 	if cfg.Settings == nil {
 		cfg.Settings = config.NewBroker()
 	}
@@ -159,7 +160,7 @@ func New(cfg Config, st store.Storage, deliver func(Response), now int64) (*Brok
 		cfg.Logf = func(string, ...any) {}
 	}
 	b := &Broker{
-		cfg: cfg, st: st, deliver: deliver, now: now,
+		cfg: cfg, st: st, now: now,
 		topics: map[string]*Topic{}, byID: map[[16]byte]*Topic{},
 		lastRetain: now, lastOffsetExpiry: now,
 	}
@@ -211,7 +212,8 @@ func (b *Broker) ClusterID() string { return b.meta.ClusterID }
 // NodeID is the broker's node.id.
 func (b *Broker) NodeID() int32 { return b.cfg.NodeID }
 
-// Handle processes one request. Its response is delivered now or later.
+// Handle processes one request. Its response is in this call's Ready or
+// a later one's.
 func (b *Broker) Handle(now int64, req Request) {
 	b.advance(now)
 	b.serve(req)
@@ -263,8 +265,8 @@ func (b *Broker) clock() int64 {
 
 func (b *Broker) reply(req Request, msg kmsg.Response) { b.replyThrottled(req, msg, 0) }
 
-// replyThrottled delivers an answer with the request-time quota's
-// throttle of ms.
+// replyThrottled queues an answer with the request-time quota's throttle
+// of ms.
 func (b *Broker) replyThrottled(req Request, msg kmsg.Response, ms int32) {
 	if req.trim != nil {
 		req.trim(msg)
@@ -281,7 +283,7 @@ func (b *Broker) replyThrottled(req Request, msg kmsg.Response, ms int32) {
 	if req.envelope != nil {
 		msg = req.envelope.wrap(msg)
 	}
-	b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg, Throttle: ms, Ranged: ranged})
+	b.respond(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: msg, Throttle: ms, Ranged: ranged})
 }
 
 // Tick moves the clock: expired long polls answer and retention runs.

@@ -19,7 +19,7 @@ type harness struct {
 	st    *store.Mem
 	b     *Broker
 	now   int64
-	out   []Response
+	out   []Response // answers since the last reset (answers)
 	corr  int32
 	flags map[string]string
 	clock func() int64 // Config.Clock, nil for none
@@ -50,19 +50,38 @@ func (h *harness) open() {
 		st = h.wrap(st)
 	}
 	b, err := New(Config{NodeID: 1, Host: "sim", Port: 9092, Settings: s, Rand: rand.New(rand.NewPCG(1, 2)), Clock: h.clock, LogDir: "/data"},
-		st, func(r Response) { h.out = append(h.out, r) }, h.now)
+		st, h.now)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	h.b = b
 }
 
+// answers are the answers the broker produced since the last reset: it
+// takes the broker's Ready, which a single broker fills with answers
+// only.
+func (h *harness) answers() []Response {
+	for _, e := range h.b.Ready().Effects {
+		if e.Send.Req != nil {
+			h.t.Fatalf("a single broker sent %s", kmsg.NameForKey(e.Send.Req.Key()))
+		}
+		h.out = append(h.out, e.Response)
+	}
+	return h.out
+}
+
+// reset forgets the answers produced so far.
+func (h *harness) reset() {
+	h.answers()
+	h.out = nil
+}
+
 // send hands a request to the broker and returns what it answered at once.
 func (h *harness) send(req kmsg.Request) []Response {
 	h.corr++
-	h.out = nil
+	h.reset()
 	h.b.Handle(h.now, Request{Conn: 1, Header: wire.Header{Key: req.Key(), Version: req.GetVersion(), CorrelationID: h.corr}, Msg: req, Principal: h.principal, ZeroCopy: h.zeroCopy})
-	return h.out
+	return h.answers()
 }
 
 // call expects exactly one immediate response.
@@ -206,16 +225,16 @@ func TestLongPollFetch(t *testing.T) {
 	}
 	// A second waiting fetch times out with nothing.
 	h.send(fetchReq("t", 0, 1, 1, 300))
-	h.out = nil
+	h.reset()
 	h.now += 299
 	h.b.Tick(h.now)
-	if len(h.out) != 0 {
+	if len(h.answers()) != 0 {
 		t.Fatalf("fetch answered before max.wait.ms")
 	}
 	h.now++
 	h.b.Tick(h.now)
-	if len(h.out) != 1 || len(h.out[0].Msg.(*kmsg.FetchResponse).Topics[0].Partitions[0].RecordBatches) != 0 {
-		t.Fatalf("expired fetch: %d responses", len(h.out))
+	if len(h.answers()) != 1 || len(h.answers()[0].Msg.(*kmsg.FetchResponse).Topics[0].Partitions[0].RecordBatches) != 0 {
+		t.Fatalf("expired fetch: %d responses", len(h.answers()))
 	}
 	if _, ok := h.b.NextDeadline(); ok {
 		t.Fatalf("no fetch should be waiting")
@@ -235,12 +254,12 @@ func TestGroupCommit(t *testing.T) {
 	if n := h.st.Unsynced("t-0/00000000000000000000.log"); n == 0 {
 		t.Fatalf("nothing waiting to be synced")
 	}
-	h.out = nil
+	h.reset()
 	if err := h.b.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.out) != 3 {
-		t.Fatalf("commit released %d answers, want 3", len(h.out))
+	if len(h.answers()) != 3 {
+		t.Fatalf("commit released %d answers, want 3", len(h.answers()))
 	}
 	if n := h.st.Unsynced("t-0/00000000000000000000.log"); n != 0 {
 		t.Fatalf("%d bytes still unsynced after commit", n)

@@ -26,8 +26,9 @@ import (
 //   - followers fetch from leaders with real Fetch requests carrying their
 //     replica id; leaders change the ISR with AlterPartition (KIP-497).
 //
-// The driver owns the transport: Send puts a request on the wire, and the
-// answer comes back through Receive with the same id. A request that is
+// The driver owns the transport: it takes each request as a Send in the
+// broker's Ready (ready.go), puts it on the wire, and hands the answer
+// back through Receive with the same id. A request that is
 // lost is never answered; the broker gives up on it after
 // replica.socket.timeout.ms and tries again.
 
@@ -36,10 +37,6 @@ const ToController int32 = -1
 
 // ClusterConfig makes a broker one of several.
 type ClusterConfig struct {
-	// Send hands a request to the driver: for broker to, or for the
-	// active controller when to is ToController. It must not call back
-	// into the broker.
-	Send func(to int32, id uint64, req kmsg.Request)
 	// Incarnation identifies this run of the broker (KIP-631); the driver
 	// draws it anew at every start.
 	Incarnation [16]byte
@@ -108,8 +105,8 @@ func (b *Broker) ClusterEpoch() int64 {
 // Fenced reports whether the controller holds this broker fenced.
 func (b *Broker) Fenced() bool { return b.cl != nil && b.cl.fenced }
 
-// send puts a request on the driver's transport and remembers what to do
-// with the answer; it gives up after replica.socket.timeout.ms.
+// send queues a request for the driver's transport and remembers what to
+// do with the answer; it gives up after replica.socket.timeout.ms.
 func (b *Broker) send(to int32, req kmsg.Request, done func(kmsg.Response)) {
 	b.sendWithin(to, req, b.cfg.Settings.Int64("replica.socket.timeout.ms"), done)
 }
@@ -120,7 +117,7 @@ func (b *Broker) sendWithin(to int32, req kmsg.Request, timeout int64, done func
 	id := b.cl.nextID
 	o := &outgoing{to: to, deadline: b.now + timeout, done: done}
 	b.cl.out[id] = o
-	b.cl.cfg.Send(to, id, req)
+	b.request(to, id, req)
 	return o
 }
 

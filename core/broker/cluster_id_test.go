@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/store"
@@ -35,8 +33,8 @@ func oldStorage(t *testing.T, drawn string, id cluster.UUID) *store.Mem {
 
 func clusteredBroker(t *testing.T, st store.Storage, logf func(string, ...any)) (*Broker, error) {
 	cfg := Config{NodeID: 1, Settings: config.NewBroker(), Rand: rand.New(rand.NewPCG(1, 2)), Logf: logf,
-		Cluster: &ClusterConfig{Send: func(int32, uint64, kmsg.Request) {}}}
-	return New(cfg, st, func(Response) {}, 1000)
+		Cluster: &ClusterConfig{}}
+	return New(cfg, st, 1000)
 }
 
 func imageOf(clusterID string, topic cluster.UUID) *cluster.Image {
@@ -103,7 +101,7 @@ func TestMigrateOldClusterStorage(t *testing.T) {
 // TestOldSingleBrokerStorage: a single broker keeps the id it drew.
 func TestOldSingleBrokerStorage(t *testing.T) {
 	st := oldStorage(t, "drawnAlone", cluster.UUID{1})
-	b, err := New(Config{NodeID: 1, Settings: config.NewBroker(), Rand: rand.New(rand.NewPCG(1, 2))}, st, func(Response) {}, 1000)
+	b, err := New(Config{NodeID: 1, Settings: config.NewBroker(), Rand: rand.New(rand.NewPCG(1, 2))}, st, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +110,7 @@ func TestOldSingleBrokerStorage(t *testing.T) {
 	}
 	st2 := store.NewMem()
 	st2.WriteFile(metadataFile, []byte(`{"format":3,"cluster_id":"x","topics":{}}`))
-	if _, err := New(Config{NodeID: 1, Settings: config.NewBroker(), Rand: rand.New(rand.NewPCG(1, 2))}, st2, func(Response) {}, 1000); err == nil || !strings.Contains(err.Error(), "newer") {
+	if _, err := New(Config{NodeID: 1, Settings: config.NewBroker(), Rand: rand.New(rand.NewPCG(1, 2))}, st2, 1000); err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Fatalf("a file of a newer format: %v", err)
 	}
 }

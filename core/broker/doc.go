@@ -12,20 +12,26 @@
 //
 // A driver (the native server, or the simulator) owns a Broker and calls it
 // from one goroutine: Handle for each decoded request, Tick when time moves,
-// and Commit after a batch of requests. Responses leave through the Deliver
-// callback, possibly later than the request that caused them: a long-poll
-// Fetch waits in the purgatory until data arrives or its max.wait.ms passes,
-// and a produce to a log that must be fsynced waits for the next Commit,
-// which group-commits every dirty log with one sync each.
+// and Commit after a batch of requests. The broker calls nothing back: its
+// answers, and in a cluster its requests to other nodes, are data it
+// appends to an outbox, which the driver takes with Ready after each call
+// and carries out in order (ready.go), as etcd raft's RawNode hands out a
+// Ready. An answer may come in a later Ready than its request's: a
+// long-poll Fetch waits in the purgatory until data arrives or its
+// max.wait.ms passes, and a produce to a log that must be fsynced waits
+// for the next Commit, which group-commits every dirty log with one sync
+// each.
 //
 // # Invariants
 //
 //   - No I/O but through store.Storage, no clock but the now passed in, no
 //     goroutines, no global randomness: the same inputs give the same outputs.
-//   - Every request gets exactly one response through Deliver, except
-//     Produce with acks=0, which gets none (as in Kafka).
-//   - Responses to one connection are delivered in request order; the driver
-//     relies on it only for ordering writes, and enforces it itself.
+//   - Every request gets exactly one Response in a Ready, except Produce
+//     with acks=0, which gets none (as in Kafka).
+//   - Nothing the broker produces calls back into it: a Ready is data, and
+//     its effects are handed over once, in the order they were produced.
+//   - Responses to one connection are handed over in request order; the
+//     driver relies on it only for ordering writes, and enforces it itself.
 //   - A partition's high watermark never exceeds its log end offset and never
 //     goes back, except when a failed write or sync takes the partition
 //     offline: it is then cut back to what was synced; with a single
@@ -70,7 +76,7 @@
 //   - An API key is registered once, with all of it (register panics on
 //     a second); there is no per-API switch outside the API's file.
 //   - The authorized operations a describing answer carries (KIP-430)
-//     are computed in one place, as the answer is delivered
+//     are computed in one place, as the answer is queued for the driver
 //     (authorized_ops.go).
 //   - Kafka errors travel as ErrorCode fields (pkg/kerr codes), never as Go
 //     errors; Go errors returned by this package mean storage failed.

@@ -101,18 +101,18 @@ func unseal(req kmsg.Request, env *kmsg.EnvelopeResponse) kmsg.Response {
 
 // HandleEnvelope serves a request another broker forwarded to this node's
 // active controller: req is the Envelope, on the connection of that
-// broker, with that connection's principal; the answer is delivered there as an EnvelopeResponse.
+// broker, with that connection's principal; the answer goes back there as an EnvelopeResponse.
 func (b *Broker) HandleEnvelope(now int64, req Request) {
 	b.advance(now)
 	env := req.Msg.(*kmsg.EnvelopeRequest)
 	if !b.allows(&req, check{kmsg.ACLResourceTypeCluster, cluster.ClusterResource, kmsg.ACLOperationClusterAction}) {
-		b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: EnvelopeError(env, kerr.ClusterAuthorizationFailed.Code)})
+		b.respond(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: EnvelopeError(env, kerr.ClusterAuthorizationFailed.Code)})
 		return
 	}
 	h, inner, err := wire.ParseForwarded(env.RequestData)
 	principal, ok := principalOf(env.RequestPrincipal)
 	if err != nil || !ok {
-		b.deliver(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: EnvelopeError(env, kerr.InvalidRequest.Code)})
+		b.respond(Response{Conn: req.Conn, CorrelationID: req.Header.CorrelationID, Msg: EnvelopeError(env, kerr.InvalidRequest.Code)})
 		return
 	}
 	host := ""

@@ -22,22 +22,16 @@ import (
 type envelopeNode struct {
 	t    *testing.T
 	b    *Broker
-	sent []sentReq
+	sent []Send
 	out  []Response
-}
-
-type sentReq struct {
-	to  int32
-	id  uint64
-	req kmsg.Request
 }
 
 func newEnvelopeNode(t *testing.T, id int32) *envelopeNode {
 	t.Helper()
 	n := &envelopeNode{t: t}
 	cfg := Config{NodeID: id, Settings: config.NewBroker(), Rand: rand.New(rand.NewPCG(1, 2)), Authorizer: &cluster.Authorizer{},
-		Cluster: &ClusterConfig{Send: func(to int32, id uint64, req kmsg.Request) { n.sent = append(n.sent, sentReq{to, id, req}) }}}
-	b, err := New(cfg, store.NewMem(), func(r Response) { n.out = append(n.out, r) }, 1000)
+		Cluster: &ClusterConfig{}}
+	b, err := New(cfg, store.NewMem(), 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +39,28 @@ func newEnvelopeNode(t *testing.T, id int32) *envelopeNode {
 	return n
 }
 
-// lastSent is the one request the node sent since the last call.
-func (n *envelopeNode) lastSent() sentReq { return takeOne(n.t, "requests sent", &n.sent) }
+// take sorts what the broker produced (Ready) into sent and out.
+func (n *envelopeNode) take() {
+	for _, e := range n.b.Ready().Effects {
+		if e.Send.Req != nil {
+			n.sent = append(n.sent, e.Send)
+		} else {
+			n.out = append(n.out, e.Response)
+		}
+	}
+}
 
-// answer is the one answer the node delivered since the last call.
-func (n *envelopeNode) answer() Response { return takeOne(n.t, "answers", &n.out) }
+// lastSent is the one request the node sent since the last call.
+func (n *envelopeNode) lastSent() Send {
+	n.take()
+	return takeOne(n.t, "requests sent", &n.sent)
+}
+
+// answer is the one answer the node produced since the last call.
+func (n *envelopeNode) answer() Response {
+	n.take()
+	return takeOne(n.t, "answers", &n.out)
+}
 
 // takeOne empties a list that must hold one item, and returns it.
 func takeOne[T any](t *testing.T, what string, list *[]T) T {
@@ -85,13 +96,13 @@ func TestForwardSealsTheClient(t *testing.T) {
 	client := Request{Conn: 7, Principal: "User:alice", Host: "/10.1.2.3",
 		Header: wire.Header{Key: 19, Version: 7, CorrelationID: 41, ClientID: "cli"}, Msg: createTopicsReq(7, map[string]int32{"a": 3}, "a")}
 	n.b.Handle(1000, client)
-	if len(n.out) != 0 {
+	if n.take(); len(n.out) != 0 {
 		t.Fatalf("answered at the receiving broker: %v", n.out[0].Msg)
 	}
 	s := n.lastSent()
-	env, ok := s.req.(*kmsg.EnvelopeRequest)
-	if s.to != ToController || !ok {
-		t.Fatalf("sent %T to %d, want an Envelope to the controller", s.req, s.to)
+	env, ok := s.Req.(*kmsg.EnvelopeRequest)
+	if s.To != ToController || !ok {
+		t.Fatalf("sent %T to %d, want an Envelope to the controller", s.Req, s.To)
 	}
 	wantPrincipal := []byte{0, 0, 5, 'U', 's', 'e', 'r', 6, 'a', 'l', 'i', 'c', 'e', 0, 0}
 	if !bytes.Equal(env.RequestPrincipal, wantPrincipal) {
@@ -117,7 +128,7 @@ func TestForwardSealsTheClient(t *testing.T) {
 	answer.Topics = append(answer.Topics, topic)
 	resp := kmsg.NewPtrEnvelopeResponse()
 	resp.ResponseData = wire.AppendForwardedResponse(nil, 41, answer)
-	n.b.Receive(1001, s.id, resp)
+	n.b.Receive(1001, s.ID, resp)
 	got := n.answer()
 	cr, _ := got.Msg.(*kmsg.CreateTopicsResponse)
 	if got.Conn != 7 || got.CorrelationID != 41 || cr == nil || cr.ThrottleMillis != 900 || len(cr.Topics) != 1 || cr.Topics[0].ErrorCode != kerr.ThrottlingQuotaExceeded.Code {
@@ -131,7 +142,7 @@ func TestForwardSealsTheClient(t *testing.T) {
 		client.Header.CorrelationID++
 		n.b.Handle(1002, client)
 		s := n.lastSent()
-		n.b.Receive(1003, s.id, &kmsg.EnvelopeResponse{ErrorCode: c.envelope})
+		n.b.Receive(1003, s.ID, &kmsg.EnvelopeResponse{ErrorCode: c.envelope})
 		cr, _ := n.answer().Msg.(*kmsg.CreateTopicsResponse)
 		if cr == nil || len(cr.Topics) != 1 || cr.Topics[0].ErrorCode != c.client {
 			t.Errorf("Envelope error %d: client got %+v, want %d", c.envelope, cr, c.client)
@@ -160,7 +171,7 @@ func TestEnvelopeAtController(t *testing.T) {
 	seal := func(fwd *envelopeNode, corr int32, req *kmsg.CreateTopicsRequest) *kmsg.EnvelopeRequest {
 		fwd.b.Handle(1000, Request{Conn: 9, Principal: "User:alice", Host: "/10.0.0.9",
 			Header: wire.Header{Key: 19, Version: req.Version, CorrelationID: corr, ClientID: "cli"}, Msg: req})
-		return fwd.lastSent().req.(*kmsg.EnvelopeRequest)
+		return fwd.lastSent().Req.(*kmsg.EnvelopeRequest)
 	}
 	open := func(r Response, corr int32) *kmsg.CreateTopicsResponse {
 		t.Helper()
@@ -180,14 +191,14 @@ func TestEnvelopeAtController(t *testing.T) {
 	env := seal(fwd2, 50, createTopicsReq(6, map[string]int32{"a1": 20, "b": 1}, "a1", "b"))
 	ctl.b.HandleEnvelope(2000, Request{Conn: peer(2), Header: wire.Header{Key: 58, CorrelationID: 500}, Msg: env})
 	s := ctl.lastSent()
-	plain, ok := s.req.(*kmsg.CreateTopicsRequest)
-	if s.to != ToController || !ok || len(plain.Topics) != 1 || plain.Topics[0].Topic != "a1" {
-		t.Fatalf("sent %T %+v to %d, want CreateTopics a1 alone to the controller", s.req, s.req, s.to)
+	plain, ok := s.Req.(*kmsg.CreateTopicsRequest)
+	if s.To != ToController || !ok || len(plain.Topics) != 1 || plain.Topics[0].Topic != "a1" {
+		t.Fatalf("sent %T %+v to %d, want CreateTopics a1 alone to the controller", s.Req, s.Req, s.To)
 	}
 	done := kmsg.NewPtrCreateTopicsResponse()
 	done.SetVersion(6)
 	done.Topics = append(done.Topics, kmsg.CreateTopicsResponseTopic{Topic: "a1", NumPartitions: 20, ReplicationFactor: 1})
-	ctl.b.Receive(2001, s.id, done)
+	ctl.b.Receive(2001, s.ID, done)
 	r := ctl.answer()
 	if r.Conn != peer(2) || r.CorrelationID != 500 {
 		t.Fatalf("answered conn %d corr %d, want broker 2's Envelope", r.Conn, r.CorrelationID)
@@ -202,12 +213,12 @@ func TestEnvelopeAtController(t *testing.T) {
 	env = seal(fwd3, 60, createTopicsReq(6, map[string]int32{"a2": 1}, "a2"))
 	ctl.b.HandleEnvelope(2002, Request{Conn: peer(3), Header: wire.Header{Key: 58, CorrelationID: 600}, Msg: env})
 	s = ctl.lastSent()
-	if plain, ok := s.req.(*kmsg.CreateTopicsRequest); !ok || len(plain.Topics) != 0 {
-		t.Fatalf("sent %+v on to the controller, want a CreateTopics without the refused topic", s.req)
+	if plain, ok := s.Req.(*kmsg.CreateTopicsRequest); !ok || len(plain.Topics) != 0 {
+		t.Fatalf("sent %+v on to the controller, want a CreateTopics without the refused topic", s.Req)
 	}
 	none := kmsg.NewPtrCreateTopicsResponse()
 	none.SetVersion(6)
-	ctl.b.Receive(2003, s.id, none)
+	ctl.b.Receive(2003, s.ID, none)
 	second := open(ctl.answer(), 60)
 	if c := codes(second); len(c) != 1 || c["a2"] != kerr.ThrottlingQuotaExceeded.Code || second.ThrottleMillis <= 0 {
 		t.Errorf("a2 through broker 3: %v throttle %dms, want THROTTLING_QUOTA_EXCEEDED and a throttle", c, second.ThrottleMillis)
@@ -253,7 +264,7 @@ func TestEnvelopeSenderClusterAction(t *testing.T) {
 	fwd := newEnvelopeNode(t, 2)
 	fwd.b.Handle(1000, Request{Conn: 9, Principal: "User:admin", Host: "/10.0.0.9",
 		Header: wire.Header{Key: 19, Version: 6, CorrelationID: 5, ClientID: "cli"}, Msg: createTopicsReq(6, map[string]int32{"t": 1}, "t")})
-	env := fwd.lastSent().req.(*kmsg.EnvelopeRequest)
+	env := fwd.lastSent().Req.(*kmsg.EnvelopeRequest)
 	ctl.b.cfg.Authorizer.SuperUsers = []string{"User:admin"} // the client inside may do anything
 	send := func(sender string) {
 		ctl.b.HandleEnvelope(2000, Request{Conn: peer(2), Principal: sender, Host: "/10.0.0.2", Header: wire.Header{Key: 58, CorrelationID: 7}, Msg: env})
@@ -278,14 +289,14 @@ func TestEnvelopeSenderClusterAction(t *testing.T) {
 	for _, op := range []kmsg.ACLOperation{kmsg.ACLOperationClusterAction, kmsg.ACLOperationAll} {
 		allow(op)
 		send("User:broker")
-		if s := ctl.lastSent(); s.to != ToController || s.req.Key() != 19 {
-			t.Errorf("sender with %v on the cluster: sent %T to %d, want the CreateTopics to the controller", op, s.req, s.to)
+		if s := ctl.lastSent(); s.To != ToController || s.Req.Key() != 19 {
+			t.Errorf("sender with %v on the cluster: sent %T to %d, want the CreateTopics to the controller", op, s.Req, s.To)
 		}
 	}
 	ctl.b.cl.image.ACLs = nil
 	send("")
-	if s := ctl.lastSent(); s.req.Key() != 19 {
-		t.Errorf("an Envelope without a principal: sent %T, want the CreateTopics", s.req)
+	if s := ctl.lastSent(); s.Req.Key() != 19 {
+		t.Errorf("an Envelope without a principal: sent %T, want the CreateTopics", s.Req)
 	}
 }
 

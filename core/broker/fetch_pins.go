@@ -17,7 +17,7 @@ import (
 // # Invariants
 //
 //   - b.pins is empty whenever Handle or Tick returns: every answer read
-//     is either delivered, with its pins, or dropped, and an answer that
+//     is either handed over in a Ready, with its pins, or dropped, and an answer that
 //     waits (fetch.min.bytes) or is throttled releases its pins at once;
 //     a waiting fetch holds none and reads again when it wakes.
 //   - A Ranged entry's partition has empty RecordBatches; the entries are

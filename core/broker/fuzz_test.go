@@ -55,7 +55,7 @@ func FuzzHandle(f *testing.F) {
 		h := newHarness(t, nil)
 		h.createTopic("t", 2, nil)
 		call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("x", "y")))
-		h.out = nil
+		h.reset()
 		h.b.Handle(h.now, Request{Conn: 9, Header: hdr, Msg: req})
 		h.now += 1 << 31
 		h.b.Tick(h.now)
@@ -65,8 +65,8 @@ func FuzzHandle(f *testing.F) {
 		if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
 			return
 		}
-		if len(h.out) != 1 {
-			t.Fatalf("%s v%d got %d answers, want 1", kmsg.NameForKey(hdr.Key), hdr.Version, len(h.out))
+		if len(h.answers()) != 1 {
+			t.Fatalf("%s v%d got %d answers, want 1", kmsg.NameForKey(hdr.Key), hdr.Version, len(h.answers()))
 		}
 	})
 }

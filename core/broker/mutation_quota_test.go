@@ -121,10 +121,10 @@ func TestRequestPercentage(t *testing.T) {
 	h.setQuota("request_percentage", 10.0)
 	send := func() Response {
 		h.corr++
-		h.out = nil
+		h.reset()
 		req := kmsg.NewPtrMetadataRequest()
 		h.b.Handle(h.now, Request{Conn: 1, Host: "/127.0.0.1", Header: wire.Header{Key: 3, Version: req.Version, CorrelationID: h.corr, ClientID: "c"}, Msg: req})
-		return h.out[0]
+		return h.answers()[0]
 	}
 	for i := range 40 {
 		if r := send(); r.Throttle != 0 {

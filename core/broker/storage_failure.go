@@ -72,8 +72,8 @@ func (b *Broker) releaseHeld() {
 
 // Commit syncs every log whose flush policy asks for it, with one sync per
 // log however many batches arrived since the last Commit (group commit),
-// and then delivers the answers that were waiting for those syncs. A sync
-// that fails takes its partition offline (failPartition) before anything
+// and then queues for the next Ready the answers that waited for them. A
+// sync that fails takes its partition offline (failPartition) before anything
 // that depends on it happens: the transaction markers commitTxn writes
 // are those of Prepare records that did sync, and the answers that
 // waited for the failed sync carry an error.

@@ -30,10 +30,10 @@ func (h *harness) produceAnswers(values map[int32]string) (map[int32]kmsg.Produc
 			h.t.Fatalf("t-%d answered before the sync", p)
 		}
 	}
-	h.out = nil
+	h.reset()
 	err := h.b.Commit()
 	got := map[int32]kmsg.ProduceResponseTopicPartition{}
-	for _, r := range h.out {
+	for _, r := range h.answers() {
 		sp := r.Msg.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
 		got[sp.Partition] = sp
 	}
@@ -192,14 +192,14 @@ func commitWithFault(t *testing.T, fault ...string) (*harness, *tx, int16) {
 	if out := h.send(req); len(out) != 0 {
 		t.Fatal("EndTxn answered before PrepareCommit was synced")
 	}
-	h.out = nil
+	h.reset()
 	if err := h.b.Commit(); err == nil {
 		t.Fatal("Commit hid the failed sync")
 	}
-	if len(h.out) != 1 {
-		t.Fatalf("Commit released %d answers, want EndTxn's", len(h.out))
+	if len(h.answers()) != 1 {
+		t.Fatalf("Commit released %d answers, want EndTxn's", len(h.answers()))
 	}
-	return h, x, h.out[0].Msg.(*kmsg.EndTxnResponse).ErrorCode
+	return h, x, h.answers()[0].Msg.(*kmsg.EndTxnResponse).ErrorCode
 }
 
 func countRecords(t *testing.T, data []byte) int {
@@ -272,12 +272,12 @@ func (h *harness) afterSync(req kmsg.Request) kmsg.Response {
 	if out := h.send(req); len(out) != 0 {
 		h.t.Fatalf("%s answered before what it wrote was synced", kmsg.NameForKey(req.Key()))
 	}
-	h.out = nil
+	h.reset()
 	_ = h.b.Commit()
-	if len(h.out) != 1 {
-		h.t.Fatalf("%s: the Commit released %d answers, want 1", kmsg.NameForKey(req.Key()), len(h.out))
+	if len(h.answers()) != 1 {
+		h.t.Fatalf("%s: the Commit released %d answers, want 1", kmsg.NameForKey(req.Key()), len(h.answers()))
 	}
-	return h.out[0].Msg
+	return h.answers()[0].Msg
 }
 
 // TestCoordinatorWriteFails: a coordinator's append to its internal

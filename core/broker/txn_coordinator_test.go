@@ -24,7 +24,7 @@ func rt[T kmsg.Response](h *harness, req kmsg.Request) T {
 		if err := h.b.Commit(); err != nil {
 			h.t.Fatal(err)
 		}
-		out = h.out
+		out = h.answers()
 	} else if err := h.b.Commit(); err != nil {
 		h.t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func (h *harness) marker(pid int64, epoch int16, commit bool, coordEpoch int32) 
 		if err := h.b.Commit(); err != nil {
 			h.t.Fatal(err)
 		}
-		out = h.out
+		out = h.answers()
 	}
 	if len(out) != 1 {
 		h.t.Fatalf("WriteTxnMarkers: %d responses", len(out))
@@ -276,7 +276,7 @@ func TestProducerStateSurvivesRestart(t *testing.T) {
 					if err := h.b.Commit(); err != nil {
 						t.Fatal(err)
 					}
-					out = h.out
+					out = h.answers()
 				}
 				return out[0].Msg.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
 			}

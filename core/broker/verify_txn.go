@@ -135,8 +135,8 @@ func (b *Broker) retryAdd(r *Request, handler func(*Broker, *Request) kmsg.Respo
 	return true
 }
 
-// runAgain runs handler on a held request again and delivers the answer
-// it gives now, if any; one it gives later the handler delivers itself.
+// runAgain runs handler on a held request again and answers with what it
+// gives now, if any; one it gives later the handler answers itself.
 func (b *Broker) runAgain(held *Request, handler func(*Broker, *Request) kmsg.Response) {
 	if out := handler(b, held); out != nil {
 		b.reply(*held, out)

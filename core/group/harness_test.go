@@ -46,7 +46,7 @@ func (h *harness) open() {
 	}
 	h.got = map[int32]kmsg.Response{}
 	b, err := broker.New(broker.Config{NodeID: 1, Host: "localhost", Port: 9092, Settings: s, Rand: rand.New(rand.NewPCG(1, 2))},
-		h.st, func(r broker.Response) { h.got[r.CorrelationID] = r.Msg }, h.now)
+		h.st, h.now)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -66,10 +66,19 @@ func (h *harness) restart() {
 func (h *harness) send(client string, req kmsg.Request) int32 {
 	h.corr++
 	h.b.Handle(h.now, broker.Request{Conn: uint64(h.corr), Header: wire.Header{Key: req.Key(), Version: req.GetVersion(), CorrelationID: h.corr, ClientID: client}, Msg: req})
+	h.commit()
+	return h.corr
+}
+
+// commit ends a call into the broker: it syncs, then keeps the answers
+// the broker produced (Broker.Ready) by correlation id.
+func (h *harness) commit() {
 	if err := h.b.Commit(); err != nil {
 		h.t.Fatal(err)
 	}
-	return h.corr
+	for _, e := range h.b.Ready().Effects {
+		h.got[e.Response.CorrelationID] = e.Response.Msg
+	}
 }
 
 // answer returns the answer to request id, or nil while it waits.
@@ -92,9 +101,7 @@ func (h *harness) do(client string, req kmsg.Request) kmsg.Response {
 func (h *harness) advance(ms int64) {
 	h.now += ms
 	h.b.Tick(h.now)
-	if err := h.b.Commit(); err != nil {
-		h.t.Fatal(err)
-	}
+	h.commit()
 }
 
 func topicReq(t *testing.T, h *harness, name string, partitions int32) {

@@ -189,26 +189,25 @@ func (w *World) startClustered(n *Node, cfg broker.Config) error {
 	for i := range inc {
 		inc[i] = byte(w.rng.Uint32())
 	}
-	cfg.Cluster = &broker.ClusterConfig{Incarnation: inc, Send: func(to int32, id uint64, req kmsg.Request) {
-		w.brokerSend(n, to, id, req)
-	}}
-	b, err := broker.New(cfg, n.Store, func(r broker.Response) { w.fromBroker(n, r) }, w.now)
+	cfg.Cluster = &broker.ClusterConfig{Incarnation: inc}
+	b, err := broker.New(cfg, n.Store, w.now)
 	if err != nil {
 		_ = q.Close()
 		return err
 	}
 	n.Broker, n.Quorum, n.Up = b, q, true
+	w.carryOut(n)
 	delete(w.cl.lead, n.Name)
-	if err := b.ApplyMetadata(w.now, q.Image().Clone()); err != nil {
-		return err
-	}
-	return nil
+	err = b.ApplyMetadata(w.now, q.Image().Clone())
+	w.carryOut(n)
+	return err
 }
 
 // brokerSend puts a broker's request on the network: to another broker,
 // or to the node it believes hosts the active controller.
-func (w *World) brokerSend(n *Node, to int32, id uint64, req kmsg.Request) {
-	m := &Message{From: n.Name, Req: req, ReqID: id, Due: w.now, Conn: brokerConnBase + uint64(n.ID)}
+func (w *World) brokerSend(n *Node, s broker.Send) {
+	to, req := s.To, s.Req
+	m := &Message{From: n.Name, Req: req, ReqID: s.ID, Due: w.now, Conn: brokerConnBase + uint64(n.ID)}
 	if to == broker.ToController {
 		m.Ctl = true
 		m.To = n.Name // nobody known: our own node answers NOT_CONTROLLER

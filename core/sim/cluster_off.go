@@ -28,6 +28,7 @@ func (*quorumNode) Close() error                                  { return nil }
 func (w *World) startClustered(*Node, broker.Config) error        { return errNoQuorum }
 func (w *World) tickCluster()                                     {}
 func (w *World) deliverInternal(*Message) bool                    { return false }
+func (w *World) brokerSend(*Node, broker.Send)                    {} // a single broker sends nothing
 func (w *World) visible(*Message) bool                            { return true }
 func (w *World) showReplicas(topic string, partition int32) error { return errNoQuorum }
 func (w *World) showMetadata(command) error                       { return errNoQuorum }

@@ -29,6 +29,7 @@ func cmdCompact(w *World, c command) error {
 	l := p.Log()
 	dirty := l.FirstDirtyOffset()
 	ran, err := n.Broker.CompactNow(p.Topic.Name, p.Index)
+	w.carryOut(n)
 	if err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}

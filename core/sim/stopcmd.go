@@ -21,5 +21,6 @@ func cmdStop(w *World, c command) error {
 	}
 	n.stopping = true
 	n.Broker.BeginControlledShutdown(w.now) // the broker says so in its log
+	w.carryOut(n)
 	return nil
 }

@@ -147,11 +147,12 @@ func (w *World) start(n *Node) error {
 	if w.cl != nil {
 		return w.startClustered(n, cfg)
 	}
-	b, err := broker.New(cfg, n.Store, func(r broker.Response) { w.fromBroker(n, r) }, w.now)
+	b, err := broker.New(cfg, n.Store, w.now)
 	if err != nil {
 		return err
 	}
 	n.Broker, n.Up = b, true
+	w.carryOut(n)
 	return nil
 }
 
@@ -208,9 +209,25 @@ func (w *World) advance(ms int64) error {
 	return nil
 }
 
+// commit ends a call into n's broker: it syncs what the call wrote, then
+// carries out what the call and the sync produced.
 func (w *World) commit(n *Node) {
 	if err := n.Broker.Commit(); err != nil {
 		w.notef(n.Name, "error", "sync failed: %v", err)
+	}
+	w.carryOut(n)
+}
+
+// carryOut puts what n's broker produced on the network (Broker.Ready),
+// in the order it was produced. Nothing here calls the broker back, so
+// one Ready holds it all.
+func (w *World) carryOut(n *Node) {
+	for _, e := range n.Broker.Ready().Effects {
+		if e.Send.Req != nil {
+			w.brokerSend(n, e.Send)
+		} else {
+			w.fromBroker(n, e.Response)
+		}
 	}
 }
 
