@@ -2,8 +2,10 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -58,6 +60,71 @@ func TestReadFrameGrows(t *testing.T) {
 		t.Fatalf("a whole frame read in small pieces: err %v, equal %v", err, bytes.Equal(frame, data))
 	}
 }
+
+// TestReadFrameSizes: frames of every size class read whole, in small
+// pieces or at once; one up to frameGrowth × frameChunk gets a buffer
+// of its exact size, and a producer's frame of a few MiB allocates about
+// its size, not a 1 MiB buffer more.
+func TestReadFrameSizes(t *testing.T) {
+	for _, n := range []int{0, 1, 777, frameChunk - 1, frameChunk, frameChunk + 1, 1_000_012 + 120,
+		1_048_576 + 3_000, 6 << 20, frameGrowth * frameChunk, frameGrowth*frameChunk + 1, 20 << 20} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i*7 + i>>11)
+		}
+		frame, err := readFrame(&slowReader{data}, n)
+		if err != nil || !bytes.Equal(frame, data) {
+			t.Fatalf("%d bytes in small pieces: err %v, equal %v", n, err, bytes.Equal(frame, data))
+		}
+		frame, err = readFrame(bytes.NewReader(data), n)
+		if err != nil || !bytes.Equal(frame, data) {
+			t.Fatalf("%d bytes at once: err %v, equal %v", n, err, bytes.Equal(frame, data))
+		}
+		if n <= frameGrowth*frameChunk && cap(frame) != n {
+			t.Errorf("%d bytes: buffer of %d, want its exact size", n, cap(frame))
+		}
+	}
+	const n = 6 << 20
+	data := make([]byte, n)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // a collection empties the pool of stages
+	readFrame(bytes.NewReader(data), n)              // the stage buffer, once
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := readFrame(bytes.NewReader(data), n); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > n+n/8 {
+		t.Errorf("%d bytes allocated for a frame of %d", alloc, n)
+	}
+}
+
+// TestReadFrameCut: a frame cut short is io.ErrUnexpectedEOF, whether no
+// byte of it came, a few, or all but one, in each size class; another
+// error of the reader is returned as it is.
+func TestReadFrameCut(t *testing.T) {
+	for _, n := range []int{1, 100, frameChunk, frameChunk + 1, 3 << 20, 20 << 20} {
+		for _, got := range []int{0, 1, n / frameGrowth, n - 1} {
+			if got >= n && n > 0 {
+				continue
+			}
+			frame, err := readFrame(bytes.NewReader(make([]byte, got)), n)
+			if err != io.ErrUnexpectedEOF || frame != nil {
+				t.Errorf("%d of %d bytes: frame of %d, err %v, want io.ErrUnexpectedEOF", got, n, len(frame), err)
+			}
+		}
+	}
+	broken := errors.New("connection reset")
+	for _, n := range []int{100, 3 << 20} {
+		if _, err := readFrame(io.MultiReader(bytes.NewReader(make([]byte, n/2)), errReader{broken}), n); err != broken {
+			t.Errorf("%d bytes: err %v, want %v", n, err, broken)
+		}
+	}
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // slowReader hands out its bytes 777 at a time, as a slow socket would.
 type slowReader struct{ rest []byte }
