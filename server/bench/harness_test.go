@@ -210,9 +210,19 @@ func gregorBinary(tb testing.TB) string {
 
 // launchGregor starts one gregor process as spec says and waits for its
 // Kafka port.
+//
+// Its log (and its data, unless spec names a directory) lives in a
+// directory of its own that stop removes once the process has exited,
+// and a cleanup registered here stops it: a tb.TempDir would be removed
+// by a cleanup that runs before the caller's (cleanups run last in,
+// first out, and callers register theirs before starting the target),
+// under a broker still running, and take its log with it.
 func launchGregor(tb testing.TB, spec gregorSpec) *target {
 	bin := gregorBinary(tb)
-	dir := tb.TempDir()
+	dir, err := os.MkdirTemp("", "gregor-bench-")
+	if err != nil {
+		tb.Fatal(err)
+	}
 	if spec.dataDir == "" {
 		spec.dataDir = filepath.Join(dir, "data")
 	}
@@ -241,32 +251,29 @@ func launchGregor(tb testing.TB, spec gregorSpec) *target {
 		}
 		return string(raw)
 	}
+	// stop may be called again (a benchmark that restarts gregor and
+	// fails stops it in its cleanup too): it answers the first result.
+	stop := sync.OnceValue(func() error {
+		defer os.RemoveAll(dir)
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-exited:
+			if err != nil {
+				return fmt.Errorf("gregor exited with %v; log:\n%s", err, logTail())
+			}
+			return nil
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("gregor ignored SIGINT for 15s; killed it; log:\n%s", logTail())
+		}
+	})
+	tb.Cleanup(func() { stop() }) // the caller reports its error
 	if err := waitForPort(spec.kafkaAddr, exited, 60*time.Second); err != nil {
 		cmd.Process.Kill()
 		tb.Fatalf("gregor did not come up: %v\nlog:\n%s", err, logTail())
 	}
-	return &target{
-		name: "gregor",
-		addr: spec.kafkaAddr,
-		http: spec.http,
-		pid:  cmd.Process.Pid,
-		// stop may be called again (a benchmark that restarts gregor and
-		// fails stops it in its cleanup too): it answers the first result.
-		stop: sync.OnceValue(func() error {
-			cmd.Process.Signal(os.Interrupt)
-			select {
-			case err := <-exited:
-				if err != nil {
-					return fmt.Errorf("gregor exited with %v; log:\n%s", err, logTail())
-				}
-				return nil
-			case <-time.After(15 * time.Second):
-				cmd.Process.Kill()
-				<-exited
-				return fmt.Errorf("gregor ignored SIGINT for 15s; killed it; log:\n%s", logTail())
-			}
-		}),
-	}
+	return &target{name: "gregor", addr: spec.kafkaAddr, http: spec.http, pid: cmd.Process.Pid, stop: stop}
 }
 
 // startKfakeChild re-execs this test binary as a kfake broker process.
