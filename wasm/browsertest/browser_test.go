@@ -516,10 +516,22 @@ func (p *page) poll(js, what string) {
 
 // click clicks the first match, scrolled to the middle of the window
 // first: at the top edge the sticky step nav covers it and would take
-// the click.
+// the click. It clicks once the match has stood still for a frame: parts
+// of the page above it are laid out only when they come on screen
+// (content-visibility), so after the scroll it can move for a frame or
+// two, and a click aimed before that lands where it was (a click on
+// TestClusterLesson's What-if button once did nothing under make test).
 func (p *page) click(sel string) {
 	p.t.Helper()
-	p.eval(fmt.Sprintf(`(document.querySelector(%q) || document.body).scrollIntoView({block: "center"}), ""`, sel))
+	p.eval(fmt.Sprintf(`(document.querySelector(%q) || document.body).scrollIntoView({block: "center"}), window.gregorClickAt = "", ""`, sel))
+	p.poll(fmt.Sprintf(`(() => {
+		const el = document.querySelector(%q);
+		if (!el) return false;
+		const r = el.getBoundingClientRect(), at = r.left + "," + r.top;
+		const still = at === window.gregorClickAt;
+		window.gregorClickAt = at;
+		return still;
+	})()`, sel), sel+" standing still after its scroll")
 	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 }
 
