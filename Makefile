@@ -176,8 +176,19 @@ check-templ:
 		if ! cmp -s "$$f" "ui/$$(basename "$$f")"; then echo "stale: ui/$$(basename "$$f") (run make generate)"; stale=1; fi; \
 	done && exit $$stale
 
+# `make bench BASELINE=<git rev>` also builds the broker of that revision
+# (bin/gregor-baseline, from a detached worktree that is removed again)
+# and BenchmarkBrokers runs it beside this one, reporting gregor/baseline:
+# a refactor's "no loss", in the same rounds on the same machine.
 bench:
+ifdef BASELINE
+	@rm -rf bin/baseline-src && mkdir -p bin && git worktree add -q --detach bin/baseline-src $(BASELINE) && \
+		(cd bin/baseline-src && $(GO) build -o ../gregor-baseline ./server/cmd/gregor); \
+		rc=$$?; git worktree remove --force bin/baseline-src; exit $$rc
+	GREGOR_BENCH_BASELINE=$(CURDIR)/bin/gregor-baseline $(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./server/bench/
+else
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./server/bench/
+endif
 
 # The playground in chromium, measured from outside the page: first paint
 # and interactive on every home (TestHomesPaint), stepping as felt on every

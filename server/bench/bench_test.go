@@ -43,7 +43,6 @@ func BenchmarkBrokers(b *testing.B) {
 	fmt.Fprintf(&sum, "%-13s %-24s %-24s %-18s %-18s %-20s %-20s\n",
 		"broker", "produce MB/s", "consume MB/s", "client prod", "client cons",
 		"cpu-s/GB produced", "cpu-s/GB consumed")
-	type figures struct{ prod, cons, prodBusy, consBusy, prodCPU, consCPU spread }
 	med := map[string]figures{}
 	for _, t := range targets {
 		r := results[t.name]
@@ -100,8 +99,45 @@ func BenchmarkBrokers(b *testing.B) {
 		report(row{"broker cpu-s per GB " + ph.name + "d", ph.cpu.format("%.2f"), kfakeCell(kok, ph.kcpu, "%.2f"), ratioCell(ph.cpu, ph.kcpu),
 			fmt.Sprintf("<= %.2f", ph.goalCPU), verdict(ph.cpu.n > 0 && ph.cpu.med <= ph.goalCPU, "")})
 	}
+	if base, ok := med["baseline"]; ok && gok {
+		reportBaseline(&sum, g, base)
+	}
 	fmt.Fprint(os.Stdout, sum.String())
 }
+
+// baselineSlack is how far from 1x a gregor/baseline ratio may be and
+// still say "no loss": rounds on this machine spread wider than that, so
+// a smaller difference is not one the run can show.
+const baselineSlack = 0.10
+
+// reportBaseline adds the gregor/baseline rows: the same workload on the
+// broker built from an earlier revision, in the same rounds.
+func reportBaseline(sum *strings.Builder, g, base figures) {
+	for _, f := range []struct {
+		name         string
+		g, base      spread
+		higherBetter bool
+	}{
+		{"produce MB/s", g.prod, base.prod, true},
+		{"consume MB/s", g.cons, base.cons, true},
+		{"broker cpu-s per GB produced", g.prodCPU, base.prodCPU, false},
+		{"broker cpu-s per GB consumed", g.consCPU, base.consCPU, false},
+	} {
+		if f.base.n == 0 || f.base.med <= 0 || f.g.n == 0 {
+			continue
+		}
+		r := f.g.med / f.base.med
+		ok, goal := r >= 1-baselineSlack, fmt.Sprintf(">= %.2fx baseline", 1-baselineSlack)
+		if !f.higherBetter {
+			ok, goal = r <= 1+baselineSlack, fmt.Sprintf("<= %.2fx baseline", 1+baselineSlack)
+		}
+		fmt.Fprintf(sum, "gregor/baseline %s %.2fx (no loss: %s)\n", f.name, r, goal)
+		report(row{f.name + " vs baseline", f.g.format("%.2f"), f.base.format("%.2f"), ratioCell(f.g, f.base), goal, verdict(ok, "")})
+	}
+}
+
+// figures are one broker's medians (and spreads) in BenchmarkBrokers.
+type figures struct{ prod, cons, prodBusy, consBusy, prodCPU, consCPU spread }
 
 // startTargets starts the named brokers (gregor, kfake, kfake-inproc),
 // each stopped when b ends.
@@ -118,6 +154,10 @@ func startTargets(b *testing.B, names []string) []*target {
 		switch name {
 		case "gregor":
 			targets = append(targets, startGregor(b))
+		case "baseline":
+			t := launchGregor(b, gregorSpec{bin: os.Getenv(envBaseline)})
+			t.name = "baseline"
+			targets = append(targets, t)
 		case "kfake":
 			targets = append(targets, startKfakeChild(b))
 		case "kfake-inproc":

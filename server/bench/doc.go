@@ -21,7 +21,11 @@
 //     (acks=all), then all consumed from the start with a fresh client;
 //     produce and consume MB/s and the gregor/kfake ratios (goal >= 1x),
 //     and broker CPU-s per GB produced (goal <= 1.0) and consumed (goal
-//     <= 0.25), from the broker process's utime+stime in /proc.
+//     <= 0.25), from the broker process's utime+stime in /proc. With
+//     GREGOR_BENCH_BASELINE (`make bench BASELINE=<git rev>` builds that
+//     revision's binary and sets it) the older broker runs in the same
+//     rounds as "baseline", and rows "... vs baseline" give gregor's
+//     figures over its (no loss: within 10% either way that is worse).
 //   - BenchmarkProduceLatency (latency_test.go): p50 and p99 of acks=all
 //     produce at a fixed 20,000 records/s, linger 0, from each record's
 //     due time to its ack; gregor and kfake (goal p99 < 3 ms).

@@ -39,6 +39,10 @@ const (
 	envRounds  = "GREGOR_BENCH_ROUNDS"
 	envBudget  = "GREGOR_BENCH_BUDGET"
 	envOnly    = "GREGOR_BENCH_ONLY"
+	// envBaseline names a gregor binary built from an earlier revision
+	// (`make bench BASELINE=rev` builds it): BenchmarkBrokers then runs it
+	// too, as the broker "baseline", and reports gregor/baseline.
+	envBaseline = "GREGOR_BENCH_BASELINE"
 	// envKfakeChild makes TestMain serve a kfake cluster instead of running
 	// tests: the parent re-execs the test binary with it set.
 	envKfakeChild = "GREGOR_BENCH_KFAKE_CHILD"
@@ -111,13 +115,19 @@ func loadSettings(tb testing.TB) settings {
 		s.brokers = nil
 		for _, name := range strings.Split(v, ",") {
 			switch name = strings.TrimSpace(name); name {
-			case "gregor", "kfake", "kfake-inproc":
+			case "gregor", "kfake", "kfake-inproc", "baseline":
 				s.brokers = append(s.brokers, name)
 			case "":
 			default:
-				tb.Fatalf("%s: unknown broker %q (want gregor, kfake, kfake-inproc)", envBrokers, name)
+				tb.Fatalf("%s: unknown broker %q (want gregor, kfake, kfake-inproc, baseline)", envBrokers, name)
 			}
 		}
+	}
+	switch base := os.Getenv(envBaseline) != ""; {
+	case base && !slices.Contains(s.brokers, "baseline"):
+		s.brokers = append(s.brokers, "baseline")
+	case !base && slices.Contains(s.brokers, "baseline"):
+		tb.Fatalf("%s names the broker baseline but %s is not set (make bench BASELINE=rev sets it)", envBrokers, envBaseline)
 	}
 	pinClient()
 	return s
@@ -174,6 +184,7 @@ func startGregor(tb testing.TB, flags ...string) *target {
 // gregorSpec is how to run one gregor process; the zero value is a fresh
 // data directory in tb.TempDir() and two free loopback ports.
 type gregorSpec struct {
+	bin             string // the binary; "" for gregorBinary's
 	dataDir         string
 	kafkaAddr, http string
 	flags           []string
@@ -218,7 +229,10 @@ func gregorBinary(tb testing.TB) string {
 // first out, and callers register theirs before starting the target),
 // under a broker still running, and take its log with it.
 func launchGregor(tb testing.TB, spec gregorSpec) *target {
-	bin := gregorBinary(tb)
+	bin := spec.bin
+	if bin == "" {
+		bin = gregorBinary(tb)
+	}
 	dir, err := os.MkdirTemp("", "gregor-bench-")
 	if err != nil {
 		tb.Fatal(err)
