@@ -364,9 +364,17 @@ func (b *Broker) NextDeadline() (at int64, ok bool) {
 	return at, ok
 }
 
-// Close flushes and closes every log.
+// Close flushes and closes every log, their syncs taken as one where
+// the storage can (store.SyncDeferrer), and then leaves the clean
+// shutdown mark.
 func (b *Broker) Close() error {
 	var firstErr error
+	commit := func() error { return nil }
+	if d, ok := b.st.(store.SyncDeferrer); ok {
+		if c, ok := d.DeferSyncs(); ok {
+			commit = c
+		}
+	}
 	if b.cl != nil {
 		firstErr = b.checkpointHighWatermarks()
 	}
@@ -384,6 +392,9 @@ func (b *Broker) Close() error {
 		if err := p.log.Close(); err != nil && firstErr == nil {
 			firstErr = err
 		}
+	}
+	if err := commit(); err != nil && firstErr == nil {
+		firstErr = err
 	}
 	if firstErr == nil {
 		firstErr = b.st.WriteFile(cleanShutdownFile, nil) // clean_shutdown.go

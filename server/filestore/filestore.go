@@ -27,6 +27,7 @@ type FS struct {
 	OnSync func(time.Duration)
 	pinned atomic.Int64 // Ranges of its files pinned and not released (span.go)
 	fds    *descriptors // shared by its files (descriptors.go)
+	batch  *syncBatch   // shared by its files (sync_batch.go)
 }
 
 var _ store.Storage = (*FS)(nil)
@@ -44,7 +45,7 @@ func New(root string) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FS{root: abs, faults: &faultSet{}, fds: &descriptors{}}, nil
+	return &FS{root: abs, faults: &faultSet{}, fds: &descriptors{}, batch: &syncBatch{}}, nil
 }
 
 // Pinned is the number of Ranges of the storage's files held now: 0 once
@@ -96,7 +97,7 @@ func (s *FS) openFile(name string, flag int) (*File, error) {
 		return nil, fmt.Errorf("open %s: is a directory", p)
 	}
 	file := &File{f: f, path: p, size: st.Size(), synced: st.Size(), dir: filepath.Dir(p), created: flag&os.O_CREATE != 0,
-		name: rel(name), faults: s.faults, onSync: s.OnSync, pinned: &s.pinned, fds: s.fds}
+		name: rel(name), faults: s.faults, onSync: s.OnSync, pinned: &s.pinned, fds: s.fds, batch: s.batch}
 	s.fds.adopt(file)
 	return file, nil
 }
@@ -131,7 +132,7 @@ func (s *FS) WriteFile(name string, data []byte) (err error) {
 			_ = os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err == nil {
+	if _, err = f.Write(data); err == nil && !s.batch.deferring() {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -142,6 +143,9 @@ func (s *FS) WriteFile(name string, data []byte) (err error) {
 	}
 	if err = os.Rename(tmp, p); err != nil {
 		return mapErr(err)
+	}
+	if s.batch.deferring() {
+		return nil
 	}
 	return syncDir(filepath.Dir(p))
 }
@@ -230,6 +234,7 @@ type File struct {
 	onSync  func(time.Duration)
 
 	fds    *descriptors
+	batch  *syncBatch
 	elem   *list.Element // in fds.lru while f is open (fds.mu)
 	busy   int           // uses running and Ranges pinned (fds.mu)
 	closed bool          // Close was called (fds.mu); the descriptor closes with the last use
@@ -308,6 +313,10 @@ func (f *File) Sync() error {
 	if err := f.faults.check(store.OpSync, f.name, f.path); err != nil {
 		_ = f.cut(f.synced) // the pages that failed are gone
 		return err
+	}
+	if f.batch.deferring() { // the batch's commit syncs it (sync_batch.go)
+		f.synced, f.created = f.size, false
+		return nil
 	}
 	fd, err := f.acquire()
 	if err != nil {
