@@ -1,6 +1,7 @@
 package log_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gregor-kafka/gregor/core/log"
@@ -78,5 +79,90 @@ func TestCloseSnapshotsOnlyWhenMoved(t *testing.T) {
 	}
 	if got := open().SnapshotOffsets(); len(got) != 1 || got[0] != 1 {
 		t.Errorf("snapshots at %v, want [1]", got)
+	}
+}
+
+// readCounter counts the bytes read from the .log files it opens.
+type readCounter struct {
+	store.Storage
+	read *int64
+}
+
+func (r readCounter) Open(name string) (store.File, error) {
+	f, err := r.Storage.Open(name)
+	if err != nil || !strings.HasSuffix(name, log.LogSuffix) {
+		return f, err
+	}
+	return countedFile{f, r.read}, nil
+}
+
+type countedFile struct {
+	store.File
+	read *int64
+}
+
+func (c countedFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.File.ReadAt(p, off)
+	*c.read += int64(n)
+	return n, err
+}
+
+// TestCleanOpenReadsOnlyTheTail: after a clean shutdown the active
+// segment's indexes are trusted, as an older segment's are (Kafka's
+// LogLoader recovers nothing then): Open reads only the batches after the
+// last offset index entry, not the whole segment, and reads the same
+// log; a tail that is torn all the same is still found and cut.
+func TestCleanOpenReadsOnlyTheTail(t *testing.T) {
+	st := store.NewMem()
+	l, _ := logtest.Open(t, st, log.DefaultConfig(), -1)
+	value := make([]byte, 1000)
+	for i := range 200 {
+		bl := record.NewBuilder(record.NewBatchHeader(0)).Add(nil, value, int64(i))
+		if _, err := l.Append(bl.Build(), int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	open := func(clean bool) (*log.Log, []string, int64) {
+		t.Helper()
+		var read int64
+		cfg := log.DefaultConfig()
+		cfg.CleanShutdown = clean
+		l, notes, err := log.Open(readCounter{st, &read}, logtest.Dir, cfg, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l, notes, read
+	}
+	crashed, _, whole := open(false)
+	if err := crashed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean, notes, tail := open(true)
+	if whole < 200*1000 || tail > 2*int64(log.DefaultConfig().IndexIntervalBytes)+1000 {
+		t.Errorf("read %d bytes of the log opening as after a crash, %d after a clean shutdown", whole, tail)
+	}
+	if clean.EndOffset() != 200 || len(notes) != 0 {
+		t.Errorf("after a clean shutdown: log end %d, notes %q", clean.EndOffset(), notes)
+	}
+	if ts, off := clean.MaxTimestamp(); ts != 199 || off != 199 {
+		t.Errorf("after a clean shutdown: largest timestamp %d at %d, want 199 at 199", ts, off)
+	}
+	if err := clean.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := st.Open(logtest.Dir + "/" + log.FileName(0, log.LogSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Append([]byte("torn")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	torn, notes, _ := open(true)
+	if torn.EndOffset() != 200 || len(notes) == 0 {
+		t.Errorf("a torn tail after a clean shutdown: log end %d, notes %q", torn.EndOffset(), notes)
 	}
 }

@@ -19,7 +19,10 @@ import (
 //   - every older segment's indexes are sanity-checked (size a multiple of
 //     the entry size, entries increasing and inside the log) and the batches
 //     after the last index entry are verified up to the end of the file;
-//   - a segment failing that, and always the last (active) segment, is
+//   - a segment failing that, and the last (active) segment unless the
+//     previous run closed the log (cfg.CleanShutdown: as Kafka's LogLoader
+//     recovers nothing after a clean shutdown, its indexes are trusted as
+//     an older segment's are), is
 //     scanned batch by batch checking length, magic, CRC and offsets; a torn
 //     tail is truncated and the indexes are rebuilt from the scan. If an
 //     older segment had to be truncated, the segments after it are deleted
@@ -93,7 +96,7 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 		if !last {
 			limit = bases[i+1]
 		}
-		seg, truncated, err := l.loadSegment(base, limit, last, now, note)
+		seg, truncated, err := l.loadSegment(base, limit, last, clean, now, note)
 		if err != nil {
 			return fail(err)
 		}
@@ -154,32 +157,24 @@ func removeSegmentFiles(st store.Storage, dir string, base int64) error {
 	return nil
 }
 
-// readIndexes reads the two index files, returning why each one cannot be
-// trusted ("" when it can).
+// readIndexes opens the two index files (s.idxF, s.tidxF) and reads them
+// whole, returning why each one cannot be trusted ("" when it can).
 func (s *segment) readIndexes(st store.Storage, limit int64) (ixWhy, tixWhy string, err error) {
-	data, err := st.ReadFile(s.names[1])
-	switch {
-	case errors.Is(err, store.ErrNotExist):
-		ixWhy = "missing"
-	case err != nil:
+	data, ixWhy, err := s.readIndex(st, 1, &s.idxF, OffsetEntrySize)
+	if err != nil {
 		return "", "", err
-	case len(data)%OffsetEntrySize != 0:
-		ixWhy = fmt.Sprintf("size %d is not a multiple of %d", len(data), OffsetEntrySize)
-	default:
+	}
+	if ixWhy == "" {
 		s.ix.buf = data
 		if cerr := s.ix.check(s.size, limit); cerr != nil {
 			ixWhy = cerr.Error()
 		}
 	}
-	data, err = st.ReadFile(s.names[2])
-	switch {
-	case errors.Is(err, store.ErrNotExist):
-		tixWhy = "missing"
-	case err != nil:
+	data, tixWhy, err = s.readIndex(st, 2, &s.tidxF, TimeEntrySize)
+	if err != nil {
 		return "", "", err
-	case len(data)%TimeEntrySize != 0:
-		tixWhy = fmt.Sprintf("size %d is not a multiple of %d", len(data), TimeEntrySize)
-	default:
+	}
+	if tixWhy == "" {
 		s.tix.buf = data
 		if cerr := s.tix.check(limit); cerr != nil {
 			tixWhy = cerr.Error()
@@ -188,8 +183,31 @@ func (s *segment) readIndexes(st store.Storage, limit int64) (ixWhy, tixWhy stri
 	return ixWhy, tixWhy, nil
 }
 
-// loadSegment opens one segment, verifying or rebuilding it.
-func (l *Log) loadSegment(base, limit int64, last bool, now int64, note func(string, ...any)) (*segment, bool, error) {
+// readIndex opens the segment's file names[i], an index of entries of
+// size entry, into *fp and reads it whole: one open serves the recovery
+// and the appends after it. why says it is missing (*fp stays nil) or of
+// a size no entries make.
+func (s *segment) readIndex(st store.Storage, i int, fp *store.File, entry int) (data []byte, why string, err error) {
+	f, err := st.Open(s.names[i])
+	if errors.Is(err, store.ErrNotExist) {
+		return nil, "missing", nil
+	} else if err != nil {
+		return nil, "", err
+	}
+	*fp = f
+	data = make([]byte, f.Size())
+	if n, err := f.ReadAt(data, 0); n < len(data) {
+		return nil, "", err
+	}
+	if len(data)%entry != 0 {
+		return nil, fmt.Sprintf("size %d is not a multiple of %d", len(data), entry), nil
+	}
+	return data, "", nil
+}
+
+// loadSegment opens one segment, verifying or rebuilding it. The last
+// one is scanned whole, unless the previous run closed the log (clean).
+func (l *Log) loadSegment(base, limit int64, last, clean bool, now int64, note func(string, ...any)) (*segment, bool, error) {
 	s := newSegmentState(l.dir, base, now)
 	f, err := l.st.Open(s.names[0])
 	if err != nil {
@@ -202,12 +220,13 @@ func (l *Log) loadSegment(base, limit int64, last bool, now int64, note func(str
 		return nil, false, err
 	}
 	truncated := false
-	if !last && ixWhy == "" && tixWhy == "" {
+	scan := last && !clean
+	if !scan && ixWhy == "" && tixWhy == "" {
 		if why := s.loadTail(limit); why != "" {
 			ixWhy, tixWhy = "inconsistent with the log: "+why, "inconsistent with the log: "+why
 		}
 	}
-	if last || ixWhy != "" || tixWhy != "" {
+	if scan || ixWhy != "" || tixWhy != "" {
 		truncated, err = l.rebuild(s, limit, last, ixWhy, tixWhy, note)
 		if err != nil {
 			_ = s.close()
@@ -218,6 +237,9 @@ func (l *Log) loadSegment(base, limit int64, last bool, now int64, note func(str
 		s.rollStart = now
 	}
 	for i, fp := range []*store.File{&s.idxF, &s.tidxF} {
+		if *fp != nil {
+			continue // opened by readIndexes, not rewritten since
+		}
 		if *fp, err = l.st.Open(s.names[i+1]); err != nil {
 			_ = s.close()
 			return nil, false, err
@@ -336,16 +358,21 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 		why       string
 		old, want []byte
 		entry     int
+		f         *store.File // open on the file WriteFile replaces
 	}
 	for _, x := range []idx{
-		{s.names[1], ixWhy, oldIx, s.ix.buf, OffsetEntrySize},
-		{s.names[2], tixWhy, oldTix, s.tix.buf, TimeEntrySize},
+		{s.names[1], ixWhy, oldIx, s.ix.buf, OffsetEntrySize, &s.idxF},
+		{s.names[2], tixWhy, oldTix, s.tix.buf, TimeEntrySize, &s.tidxF},
 	} {
 		if x.why == "" && bytes.Equal(x.old, x.want) {
 			continue
 		}
 		if x.why == "" {
 			x.why = fmt.Sprintf("%d entries on storage, %d in the log", len(x.old)/x.entry, len(x.want)/x.entry)
+		}
+		if *x.f != nil {
+			_ = (*x.f).Close() // loadSegment opens the new one
+			*x.f = nil
 		}
 		if err := l.st.WriteFile(x.name, x.want); err != nil {
 			return false, err
