@@ -9,5 +9,5 @@ import "errors"
 type fence struct{}
 
 func openFence(string) (fence, error) { return fence{}, errors.New("no syncfs") }
-func (fence) syncfs() error            { return errors.New("no syncfs") }
-func canSyncfs() bool                  { return false }
+func (fence) syncfs() error           { return errors.New("no syncfs") }
+func canSyncfs() bool                 { return false }
