@@ -4,7 +4,8 @@
 // Gregor data directory looks like a Kafka log.dirs entry.
 //
 // Appends go through a descriptor opened with O_APPEND; ReadAt is pread(2);
-// Sync is fsync(2). WriteFile writes a temporary file, fsyncs it, renames it
+// Sync is fsync(2), or, in a batch a broker's Close opens, one syncfs(2)
+// for all of them (sync_batch.go). WriteFile writes a temporary file, fsyncs it, renames it
 // over the target and fsyncs the directory, which is how Kafka writes its
 // checkpoint files (Utils.atomicMoveWithFallback + flushDir).
 //
