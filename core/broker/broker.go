@@ -9,7 +9,7 @@ import (
 
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
-	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/coordinator"
 	"github.com/gregor-kafka/gregor/core/share"
 	"github.com/gregor-kafka/gregor/core/store"
 	"github.com/gregor-kafka/gregor/core/txn"
@@ -133,13 +133,11 @@ type Broker struct {
 	cleanStart bool         // while New opens the logs after a clean shutdown (clean_shutdown.go)
 	cleaner    cleanerState // the log cleaner (compaction.go)
 
-	lastOffsetExpiry int64 // offsets.retention.check.interval.ms (group_coordinator.go)
-
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks                  // producer_state.go
 
-	groups *group.Coordinator // the group coordinator (group_coordinator.go)
-	share  *share.Engine      // share groups (share_groups.go, share_fetch.go)
+	groups *coordinator.Groups // the group coordinator (core/coordinator, group_coordinator.go)
+	share  *share.Engine       // share groups (share_groups.go, share_fetch.go)
 
 	shareFetches []*pendingShareFetch           // share fetches waiting for records
 	shareState   map[share.Key]*share.Partition // the share coordinator's state (share_coordinator.go)
@@ -162,7 +160,7 @@ func New(cfg Config, st store.Storage, now int64) (*Broker, error) {
 	b := &Broker{
 		cfg: cfg, st: st, now: now,
 		topics: map[string]*Topic{}, byID: map[[16]byte]*Topic{},
-		lastRetain: now, lastOffsetExpiry: now,
+		lastRetain: now,
 	}
 	b.image = clusterOfOne{b}
 	if err := b.loadMetadata(); err != nil {

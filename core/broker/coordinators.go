@@ -39,7 +39,7 @@ func (b *Broker) loadCoordinator(p *Partition) {
 	n := 0
 	switch p.Topic.Name {
 	case OffsetsTopic:
-		err = b.replayOffsets(p.Index)
+		err = b.groups.Replay(p.Index)
 		for _, id := range b.groups.Groups() {
 			if b.groups.PartitionFor(id) == p.Index {
 				n++

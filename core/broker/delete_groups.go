@@ -3,7 +3,7 @@ package broker
 import "github.com/twmb/franz-go/pkg/kmsg"
 
 // DeleteGroups v0-2: many groups, each answered by its coordinator
-// (markForeignGroups).
+// (coordinator.Groups.MarkForeign).
 func init() {
 	register(42, api{
 		min: 0, max: 2, serve: handleGroupWrite, manyGroups: true,

@@ -3,7 +3,7 @@ package broker
 import "github.com/twmb/franz-go/pkg/kmsg"
 
 // DescribeGroups v0-5: many groups, each answered by its coordinator
-// (markForeignGroups).
+// (coordinator.Groups.MarkForeign).
 func init() {
 	register(15, api{
 		min: 0, max: 5, serve: handleGroupRead, manyGroups: true,

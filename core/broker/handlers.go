@@ -47,7 +47,7 @@ type api struct {
 	joins bool
 	// manyGroups is set for the requests that name many groups, each
 	// routed alone: the answer's groups another broker coordinates are
-	// NOT_COORDINATOR (markForeignGroups).
+	// NOT_COORDINATOR (coordinator.Groups.MarkForeign).
 	manyGroups bool
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // OffsetFetch v0-9: the committed offsets of one group, or from v8 of
-// many (KIP-709), which are routed group by group (markForeignGroups).
+// many (KIP-709), which are routed group by group (coordinator.Groups.MarkForeign).
 func init() {
 	register(9, api{
 		min: 0, max: 9, serve: handleGroupRead, manyGroups: true,

@@ -45,7 +45,7 @@ func handleShareDescribe(b *Broker, r *Request) kmsg.Response {
 				dm.SubscribedTopicNames = m.Topics
 				for _, t := range m.Topics {
 					if ps := m.Assigned[t]; len(ps) > 0 {
-						id, _, _ := groupTopics{b}.Topic(t)
+						id, _, _ := coordinatorHost{b}.Topic(t)
 						dm.Assignment.TopicPartitions = append(dm.Assignment.TopicPartitions,
 							kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition{TopicID: id, Topic: t, Partitions: ps})
 					}

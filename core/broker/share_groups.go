@@ -45,7 +45,7 @@ func (b *Broker) initShare(now int64) error {
 			return int32(b.groupInt64(id, "share.session.timeout.ms")), int32(b.groupInt64(id, "share.heartbeat.interval.ms"))
 		},
 		MaxSessions: int(s.Int64("group.share.max.share.sessions")),
-		Topics:      groupTopics{b},
+		Topics:      coordinatorHost{b},
 		Logf:        b.cfg.Logf,
 	}, now)
 	b.shareState, b.shareReads = map[share.Key]*share.Partition{}, map[share.Key]bool{}

@@ -117,7 +117,7 @@ func (b *Broker) describeShareOffsets(r *Request, req *kmsg.DescribeShareGroupOf
 		if rg.Topics == nil { // v1: every topic the group has state for
 			seen := map[string]int{}
 			for _, k := range b.shareKeys(rg.GroupID) {
-				name, _, ok := groupTopics{b}.TopicByID(k.TopicID)
+				name, _, ok := coordinatorHost{b}.TopicByID(k.TopicID)
 				if !ok {
 					continue
 				}
@@ -136,7 +136,7 @@ func (b *Broker) describeShareOffsets(r *Request, req *kmsg.DescribeShareGroupOf
 		for _, w := range wants {
 			t := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
 			t.Topic = w.topic
-			id, _, ok := groupTopics{b}.Topic(w.topic)
+			id, _, ok := coordinatorHost{b}.Topic(w.topic)
 			t.TopicID = id
 			for _, idx := range w.parts {
 				rp := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopicPartition()
@@ -216,7 +216,7 @@ func (b *Broker) alterShareOffsets(r *Request, req *kmsg.AlterShareGroupOffsetsR
 	for _, rt := range req.Topics {
 		t := kmsg.NewAlterShareGroupOffsetsResponseTopic()
 		t.Topic = rt.Topic
-		id, n, ok := groupTopics{b}.Topic(rt.Topic)
+		id, n, ok := coordinatorHost{b}.Topic(rt.Topic)
 		t.TopicID = id
 		for _, rp := range rt.Partitions {
 			p := kmsg.NewAlterShareGroupOffsetsResponseTopicPartition()
@@ -262,7 +262,7 @@ func (b *Broker) deleteShareOffsets(r *Request, req *kmsg.DeleteShareGroupOffset
 	for _, rt := range req.Topics {
 		t := kmsg.NewDeleteShareGroupOffsetsResponseTopic()
 		t.Topic = rt.Topic
-		id, n, ok := groupTopics{b}.Topic(rt.Topic)
+		id, n, ok := coordinatorHost{b}.Topic(rt.Topic)
 		t.TopicID = id
 		if !ok {
 			t.ErrorCode = kerr.UnknownTopicOrPartition.Code
@@ -284,7 +284,7 @@ func (b *Broker) deleteShareOffsets(r *Request, req *kmsg.DeleteShareGroupOffset
 	b.shareGather(shareDelete, keys, nil, func(out []shareAnswer) {
 		for i, a := range out {
 			if c := a.code; c != 0 {
-				name, _, _ := groupTopics{b}.TopicByID(keys[i].TopicID)
+				name, _, _ := coordinatorHost{b}.TopicByID(keys[i].TopicID)
 				for j := range resp.Topics {
 					if resp.Topics[j].Topic == name && *slots[j] == 0 {
 						*slots[j] = c

@@ -1,13 +1,9 @@
 package broker
 
 import (
-	"fmt"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/gregor-kafka/gregor/core/producer"
-	"github.com/gregor-kafka/gregor/core/record"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
@@ -79,46 +75,6 @@ func (b *Broker) addOffsetsPartition(r *Request, req *kmsg.TxnOffsetCommitReques
 	ask.Topics = []kmsg.AddPartitionsToTxnRequestTransactionTopic{{Topic: k.topic, Partitions: []int32{k.partition}}}
 	b.askCoordinator(ask, []verifyKey{k}, true, r, handleTxnOffsetCommit)
 	return 0, true
-}
-
-// replayOffsets rebuilds the groups of one __consumer_offsets partition,
-// at startup or when this broker becomes its leader (the whole log, as
-// ReplayInternal reads it): plain records apply at once, the records of a transactional
-// batch wait for their producer's marker further on, as Kafka's
-// GroupMetadataManager loads them.
-func (b *Broker) replayOffsets(p int32) error {
-	part := b.topics[OffsetsTopic].partition(p)
-	if part == nil {
-		return fmt.Errorf("%w: %s-%d", ErrNoInternalPartition, OffsetsTopic, p)
-	}
-	c := b.groups
-	return part.log.Scan(part.log.StartOffset(), func(batch record.Batch) error {
-		if batch.IsControl() {
-			kind, _, err := producer.DecodeMarker(batch)
-			if err != nil {
-				return err
-			}
-			if kind == producer.ControlAbort || kind == producer.ControlCommit {
-				c.ReplayTxnMarker(p, batch.ProducerID(), kind == producer.ControlCommit)
-			}
-			return nil
-		}
-		recs, err := batch.Records()
-		if err != nil {
-			return fmt.Errorf("broker: replaying %s at %d: %w", part, batch.BaseOffset(), err)
-		}
-		for _, r := range recs {
-			if batch.BaseOffset()+int64(r.OffsetDelta) < part.log.StartOffset() {
-				continue
-			}
-			if batch.IsTransactional() {
-				c.ReplayTxnOffset(p, batch.ProducerID(), r.Key, r.Value)
-			} else {
-				c.Replay(p, r.Key, r.Value)
-			}
-		}
-		return nil
-	})
 }
 
 // txnOffsetCommitACL: WRITE on the transactional id, then the group and

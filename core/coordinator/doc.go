@@ -1,0 +1,20 @@
+// Package coordinator is the coordinators' glue in a broker: it builds the
+// group coordinator (core/group) from the broker's settings, rebuilds its
+// state from __consumer_offsets, runs its timers, and answers which broker
+// coordinates a group. The state machine lives in core/group; the broker
+// (core/broker) routes the APIs, authorizes them and holds the answers
+// until the appends are durable. The broker reaches this package, never
+// the other way: what a coordinator needs of its broker is a Host.
+//
+// # Invariants
+//
+//   - Every record a coordinator writes goes through Host.Append, to an
+//     internal partition this broker leads, in the coordinator step in
+//     progress; the broker holds the step's answers until it is durable.
+//   - A coordinator's state is rebuilt only from its internal partition's
+//     log (Host.Scan), at startup on a single broker or when this broker
+//     becomes the partition's leader; nothing else loads it.
+//   - A key (group id) belongs to the partition it hashes to, and its
+//     coordinator is that partition's leader (Host.Owns); on a single
+//     broker that is always this one.
+package coordinator
