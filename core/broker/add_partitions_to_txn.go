@@ -20,7 +20,7 @@ func init() {
 
 // addPartitionsTxnID routes a client's AddPartitionsToTxn by its
 // transactional id; a broker's batch (v4+) names many, each answered by
-// the coordinator that has it (markForeignTransactions).
+// the coordinator that has it (coordinator.Transactions.MarkForeign).
 func addPartitionsTxnID(req kmsg.Request) (string, bool) {
 	m := req.(*kmsg.AddPartitionsToTxnRequest)
 	return m.TransactionalID, m.Version < 4

@@ -12,7 +12,6 @@ import (
 	"github.com/gregor-kafka/gregor/core/coordinator"
 	"github.com/gregor-kafka/gregor/core/share"
 	"github.com/gregor-kafka/gregor/core/store"
-	"github.com/gregor-kafka/gregor/core/txn"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
@@ -143,7 +142,7 @@ type Broker struct {
 	shareState   map[share.Key]*share.Partition // the share coordinator's state (share_coordinator.go)
 	shareReads   map[share.Key]bool             // share partitions whose state is being read (share_persist.go)
 	wakingShare  bool                           // wakeShareFetches is running
-	txn          *txn.Coordinator               // the transaction coordinator (txn_coordinator.go)
+	txn          *coordinator.Transactions      // the transaction coordinator (core/coordinator, txn_coordinator.go)
 	step         *coordinatorWrites             // the coordinator step in progress, nil between steps (coordinator_writes.go)
 	meters       map[string]*clientUsage        // clients' use of their quotas (client_quotas.go)
 }

@@ -56,3 +56,18 @@ func (h coordinatorHost) Scan(topic string, p int32, fn func(start int64, batch 
 	start := part.log.StartOffset()
 	return part.log.Scan(start, func(batch record.Batch) error { return fn(start, batch) })
 }
+
+func (h coordinatorHost) Durable(topic string, p int32, offset int64) bool {
+	if h.b.cl == nil {
+		return true
+	}
+	part := h.b.topics[topic].partition(p)
+	return part != nil && h.b.leads(part) && part.HighWatermark > offset
+}
+
+func (h coordinatorHost) LeaderEpoch(topic string, p int32) int32 {
+	if part := h.b.topics[topic].partition(p); part != nil {
+		return part.LeaderEpoch
+	}
+	return 0
+}

@@ -46,7 +46,7 @@ func (b *Broker) loadCoordinator(p *Partition) {
 			}
 		}
 	case TransactionStateTopic:
-		err = b.replayTxnState(p.Index)
+		err = b.txn.Replay(p.Index)
 		for _, id := range b.txn.IDs() {
 			if b.txn.PartitionFor(id) == p.Index {
 				n++

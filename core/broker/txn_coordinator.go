@@ -4,17 +4,18 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/gregor-kafka/gregor/core/record"
+	"github.com/gregor-kafka/gregor/core/coordinator"
 	"github.com/gregor-kafka/gregor/core/txn"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
 
-// The transaction coordinator's glue (KIP-98): core/txn holds the state
-// machine; this file builds it from the broker's settings, replays
-// __transaction_state into it at startup, routes the coordinator APIs to
-// it, writes its markers through this broker's WriteTxnMarkers once the
-// decision is durable (see commitTxn), and holds answers given after a
-// write that must be synced until the next Commit.
+// The transaction APIs' side of the transaction coordinator (KIP-98):
+// core/txn holds the state machine and core/coordinator (Transactions)
+// builds it, replays __transaction_state into it and finishes the
+// transactions left decided; this file routes the coordinator APIs to it
+// and holds answers given after a write that must be synced until the
+// next Commit. The markers go out through this broker's WriteTxnMarkers
+// once the decision is durable (commitTxn, markerChannel).
 //
 // Served here, each registered from its own file: FindCoordinator key
 // type 1 (find_coordinator.go), InitProducerId with a transactional id
@@ -29,92 +30,25 @@ import (
 // transaction version 2 (KIP-890 part 2, core/txn tv2.go). As in Kafka
 // the coordinator follows the request's version; clients use them when
 // the transaction.version feature is finalized at 2 (features.go).
-type txnLog struct{ b *Broker }
 
-func (l txnLog) Append(p int32, batch record.Batch) (int64, error) {
-	return l.b.AppendInternal(TransactionStateTopic, p, batch)
-}
-
-// initTxn builds the coordinator and, on a single broker, rebuilds every
-// transaction from __transaction_state and finishes those left decided
-// but not complete. It runs after the partitions and the group
-// coordinator are loaded, so the markers it writes land where they
-// belong. In a cluster a partition's transactions are loaded when this
-// broker becomes its leader (coordinators.go).
+// initTxn builds the coordinator, connects the partitions' side of
+// transactions to it (TxnHooks) and, on a single broker, loads every
+// transaction from __transaction_state. It runs after the partitions and
+// the group coordinator are loaded. In a cluster a partition's
+// transactions are loaded when this broker becomes its leader
+// (coordinators.go).
 func (b *Broker) initTxn(now int64) error {
-	s := b.cfg.Settings
-	partitions := int32(s.Int64("transaction.state.log.num.partitions"))
-	if t := b.topics[TransactionStateTopic]; t != nil {
-		partitions = int32(len(t.Partitions))
-	}
-	b.txn = txn.New(txn.Config{
-		Partitions:       partitions,
-		MaxTimeoutMs:     int32(s.Int64("transaction.max.timeout.ms")),
-		AbortIntervalMs:  s.Int64("transaction.abort.timed.out.transaction.cleanup.interval.ms"),
-		ExpirationMs:     s.Int64("transactional.id.expiration.ms"),
-		ExpireIntervalMs: s.Int64("transaction.remove.expired.transaction.cleanup.interval.ms"),
-		Log:              txnLog{b},
-		Markers:          markerChannel{b},
-		Durable:          b.txnRecordDurable,
-		ProducerIDs:      b.txnProducerID,
-		CoordinatorEpoch: func(p int32) int32 {
-			if part := b.topics[TransactionStateTopic].partition(p); part != nil {
-				return part.LeaderEpoch
-			}
-			return 0
-		},
-		PartitionExists: b.partitionExists,
-		GroupPartition:  b.groups.PartitionFor,
-		Logf:            b.cfg.Logf,
+	b.txn = coordinator.NewTransactions(coordinatorHost{b}, coordinator.TxnLinks{
+		Markers:        markerChannel{b},
+		ProducerIDs:    b.txnProducerID,
+		GroupPartition: b.groups.PartitionFor,
 	}, now)
 	hooks := TxnHooks{Completed: b.txnCompleted, Add: b.txn.Add}
-	if s.Bool("transaction.partition.verification.enable") {
+	if b.cfg.Settings.Bool("transaction.partition.verification.enable") {
 		hooks.Verify = b.txn.Verify
 	}
 	b.SetTxnHooks(hooks)
-	t := b.topics[TransactionStateTopic]
-	if t == nil {
-		return nil
-	}
-	for _, p := range t.Partitions {
-		if err := b.replayTxnState(p.Index); err != nil {
-			return err
-		}
-	}
-	if n := len(b.txn.IDs()); n > 0 {
-		b.cfg.Logf("loaded %d transactional ids from %s", n, TransactionStateTopic)
-	}
-	b.txn.WriteMarkers(now) // the Prepare records are durable: they were read back
-	return nil
-}
-
-// replayTxnState rebuilds the transactions of one __transaction_state
-// partition and hands the decided ones their markers again.
-func (b *Broker) replayTxnState(p int32) error {
-	err := b.ReplayInternal(TransactionStateTopic, p, func(off int64, r record.Record) {
-		b.txn.Replay(p, off, r.Key, r.Value)
-	})
-	b.txn.Recover(p)
-	return err
-}
-
-// txnRecordDurable reports whether a __transaction_state record may be
-// acted on: in a cluster once the ISR has it (the high watermark passed
-// it), on a single broker always (markers go out after the Commit that
-// synced it).
-func (b *Broker) txnRecordDurable(p int32, offset int64) bool {
-	if b.cl == nil {
-		return true
-	}
-	part := b.topics[TransactionStateTopic].partition(p)
-	return part != nil && b.leads(part) && part.HighWatermark > offset
-}
-
-// partitionExists reports whether a topic partition exists in the
-// cluster (on this broker, for a single one).
-func (b *Broker) partitionExists(topic string, p int32) bool {
-	_, ok := b.image.replicas(topic, p)
-	return ok
+	return b.txn.Load(now)
 }
 
 // txnCompleted hears of every marker written here: on __consumer_offsets
@@ -133,7 +67,7 @@ func (b *Broker) txnCompleted(topic string, partition int32, producerID int64, c
 }
 
 // Transactions is the transaction coordinator, for views and tests.
-func (b *Broker) Transactions() *txn.Coordinator { return b.txn }
+func (b *Broker) Transactions() *txn.Coordinator { return b.txn.Coordinator }
 
 // tickTxn aborts transactions past their timeout.
 func (b *Broker) tickTxn(now int64) {
@@ -180,29 +114,8 @@ func handleTxn(b *Broker, r *Request) kmsg.Response {
 	}
 	b.collectWrites(func() {
 		resp := b.txn.Handle(b.now, r.Msg)
-		b.markForeignTransactions(resp)
+		b.txn.MarkForeign(resp)
 		b.answerAfterWrites(*r, resp, b.cfg.Settings.Int64("request.timeout.ms"))
 	})
 	return nil
-}
-
-// markForeignTransactions answers NOT_COORDINATOR for the transactions of
-// a batched AddPartitionsToTxn (v4+, sent by brokers verifying a produce)
-// that another broker coordinates; this coordinator knows nothing of them.
-func (b *Broker) markForeignTransactions(resp kmsg.Response) {
-	ar, ok := resp.(*kmsg.AddPartitionsToTxnResponse)
-	if !ok || b.cl == nil {
-		return
-	}
-	for i := range ar.Transactions {
-		tx := &ar.Transactions[i]
-		if b.coordinates(TransactionStateTopic, b.txn.PartitionFor(tx.TransactionalID)) {
-			continue
-		}
-		for j := range tx.Topics {
-			for k := range tx.Topics[j].Partitions {
-				tx.Topics[j].Partitions[k].ErrorCode = kerr.NotCoordinator.Code
-			}
-		}
-	}
 }

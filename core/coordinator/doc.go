@@ -1,10 +1,13 @@
 // Package coordinator is the coordinators' glue in a broker: it builds the
-// group coordinator (core/group) from the broker's settings, rebuilds its
-// state from __consumer_offsets, runs its timers, and answers which broker
-// coordinates a group. The state machine lives in core/group; the broker
-// (core/broker) routes the APIs, authorizes them and holds the answers
-// until the appends are durable. The broker reaches this package, never
-// the other way: what a coordinator needs of its broker is a Host.
+// group coordinator (core/group, Groups) and the transaction coordinator
+// (core/txn, Transactions) from the broker's settings, rebuilds their
+// state from __consumer_offsets and __transaction_state, runs the groups'
+// timers, and answers which broker coordinates a group or a transactional
+// id. The state machines live in core/group and core/txn; the broker
+// (core/broker) routes the APIs, authorizes them, carries the markers to
+// the partition leaders and holds the answers until the appends are
+// durable. The broker reaches this package, never the other way: what a
+// coordinator needs of its broker is a Host.
 //
 // # Invariants
 //
@@ -14,7 +17,11 @@
 //   - A coordinator's state is rebuilt only from its internal partition's
 //     log (Host.Scan), at startup on a single broker or when this broker
 //     becomes the partition's leader; nothing else loads it.
-//   - A key (group id) belongs to the partition it hashes to, and its
-//     coordinator is that partition's leader (Host.Owns); on a single
-//     broker that is always this one.
+//   - A transaction's markers go out only once its Prepare record is
+//     durable: in a cluster once the ISR has it (Host.Durable), on a
+//     single broker after the Commit that synced it (the broker calls
+//     WriteMarkers then).
+//   - A key (group or transactional id) belongs to the partition it
+//     hashes to, and its coordinator is that partition's leader
+//     (Host.Owns); on a single broker that is always this one.
 package coordinator

@@ -30,4 +30,13 @@ type Host interface {
 	// control batches too, in offset order from the log's start offset,
 	// which it passes along.
 	Scan(topic string, p int32, fn func(start int64, batch record.Batch) error) error
+	// Durable reports whether the record at offset of partition p of an
+	// internal topic may be acted on: on a single broker always (its
+	// answers wait for the sync that follows the step), in a cluster once
+	// the ISR has it (this broker leads p and its high watermark passed
+	// offset), as Kafka appends coordinator records with acks=all.
+	Durable(topic string, p int32, offset int64) bool
+	// LeaderEpoch is the leader epoch of partition p of an internal
+	// topic, 0 while this broker keeps none.
+	LeaderEpoch(topic string, p int32) int32
 }
