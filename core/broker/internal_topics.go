@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gregor-kafka/gregor/core/coordinator"
 	"github.com/gregor-kafka/gregor/core/describe"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -210,28 +211,5 @@ func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int6
 // with log.ErrCorrupt rather than load a corrupt record into a
 // coordinator.
 func (b *Broker) ReplayInternal(topic string, p int32, fn func(offset int64, r record.Record)) error {
-	part := b.topics[topic].partition(p)
-	if part == nil {
-		return fmt.Errorf("%w: %s-%d", ErrNoInternalPartition, topic, p)
-	}
-	start := part.log.StartOffset()
-	err := part.log.Scan(start, func(batch record.Batch) error {
-		if batch.IsControl() {
-			return nil
-		}
-		recs, err := append(record.Batch(nil), batch...).Records() // Scan reuses its buffer
-		if err != nil {
-			return fmt.Errorf("batch at %d: %w", batch.BaseOffset(), err)
-		}
-		for _, r := range recs {
-			if o := batch.BaseOffset() + int64(r.OffsetDelta); o >= start {
-				fn(o, r)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("broker: replaying %s: %w", part, err)
-	}
-	return nil
+	return coordinator.Records(coordinatorHost{b}, topic, p, fn)
 }

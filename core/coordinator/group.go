@@ -66,14 +66,8 @@ func (l groupLog) Append(p int32, batch record.Batch) error {
 // broker keeps, at startup on a single broker. In a cluster the groups of
 // a partition are loaded when this broker becomes its leader (Replay).
 func (g *Groups) Load() error {
-	n, ok := g.h.Local(group.Topic)
-	if !ok {
-		return nil
-	}
-	for p := range n {
-		if err := g.Replay(p); err != nil {
-			return err
-		}
+	if ok, err := replayLocal(g.h, group.Topic, g.Replay); !ok || err != nil {
+		return err
 	}
 	if n := len(g.Groups()); n > 0 {
 		g.h.Logf("loaded %d consumer groups from %s", n, group.Topic)

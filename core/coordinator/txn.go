@@ -1,8 +1,6 @@
 package coordinator
 
 import (
-	"fmt"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -78,14 +76,8 @@ func (l txnLog) Append(p int32, batch record.Batch) (int64, error) {
 // partition's transactions are loaded when this broker becomes its leader
 // (Replay).
 func (t *Transactions) Load(now int64) error {
-	n, ok := t.h.Local(txn.Topic)
-	if !ok {
-		return nil
-	}
-	for p := range n {
-		if err := t.Replay(p); err != nil {
-			return err
-		}
+	if ok, err := replayLocal(t.h, txn.Topic, t.Replay); !ok || err != nil {
+		return err
 	}
 	if n := len(t.IDs()); n > 0 {
 		t.h.Logf("loaded %d transactional ids from %s", n, txn.Topic)
@@ -99,20 +91,8 @@ func (t *Transactions) Load(now int64) error {
 // (txn.Coordinator.Recover), even when the log could not be read to its
 // end.
 func (t *Transactions) Replay(p int32) error {
-	err := t.h.Scan(txn.Topic, p, func(start int64, batch record.Batch) error {
-		if batch.IsControl() {
-			return nil
-		}
-		recs, err := append(record.Batch(nil), batch...).Records() // Scan reuses its buffer
-		if err != nil {
-			return fmt.Errorf("broker: replaying %s-%d at %d: %w", txn.Topic, p, batch.BaseOffset(), err)
-		}
-		for _, r := range recs {
-			if o := batch.BaseOffset() + int64(r.OffsetDelta); o >= start {
-				t.Coordinator.Replay(p, o, r.Key, r.Value)
-			}
-		}
-		return nil
+	err := Records(t.h, txn.Topic, p, func(off int64, r record.Record) {
+		t.Coordinator.Replay(p, off, r.Key, r.Value)
 	})
 	t.Recover(p)
 	return err
