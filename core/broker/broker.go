@@ -138,13 +138,13 @@ type Broker struct {
 	groups *coordinator.Groups // the group coordinator (core/coordinator, group_coordinator.go)
 	share  *share.Engine       // share groups (share_groups.go, share_fetch.go)
 
-	shareFetches []*pendingShareFetch           // share fetches waiting for records
-	shareState   map[share.Key]*share.Partition // the share coordinator's state (share_coordinator.go)
-	shareReads   map[share.Key]bool             // share partitions whose state is being read (share_persist.go)
-	wakingShare  bool                           // wakeShareFetches is running
-	txn          *coordinator.Transactions      // the transaction coordinator (core/coordinator, txn_coordinator.go)
-	step         *coordinatorWrites             // the coordinator step in progress, nil between steps (coordinator_writes.go)
-	meters       map[string]*clientUsage        // clients' use of their quotas (client_quotas.go)
+	shareFetches []*pendingShareFetch      // share fetches waiting for records
+	shares       *coordinator.Shares       // the share coordinator (core/coordinator, share_persist.go)
+	shareReads   map[share.Key]bool        // share partitions whose state is being read (share_persist.go)
+	wakingShare  bool                      // wakeShareFetches is running
+	txn          *coordinator.Transactions // the transaction coordinator (core/coordinator, txn_coordinator.go)
+	step         *coordinatorWrites        // the coordinator step in progress, nil between steps (coordinator_writes.go)
+	meters       map[string]*clientUsage   // clients' use of their quotas (client_quotas.go)
 }
 
 // New opens a broker on st, recovering every partition it finds there.

@@ -44,6 +44,8 @@ func (h coordinatorHost) Owns(topic string, p int32) bool {
 	return h.b.cl == nil || h.b.coordinates(topic, p)
 }
 
+func (h coordinatorHost) Leads(topic string, p int32) bool { return h.b.coordinates(topic, p) }
+
 func (h coordinatorHost) Append(topic string, p int32, batch record.Batch) (int64, error) {
 	return h.b.AppendInternal(topic, p, batch)
 }

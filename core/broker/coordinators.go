@@ -53,13 +53,8 @@ func (b *Broker) loadCoordinator(p *Partition) {
 			}
 		}
 	case share.StateTopic:
-		err = b.loadShareState(p.Index)
-		//purity:unordered counts only
-		for k := range b.shareState {
-			if b.shareStatePartitionOf(k) == p.Index {
-				n++
-			}
-		}
+		err = b.shares.Replay(p.Index)
+		n = b.shares.Count(p.Index)
 	default:
 		return
 	}
@@ -81,7 +76,7 @@ func (b *Broker) unloadCoordinator(p *Partition) {
 	case TransactionStateTopic:
 		gone = b.txn.Unload(p.Index)
 	case share.StateTopic:
-		if n := b.unloadShareState(p.Index); n > 0 {
+		if n := b.shares.Unload(p.Index); n > 0 {
 			b.cfg.Logf("%s: share coordinator unloaded %d share partitions", p, n)
 		}
 		return

@@ -5,17 +5,18 @@ package broker
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/gregor-kafka/gregor/core/coordinator"
 	"github.com/gregor-kafka/gregor/core/share"
 )
 
 // The single-broker build (noquorum) leaves out the share coordinator's
-// inter-broker APIs (share_remote.go, share_remote_off.go); its share
+// inter-broker APIs (share_state.go and its five APIs' files, share_state_off.go); its share
 // coordinator is only reached in-process.
 
 // clusterOnlyAPIs: the keys docs/api.md lists as served (by the full
 // build) that this build must not serve.
 var clusterOnlyAPIs = map[int16]bool{
-	shareInit: true, shareRead: true, shareWrite: true, shareDelete: true, shareSummary: true,
+	coordinator.ShareInit: true, coordinator.ShareRead: true, coordinator.ShareWrite: true, coordinator.ShareDelete: true, coordinator.ShareSummary: true,
 }
 
 // shareStateAPIs says whether this build serves APIs 83-87.
@@ -27,7 +28,7 @@ const shareStateAPIs = false
 func readShareState(h *harness, group string, id [16]byte, p int32) kmsg.ReadShareGroupStateResponseTopicPartition {
 	rp := kmsg.NewReadShareGroupStateResponseTopicPartition()
 	rp.Partition, rp.StartOffset = p, -1
-	st := h.b.shareState[share.Key{Group: group, TopicID: id, Partition: p}]
+	st := h.b.shares.State(share.Key{Group: group, TopicID: id, Partition: p})
 	if st == nil {
 		return rp
 	}

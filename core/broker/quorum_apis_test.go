@@ -5,7 +5,7 @@ package broker
 import "github.com/twmb/franz-go/pkg/kmsg"
 
 // The full build serves the share coordinator's inter-broker APIs
-// (share_remote.go); quorum_apis_off_test.go is the noquorum side.
+// (share_state.go); quorum_apis_off_test.go is the noquorum side.
 
 // clusterOnlyAPIs: the keys docs/api.md lists as served that this build
 // leaves out. None here: the table is this build's.

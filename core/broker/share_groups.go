@@ -7,7 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/gregor-kafka/gregor/core/group"
+	"github.com/gregor-kafka/gregor/core/coordinator"
 	"github.com/gregor-kafka/gregor/core/share"
 )
 
@@ -21,7 +21,7 @@ import (
 // are not classic groups.
 //
 // The share partitions' state is kept by the share coordinator
-// (share_coordinator.go) and read and written by the partitions' leaders
+// (core/coordinator, Shares) and read and written by the partitions' leaders
 // through it (share_persist.go). Membership, epochs, assignment and the
 // initialized share partitions are written to __consumer_offsets by the
 // group coordinator (core/group/share_records.go) and replayed when it
@@ -48,25 +48,12 @@ func (b *Broker) initShare(now int64) error {
 		Topics:      coordinatorHost{b},
 		Logf:        b.cfg.Logf,
 	}, now)
-	b.shareState, b.shareReads = map[share.Key]*share.Partition{}, map[share.Key]bool{}
-	if t := b.topics[share.StateTopic]; t != nil && b.cl == nil {
-		for _, p := range t.Partitions {
-			if err := b.loadShareState(p.Index); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	b.shares, b.shareReads = coordinator.NewShares(coordinatorHost{b}), map[share.Key]bool{}
+	return b.shares.Load()
 }
 
 // Share is the share-group engine, for views and the simulator.
 func (b *Broker) Share() *share.Engine { return b.share }
-
-// shareStatePartition is where a share partition's state goes: its
-// coordinator key hashed as Kafka hashes group ids.
-func shareStatePartition(k share.Key, n int32) int32 {
-	return group.PartitionFor(k.CoordinatorKey(), n)
-}
 
 // shareGroupConflict answers GROUP_ID_NOT_FOUND when a group id is taken
 // by a group of another type, as Kafka does.
@@ -108,7 +95,7 @@ func (b *Broker) shareListed(req kmsg.Request, resp kmsg.Response) {
 				}
 				b.groups.StoreShare(b.coordinatesGroup)
 				// The answer does not wait for the coordinators.
-				b.shareGather(shareDelete, keys, nil, func([]shareAnswer) {})
+				b.shareGather(coordinator.ShareDelete, keys, nil, func([]coordinator.ShareAnswer) {})
 			}
 		}
 	case *kmsg.DescribeGroupsResponse:

@@ -6,6 +6,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/gregor-kafka/gregor/core/coordinator"
 	"github.com/gregor-kafka/gregor/core/share"
 	"github.com/gregor-kafka/gregor/core/wire"
 )
@@ -35,8 +36,8 @@ func handleShareOffsets(b *Broker, r *Request) kmsg.Response {
 // whose state this broker's share coordinator keeps, in id order.
 func (b *Broker) shareGroups() []string {
 	ids := b.share.Groups()
-	for k, p := range b.shareState {
-		if p.Start >= 0 && !slices.Contains(ids, k.Group) {
+	for _, k := range b.shares.Initialized() {
+		if !slices.Contains(ids, k.Group) {
 			ids = append(ids, k.Group)
 		}
 	}
@@ -54,9 +55,8 @@ func (b *Broker) shareKeys(group string) []share.Key {
 	for _, k := range b.share.Partitions(group) {
 		set[k] = true
 	}
-	//purity:unordered fills a set; sorted below
-	for k, p := range b.shareState {
-		if k.Group == group && p.Start >= 0 {
+	for _, k := range b.shares.Initialized() {
+		if k.Group == group {
 			set[k] = true
 		}
 	}
@@ -74,11 +74,11 @@ func (b *Broker) shareKeys(group string) []share.Key {
 	return ks
 }
 
-// shareGather hands one shareOp of api per key to the keys'
-// coordinators (init gives a shareInit its state) and calls done with the
+// shareGather hands one ShareOp of api per key to the keys'
+// coordinators (init gives a ShareInit its state) and calls done with the
 // answers, in key order, once all are in.
-func (b *Broker) shareGather(api int16, keys []share.Key, init func(share.Key) *share.Partition, done func([]shareAnswer)) {
-	out := make([]shareAnswer, len(keys))
+func (b *Broker) shareGather(api int16, keys []share.Key, init func(share.Key) *share.Partition, done func([]coordinator.ShareAnswer)) {
+	out := make([]coordinator.ShareAnswer, len(keys))
 	open := len(keys) + 1
 	finish := func() {
 		if open--; open == 0 {
@@ -86,11 +86,11 @@ func (b *Broker) shareGather(api int16, keys []share.Key, init func(share.Key) *
 		}
 	}
 	for i, k := range keys {
-		op := shareOp{api: api, k: k}
+		op := coordinator.ShareOp{API: api, Key: k}
 		if init != nil {
-			op.state = init(k)
+			op.State = init(k)
 		}
-		b.shareCoordinate(op, func(a shareAnswer) { out[i] = a; finish() })
+		b.shareCoordinate(op, func(a coordinator.ShareAnswer) { out[i] = a; finish() })
 	}
 	finish()
 }
@@ -162,15 +162,15 @@ func (b *Broker) describeShareOffsets(r *Request, req *kmsg.DescribeShareGroupOf
 		}
 	}
 	req2 := *r
-	b.shareGather(shareSummary, keys, nil, func(out []shareAnswer) {
+	b.shareGather(coordinator.ShareSummary, keys, nil, func(out []coordinator.ShareAnswer) {
 		for i, a := range out {
 			rp := slots[i]
-			if rp.ErrorCode = a.code; a.code != 0 || a.state.Start < 0 {
+			if rp.ErrorCode = a.Code; a.Code != 0 || a.State.Start < 0 {
 				continue // never read, or deleted
 			}
-			rp.StartOffset, rp.LeaderEpoch = a.state.Start, a.state.LeaderEpoch
+			rp.StartOffset, rp.LeaderEpoch = a.State.Start, a.State.LeaderEpoch
 			if hw, ok := b.shareHighWatermark(keys[i]); ok {
-				rp.Lag = max(hw-a.state.Start-int64(a.complete), 0)
+				rp.Lag = max(hw-a.State.Start-int64(a.Complete), 0)
 			}
 		}
 		b.reply(req2, resp)
@@ -240,9 +240,9 @@ func (b *Broker) alterShareOffsets(r *Request, req *kmsg.AlterShareGroupOffsetsR
 		}
 	}
 	req2 := *r
-	b.shareGather(shareInit, keys, func(k share.Key) *share.Partition { return share.NewPartition(starts[k]) }, func(out []shareAnswer) {
+	b.shareGather(coordinator.ShareInit, keys, func(k share.Key) *share.Partition { return share.NewPartition(starts[k]) }, func(out []coordinator.ShareAnswer) {
 		for i, a := range out {
-			*slots[i] = a.code
+			*slots[i] = a.Code
 		}
 		b.reply(req2, resp)
 	})
@@ -281,9 +281,9 @@ func (b *Broker) deleteShareOffsets(r *Request, req *kmsg.DeleteShareGroupOffset
 		slots = append(slots, &resp.Topics[i].ErrorCode)
 	}
 	req2 := *r
-	b.shareGather(shareDelete, keys, nil, func(out []shareAnswer) {
+	b.shareGather(coordinator.ShareDelete, keys, nil, func(out []coordinator.ShareAnswer) {
 		for i, a := range out {
-			if c := a.code; c != 0 {
+			if c := a.Code; c != 0 {
 				name, _, _ := coordinatorHost{b}.TopicByID(keys[i].TopicID)
 				for j := range resp.Topics {
 					if resp.Topics[j].Topic == name && *slots[j] == 0 {

@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/gregor-kafka/gregor/core/config"
+	"github.com/gregor-kafka/gregor/core/coordinator"
 	"github.com/gregor-kafka/gregor/core/describe"
 	"github.com/gregor-kafka/gregor/core/share"
 )
@@ -27,25 +28,26 @@ import (
 //   - On a single broker, or when this broker is also the coordinator,
 //     the same requests are served in-process.
 
-// shareCoordinate hands a shareOp to its share partition's coordinator
-// and done its answer (COORDINATOR_NOT_AVAILABLE when there is none).
-func (b *Broker) shareCoordinate(op shareOp, done func(shareAnswer)) {
-	sp := b.shareStatePartitionOf(op.k)
+// shareCoordinate hands a ShareOp to its share partition's coordinator,
+// this broker's coordinator.Shares or another's (shareRemote), and done
+// its answer (COORDINATOR_NOT_AVAILABLE when there is none).
+func (b *Broker) shareCoordinate(op coordinator.ShareOp, done func(coordinator.ShareAnswer)) {
+	sp := b.shares.PartitionOf(op.Key)
 	if sp < 0 {
 		if _, err := b.internalTopic(share.StateTopic); err != nil {
-			done(shareAnswer{code: kerr.CoordinatorNotAvailable.Code})
+			done(coordinator.ShareAnswer{Code: kerr.CoordinatorNotAvailable.Code})
 			return
 		}
-		sp = b.shareStatePartitionOf(op.k)
+		sp = b.shares.PartitionOf(op.Key)
 	}
 	id, _, _, ok := b.internalLeader(share.StateTopic, sp)
 	switch {
 	case !ok:
-		done(shareAnswer{code: kerr.CoordinatorNotAvailable.Code})
+		done(coordinator.ShareAnswer{Code: kerr.CoordinatorNotAvailable.Code})
 	case id == b.cfg.NodeID:
 		b.collectWrites(func() {
-			a := b.coordinateShare(op)
-			b.afterWrites(nil, b.cfg.Settings.Int64("offsets.commit.timeout.ms"), func(code int16) { a.code = code }, func() { done(a) })
+			a := b.shares.Serve(op, b.now)
+			b.afterWrites(nil, b.cfg.Settings.Int64("offsets.commit.timeout.ms"), func(code int16) { a.Code = code }, func() { done(a) })
 		})
 	default:
 		b.shareRemote(id, op, done)
@@ -63,17 +65,17 @@ func (b *Broker) shareLoad(k share.Key, p *Partition) bool {
 	}
 	b.shareReads[k] = true
 	inline := true
-	b.shareCoordinate(shareOp{api: shareRead, k: k, leaderEpoch: p.LeaderEpoch}, func(a shareAnswer) {
+	b.shareCoordinate(coordinator.ShareOp{API: coordinator.ShareRead, Key: k, LeaderEpoch: p.LeaderEpoch}, func(a coordinator.ShareAnswer) {
 		delete(b.shareReads, k)
 		part, pcode := b.sharePartition(share.TP{TopicID: k.TopicID, Partition: k.Partition})
 		switch {
-		case a.code != 0:
-			b.cfg.Logf("share group %s: reading the state of %s-%d: %s", k.Group, p.Topic.Name, k.Partition, describe.ErrorName(a.code))
+		case a.Code != 0:
+			b.cfg.Logf("share group %s: reading the state of %s-%d: %s", k.Group, p.Topic.Name, k.Partition, describe.ErrorName(a.Code))
 			return
 		case pcode != 0 || b.share.Partition(k) != nil:
 			return // no longer led here, or loaded meanwhile
 		}
-		sp := a.state
+		sp := a.State
 		if sp.Start < 0 { // uninitialized: initialized here, and written so
 			epoch := sp.StateEpoch
 			sp = share.NewPartition(b.shareResetOffset(k.Group, part))
@@ -129,13 +131,13 @@ func (b *Broker) persistShare(done func(failed map[share.Key]int16)) bool {
 			continue
 		}
 		open++
-		b.shareCoordinate(shareOp{api: shareWrite, k: k, state: cloneShare(p)}, func(a shareAnswer) {
-			if a.code != 0 {
-				failed[k] = a.code
+		b.shareCoordinate(coordinator.ShareOp{API: coordinator.ShareWrite, Key: k, State: p.Snapshot()}, func(a coordinator.ShareAnswer) {
+			if a.Code != 0 {
+				failed[k] = a.Code
 				if b.share.Partition(k) == p {
 					b.share.Restore(k, nil)
 				}
-				b.cfg.Logf("share group %s: writing the state of partition %d: %s; it is read again", k.Group, k.Partition, describe.ErrorName(a.code))
+				b.cfg.Logf("share group %s: writing the state of partition %d: %s; it is read again", k.Group, k.Partition, describe.ErrorName(a.Code))
 			}
 			finish()
 		})

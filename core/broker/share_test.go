@@ -292,10 +292,7 @@ func TestShareCoordinator(t *testing.T) {
 	h := newHarness(t, nil)
 	h.createTopic("t", 1, nil)
 	id := h.b.topics["t"].ID
-	fc := kmsg.NewPtrFindCoordinatorRequest()
-	fc.SetVersion(4)
-	fc.CoordinatorType, fc.CoordinatorKeys = 2, []string{share.Key{Group: "sg", TopicID: id}.CoordinatorKey()}
-	if c := call[*kmsg.FindCoordinatorResponse](h, fc).Coordinators[0]; c.ErrorCode != 0 || c.NodeID != h.b.cfg.NodeID {
+	if c := findShareCoordinator(h, "sg", id); c.ErrorCode != 0 || c.NodeID != h.b.cfg.NodeID {
 		t.Fatalf("share coordinator: %+v", c)
 	}
 	if !shareStateAPIs {
@@ -339,6 +336,67 @@ func TestShareCoordinator(t *testing.T) {
 	}
 	if s := summary(); s.StartOffset != 30 || s.StateEpoch != 1 || s.LeaderEpoch != 5 || s.DeliveryCompleteCount != 0 {
 		t.Fatalf("summary after the reset: %+v", s)
+	}
+	// A new leader's read (KIP-932: with its leader epoch) fences the
+	// leader before it; a read by an older leader is refused.
+	read := func(leaderEpoch int32) int16 {
+		rd := kmsg.NewPtrReadShareGroupStateRequest()
+		rd.GroupID = "sg"
+		rd.Topics = []kmsg.ReadShareGroupStateRequestTopic{{TopicID: id, Partitions: []kmsg.ReadShareGroupStateRequestTopicPartition{{LeaderEpoch: leaderEpoch}}}}
+		return call[*kmsg.ReadShareGroupStateResponse](h, rd).Topics[0].Partitions[0].ErrorCode
+	}
+	if code := read(4); code != kerr.FencedLeaderEpoch.Code {
+		t.Fatalf("a read of an older leader epoch: %d, want FENCED_LEADER_EPOCH", code)
+	}
+	if code := read(6); code != 0 {
+		t.Fatalf("a new leader's read: %d", code)
+	}
+	if code := write(5, 31); code != kerr.FencedLeaderEpoch.Code {
+		t.Fatalf("the old leader's write after the new leader's read: %d, want FENCED_LEADER_EPOCH", code)
+	}
+	if s := summary(); s.LeaderEpoch != 6 {
+		t.Fatalf("summary after the new leader's read: %+v", s)
+	}
+}
+
+// findShareCoordinator asks for the coordinator of partition 0 of topic
+// id in share group g (FindCoordinator v4, key type 2), which creates
+// __share_group_state.
+func findShareCoordinator(h *harness, g string, id [16]byte) kmsg.FindCoordinatorResponseCoordinator {
+	fc := kmsg.NewPtrFindCoordinatorRequest()
+	fc.SetVersion(4)
+	fc.CoordinatorType, fc.CoordinatorKeys = 2, []string{share.Key{Group: g, TopicID: id}.CoordinatorKey()}
+	return call[*kmsg.FindCoordinatorResponse](h, fc).Coordinators[0]
+}
+
+// TestShareCoordinatorOffline: on a single broker whose
+// __share_group_state partition went offline (a write to it failed),
+// the share coordinator answers NOT_COORDINATOR, as the group and
+// transaction coordinators do (TestCoordinatorWriteFails): it no longer
+// serves the partition.
+func TestShareCoordinatorOffline(t *testing.T) {
+	if !shareStateAPIs {
+		t.Skip("sends WriteShareGroupState (85), an inter-broker API the noquorum build does not serve")
+	}
+	h := newHarness(t, nil)
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	must(t, "find the share coordinator", findShareCoordinator(h, "sg", id).ErrorCode)
+	write := func() int16 {
+		w := kmsg.NewPtrWriteShareGroupStateRequest()
+		w.GroupID = "sg"
+		p := kmsg.NewWriteShareGroupStateRequestTopicPartition()
+		p.StartOffset = 0
+		w.Topics = []kmsg.WriteShareGroupStateRequestTopic{{TopicID: id, Partitions: []kmsg.WriteShareGroupStateRequestTopicPartition{p}}}
+		return call[*kmsg.WriteShareGroupStateResponse](h, w).Topics[0].Partitions[0].ErrorCode
+	}
+	must(t, "first write", write())
+	h.arm("write", "__share_group_state-", "err=EIO")
+	if code := write(); code == 0 {
+		t.Fatal("a write that failed on disk was answered without an error")
+	}
+	if code := write(); code != kerr.NotCoordinator.Code {
+		t.Fatalf("a write to the offline partition: %v, want NOT_COORDINATOR", kerr.ErrorForCode(code))
 	}
 }
 

@@ -3,7 +3,9 @@
 // (core/txn, Transactions) from the broker's settings, rebuilds their
 // state from __consumer_offsets and __transaction_state, runs the groups'
 // timers, and answers which broker coordinates a group or a transactional
-// id. The state machines live in core/group and core/txn; the broker
+// id. The share coordinator (Shares, KIP-932) is here whole: the share
+// partitions' state, kept in __share_group_state. The state machines live
+// in core/group, core/txn and core/share; the broker
 // (core/broker) routes the APIs, authorizes them, carries the markers to
 // the partition leaders and holds the answers until the appends are
 // durable. The broker reaches this package, never the other way: what a
@@ -21,7 +23,9 @@
 //     durable: in a cluster once the ISR has it (Host.Durable), on a
 //     single broker after the Commit that synced it (the broker calls
 //     WriteMarkers then).
-//   - A key (group or transactional id) belongs to the partition it
-//     hashes to, and its coordinator is that partition's leader
-//     (Host.Owns); on a single broker that is always this one.
+//   - A key (group, transactional id or share partition) belongs to the
+//     partition it hashes to, and its coordinator is that partition's
+//     leader (Host.Owns); on a single broker that is always this one. The
+//     share coordinator serves only where its partition is also online
+//     (Host.Leads), on a single broker too.
 package coordinator

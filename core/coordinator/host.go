@@ -23,6 +23,10 @@ type Host interface {
 	// of an internal topic: always on a single broker, when it leads p in
 	// a cluster.
 	Owns(topic string, p int32) bool
+	// Leads reports whether this broker leads partition p of an internal
+	// topic and it is online, on a single broker too: where the share
+	// coordinator serves its keys now.
+	Leads(topic string, p int32) bool
 	// Append appends batch to partition p of an internal topic this broker
 	// leads, in the step in progress, and returns its base offset.
 	Append(topic string, p int32, batch record.Batch) (int64, error)

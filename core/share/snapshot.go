@@ -58,6 +58,14 @@ func (p *Partition) Batches() []StateBatch {
 	return bs
 }
 
+// Snapshot is a copy of the state as persisted: the window (Batches) and
+// the state and leader epochs, without locks.
+func (p *Partition) Snapshot() *Partition {
+	c, _ := FromBatches(p.Start, p.Batches())
+	c.StateEpoch, c.LeaderEpoch = p.StateEpoch, p.LeaderEpoch
+	return c
+}
+
 // FromBatches is the share partition persisted as start and batches
 // (ordered, not overlapping; offsets between them are archived).
 func FromBatches(start int64, bs []StateBatch) (*Partition, error) {
