@@ -357,6 +357,37 @@ func (q quorumImage) replicas(topic string, p int32) ([]int32, bool) {
 	return nil, false
 }
 
+// partition: a broker in controlled shutdown is listed and its replicas
+// are not offline, as Kafka's KRaftMetadataCache has it.
+func (q quorumImage) partition(topic string, p int32) (imagePartition, bool) {
+	im := q.im()
+	ip := im.Partition(topic, p)
+	if ip == nil {
+		return imagePartition{}, false
+	}
+	out := imagePartition{leader: ip.Leader, leaderEpoch: ip.LeaderEpoch,
+		replicas: slices.Clone(ip.Replicas), isr: slices.Clone(ip.ISR), offline: []int32{}}
+	for _, r := range ip.Replicas {
+		if !im.Live(r) || im.Brokers[r].LogDirOffline || r == q.b.cfg.NodeID && q.b.topics[topic].partition(p).Offline() {
+			out.offline = append(out.offline, r)
+		}
+	}
+	return out, true
+}
+
+func (q quorumImage) autoCreate(name string) int16 {
+	if isInternalTopic(name) {
+		return kerr.UnknownTopicOrPartition.Code
+	}
+	create := kmsg.NewPtrCreateTopicsRequest()
+	create.SetVersion(4)
+	ct := kmsg.NewCreateTopicsRequestTopic()
+	ct.Topic, ct.NumPartitions, ct.ReplicationFactor = name, -1, -1
+	create.Topics = append(create.Topics, ct)
+	q.b.send(ToController, create, func(kmsg.Response) {})
+	return kerr.LeaderNotAvailable.Code
+}
+
 func (q quorumImage) leader(topic string, p int32) (int32, string, int32, bool) {
 	ip := q.im().Partition(topic, p)
 	if ip == nil || ip.Leader == cluster.NoLeader {

@@ -37,6 +37,10 @@ func metadataOps(b *Broker, r *Request, resp kmsg.Response) {
 	}
 }
 
+// handleMetadata answers from the metadata image: the live brokers, and
+// per partition its leader, leader epoch, replicas, ISR and the replicas
+// that are offline (metadataImage.partition). An unknown topic is created
+// when allowed (metadataImage.autoCreate).
 func handleMetadata(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.MetadataRequest)
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
@@ -45,159 +49,60 @@ func handleMetadata(b *Broker, r *Request) kmsg.Response {
 	}
 	resp.ClusterID = b.clusterIDField()
 	resp.ControllerID = b.controllerID()
-	if b.cl != nil {
-		// The topics as the quorum's image has them, which tells of
-		// partitions on other brokers.
-		return b.clusterMetadata(req, resp)
-	}
-	all := req.Topics == nil || req.Version == 0 && len(req.Topics) == 0
-	if all {
-		for _, name := range b.topicNames() {
-			resp.Topics = append(resp.Topics, b.describeTopic(b.topics[name]))
-		}
-		return resp
-	}
-	autoCreate := b.cfg.Settings.Bool("auto.create.topics.enable") && (req.Version < 4 || req.AllowAutoTopicCreation)
-	for _, rt := range req.Topics {
-		var t *Topic
-		if rt.Topic != nil {
-			t = b.topics[*rt.Topic]
-		} else {
-			t = b.byID[rt.TopicID]
-		}
-		if t == nil && rt.Topic != nil && autoCreate {
-			t = b.autoCreate(*rt.Topic)
-		}
-		if t == nil {
-			mt := kmsg.NewMetadataResponseTopic()
-			mt.Topic, mt.TopicID = rt.Topic, rt.TopicID
-			mt.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			if rt.Topic == nil {
-				mt.ErrorCode = kerr.UnknownTopicID.Code
-			} else if validTopicName(*rt.Topic) != "" {
-				mt.ErrorCode = kerr.InvalidTopicException.Code
-			}
-			resp.Topics = append(resp.Topics, mt)
-			continue
-		}
-		resp.Topics = append(resp.Topics, b.describeTopic(t))
-	}
-	return resp
-}
-
-// autoCreate creates a topic with the broker's defaults, or returns nil.
-func (b *Broker) autoCreate(name string) *Topic {
-	if isInternalTopic(name) {
-		if b.soloInternalTopic(name) != nil { // with its own partition count
-			return nil
-		}
-		return b.topics[name]
-	}
-	spec := &topicSpec{name: name, partitions: -1, rf: -1}
-	if b.planTopic(spec) != nil {
-		return nil
-	}
-	t, err := b.createTopic(spec)
-	if err != nil {
-		b.cfg.Logf("auto-creating %s failed: %v", name, err)
-		return nil
-	}
-	return t
-}
-
-func (b *Broker) describeTopic(t *Topic) kmsg.MetadataResponseTopic {
-	mt := kmsg.NewMetadataResponseTopic()
-	name := t.Name
-	mt.Topic, mt.TopicID = &name, t.ID
-	mt.IsInternal = isInternalTopic(name)
-	for _, p := range t.Partitions {
-		mp := kmsg.NewMetadataResponseTopicPartition()
-		mp.Partition = p.Index
-		mp.Leader = p.Leader
-		mp.LeaderEpoch = p.LeaderEpoch
-		mp.Replicas = p.Replicas
-		mp.ISR = p.ISR
-		if p.offline {
-			// Its only replica's log failed (storage_failure.go): no
-			// leader, this broker offline, as Kafka reports it.
-			mp.Leader, mp.ErrorCode = -1, kerr.LeaderNotAvailable.Code
-			mp.OfflineReplicas = []int32{b.cfg.NodeID}
-		}
-		mt.Partitions = append(mt.Partitions, mp)
-	}
-	return mt
-}
-
-// clusterMetadata answers Metadata from the quorum's image: the live
-// brokers, and per partition its leader, leader epoch, replicas, ISR and
-// the replicas on brokers that are not live or whose log dir failed
-// (offline; a broker in controlled shutdown is listed and its replicas
-// are not offline, as Kafka's KRaftMetadataCache has it). An unknown topic is
-// created through the controller when allowed, and reported
-// LEADER_NOT_AVAILABLE until it exists, as Kafka does.
-func (b *Broker) clusterMetadata(req *kmsg.MetadataRequest, resp *kmsg.MetadataResponse) kmsg.Response {
-	im := b.cl.image
-	describe := func(it *cluster.Topic) kmsg.MetadataResponseTopic {
-		mt := kmsg.NewMetadataResponseTopic()
-		name := it.Name
-		mt.Topic, mt.TopicID = &name, [16]byte(it.ID)
-		mt.IsInternal = isInternalTopic(name)
-		for i, ip := range it.Partitions {
-			mp := kmsg.NewMetadataResponseTopicPartition()
-			mp.Partition, mp.Leader, mp.LeaderEpoch = int32(i), ip.Leader, ip.LeaderEpoch
-			mp.Replicas, mp.ISR = slices.Clone(ip.Replicas), slices.Clone(ip.ISR)
-			mp.OfflineReplicas = []int32{}
-			for _, r := range ip.Replicas {
-				if !im.Live(r) || im.Brokers[r].LogDirOffline || r == b.cfg.NodeID && b.topics[name].partition(int32(i)).Offline() {
-					mp.OfflineReplicas = append(mp.OfflineReplicas, r)
-				}
-			}
-			if ip.Leader == cluster.NoLeader {
-				mp.ErrorCode = kerr.LeaderNotAvailable.Code
-			}
-			mt.Partitions = append(mt.Partitions, mp)
-		}
-		return mt
-	}
 	if req.Topics == nil || req.Version == 0 && len(req.Topics) == 0 {
-		for _, name := range im.TopicNames() {
-			resp.Topics = append(resp.Topics, describe(im.Topics[name]))
+		for _, name := range slices.Sorted(slices.Values(b.image.topicNames())) {
+			resp.Topics = append(resp.Topics, b.describeTopic(name))
 		}
 		return resp
 	}
 	autoCreate := b.cfg.Settings.Bool("auto.create.topics.enable") && (req.Version < 4 || req.AllowAutoTopicCreation)
 	for _, rt := range req.Topics {
-		var it *cluster.Topic
+		var it imageTopic
+		ok := false
 		if rt.Topic != nil {
-			it = im.Topics[*rt.Topic]
+			it, ok = b.image.topic(*rt.Topic)
 		} else {
-			it = im.TopicByID(cluster.UUID(rt.TopicID))
-		}
-		if it != nil {
-			resp.Topics = append(resp.Topics, describe(it))
-			continue
+			it, ok = b.image.topicByID(rt.TopicID)
 		}
 		mt := kmsg.NewMetadataResponseTopic()
 		mt.Topic, mt.TopicID = rt.Topic, rt.TopicID
 		switch {
+		case ok:
+			mt = b.describeTopic(it.name)
 		case rt.Topic == nil:
 			mt.ErrorCode = kerr.UnknownTopicID.Code
 		case validTopicName(*rt.Topic) != "":
 			mt.ErrorCode = kerr.InvalidTopicException.Code
-		case autoCreate && !isInternalTopic(*rt.Topic):
-			mt.ErrorCode = kerr.LeaderNotAvailable.Code
-			create := kmsg.NewPtrCreateTopicsRequest()
-			create.SetVersion(4)
-			ct := kmsg.NewCreateTopicsRequestTopic()
-			ct.Topic, ct.NumPartitions, ct.ReplicationFactor = *rt.Topic, -1, -1
-			create.Topics = append(create.Topics, ct)
-			b.send(ToController, create, func(kmsg.Response) {})
-		default:
+		case !autoCreate:
 			mt.ErrorCode = kerr.UnknownTopicOrPartition.Code
+		default:
+			if mt.ErrorCode = b.image.autoCreate(*rt.Topic); mt.ErrorCode == 0 {
+				mt = b.describeTopic(*rt.Topic)
+			}
 		}
 		resp.Topics = append(resp.Topics, mt)
 	}
 	return resp
+}
+
+// describeTopic is a topic the image has, as Metadata describes it: a
+// partition without a leader is LEADER_NOT_AVAILABLE.
+func (b *Broker) describeTopic(name string) kmsg.MetadataResponseTopic {
+	it, _ := b.image.topic(name)
+	mt := kmsg.NewMetadataResponseTopic()
+	mt.Topic, mt.TopicID = &name, it.id
+	mt.IsInternal = isInternalTopic(name)
+	for i := range int32(it.partitions) {
+		ip, _ := b.image.partition(name, i)
+		mp := kmsg.NewMetadataResponseTopicPartition()
+		mp.Partition, mp.Leader, mp.LeaderEpoch = i, ip.leader, ip.leaderEpoch
+		mp.Replicas, mp.ISR, mp.OfflineReplicas = ip.replicas, ip.isr, ip.offline
+		if ip.leader == cluster.NoLeader {
+			mp.ErrorCode = kerr.LeaderNotAvailable.Code
+		}
+		mt.Partitions = append(mt.Partitions, mp)
+	}
+	return mt
 }
 
 // metadataACL: the topics asked for or listed are those the principal

@@ -46,6 +46,17 @@ type metadataImage interface {
 	// replicas are the brokers that hold a partition, ok false when the
 	// partition does not exist.
 	replicas(topic string, p int32) (replicas []int32, ok bool)
+	// partition is a partition as Metadata describes it, ok false when
+	// it does not exist.
+	partition(topic string, p int32) (ip imagePartition, ok bool)
+	// autoCreate creates a topic a Metadata request names
+	// (auto.create.topics.enable): 0 once it exists, else the error to
+	// answer. A single broker creates it at once, an internal topic with
+	// its own partition count (UNKNOWN_TOPIC_OR_PARTITION when it
+	// cannot); a broker of a cluster asks the controller and answers
+	// LEADER_NOT_AVAILABLE until the topic exists, as Kafka does, and
+	// leaves internal topics to their coordinators.
+	autoCreate(name string) int16
 	// leader is the broker leading a partition and its address, ok
 	// false while the partition has none (or does not exist).
 	leader(topic string, p int32) (id int32, host string, port int32, ok bool)
@@ -91,6 +102,15 @@ type imageTopic struct {
 	configs    map[string]string // overrides only
 }
 
+// imagePartition is a partition as Metadata describes it: its leader
+// (cluster.NoLeader for none), leader epoch, replicas, ISR and the
+// replicas that are offline (on a broker that is not live or whose log
+// dir failed).
+type imagePartition struct {
+	leader, leaderEpoch    int32
+	replicas, isr, offline []int32
+}
+
 // imageBroker is a broker as Metadata and DescribeCluster describe it.
 type imageBroker struct {
 	id   int32
@@ -132,6 +152,39 @@ func (o clusterOfOne) replicas(topic string, p int32) ([]int32, bool) {
 		return nil, false
 	}
 	return []int32{o.b.cfg.NodeID}, true
+}
+
+// partition: a partition whose log failed (storage_failure.go) has no
+// leader and this broker offline, as Kafka reports it.
+func (o clusterOfOne) partition(topic string, p int32) (imagePartition, bool) {
+	part := o.b.topics[topic].partition(p)
+	if part == nil {
+		return imagePartition{}, false
+	}
+	ip := imagePartition{leader: part.Leader, leaderEpoch: part.LeaderEpoch, replicas: part.Replicas, isr: part.ISR}
+	if part.offline {
+		ip.leader, ip.offline = cluster.NoLeader, []int32{o.b.cfg.NodeID}
+	}
+	return ip, true
+}
+
+func (o clusterOfOne) autoCreate(name string) int16 {
+	b := o.b
+	if isInternalTopic(name) {
+		if b.soloInternalTopic(name) != nil {
+			return kerr.UnknownTopicOrPartition.Code
+		}
+		return 0
+	}
+	spec := &topicSpec{name: name, partitions: -1, rf: -1}
+	if b.planTopic(spec) != nil {
+		return kerr.UnknownTopicOrPartition.Code
+	}
+	if _, err := b.createTopic(spec); err != nil {
+		b.cfg.Logf("auto-creating %s failed: %v", name, err)
+		return kerr.UnknownTopicOrPartition.Code
+	}
+	return 0
 }
 
 // leader: a single broker leads each of its partitions, except one whose
