@@ -493,14 +493,15 @@ func (b *Broker) forwardUntil(req Request, deadline int64) {
 	o.retry = func() { b.forwardUntil(req, deadline) }
 }
 
-// clusterProducerID answers InitProducerId from a block of producer ids
+// initProducerID answers InitProducerId from a block of producer ids
 // the controller allocated to this broker (AllocateProducerIds, KIP-730),
 // so ids are unique across the cluster; while a block is being fetched the
 // requests wait.
-func (b *Broker) clusterProducerID(r Request, resp *kmsg.InitProducerIDResponse) {
-	c := b.cl
+func (q quorumImage) initProducerID(r Request, resp *kmsg.InitProducerIDResponse) kmsg.Response {
+	c := q.b.cl
 	c.pidWaiting = append(c.pidWaiting, pidWait{r, resp})
-	b.servePIDs()
+	q.b.servePIDs()
+	return nil
 }
 
 type pidWait struct {
@@ -512,20 +513,14 @@ type pidWait struct {
 // producer ids from the controller.
 var errNoProducerIDs = errors.New("broker: waiting for a block of producer ids from the controller")
 
-// txnProducerID hands the transaction coordinator a producer id: from
-// the cluster's blocks in a cluster, where an empty block asks for the
-// next and fails this once (the coordinator answers
-// COORDINATOR_NOT_AVAILABLE and the client retries).
-func (b *Broker) txnProducerID() (int64, error) {
-	c := b.cl
-	if c == nil {
-		return b.nextProducerID()
-	}
+// producerID: from the blocks the controller allocates (initProducerID).
+func (q quorumImage) producerID() (int64, error) {
+	c := q.b.cl
 	if c.pidNext < c.pidEnd {
 		c.pidNext++
 		return c.pidNext - 1, nil
 	}
-	b.servePIDs()
+	q.b.servePIDs()
 	return 0, errNoProducerIDs
 }
 

@@ -3,7 +3,6 @@ package broker
 import (
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -36,18 +35,7 @@ func handleInitProducerID(b *Broker, r *Request) kmsg.Response {
 	if req.TransactionalID != nil {
 		return handleTxn(b, r) // the transaction coordinator, txn_coordinator.go
 	}
-	if b.cl != nil {
-		b.clusterProducerID(*r, resp)
-		return nil
-	}
-	id, err := b.nextProducerID()
-	if err != nil {
-		b.cfg.Logf("allocating a producer id: %v", err)
-		resp.ErrorCode = kerr.KafkaStorageError.Code
-		return resp
-	}
-	resp.ProducerID, resp.ProducerEpoch = id, 0
-	return resp
+	return b.image.initProducerID(*r, resp)
 }
 
 // nextProducerID hands out the next id of the block in use, taking a new

@@ -84,6 +84,18 @@ type metadataImage interface {
 	scram() map[string]*cluster.ScramCredential
 	groupConfigs(id string) map[string]string
 	features() (levels map[string]int16, epoch int64)
+	// producerID hands the transaction coordinator a producer id: a
+	// single broker takes it from its own blocks (nextProducerID), a
+	// broker of a cluster from the block the controller gave it, where
+	// an empty block asks for the next and fails this once (the
+	// coordinator answers COORDINATOR_NOT_AVAILABLE and the client
+	// retries).
+	producerID() (int64, error)
+	// initProducerID answers an idempotent producer's InitProducerId
+	// with a producer id: a single broker at once (KAFKA_STORAGE_ERROR
+	// when its metadata file cannot record a new block), a broker of a
+	// cluster once it has a block from the controller (nil: later).
+	initProducerID(r Request, resp *kmsg.InitProducerIDResponse) kmsg.Response
 	// byController serves a request that only the controller serves
 	// (KIP-590: the admin APIs that change the metadata, wire.Forwardable):
 	// a single broker is its own controller and answers it with apply;
@@ -225,6 +237,19 @@ func (o clusterOfOne) groupConfigs(id string) map[string]string { return o.b.met
 
 func (o clusterOfOne) features() (map[string]int16, int64) {
 	return o.b.meta.Features, o.b.meta.FeaturesEpoch
+}
+
+func (o clusterOfOne) producerID() (int64, error) { return o.b.nextProducerID() }
+
+func (o clusterOfOne) initProducerID(_ Request, resp *kmsg.InitProducerIDResponse) kmsg.Response {
+	id, err := o.b.nextProducerID()
+	if err != nil {
+		o.b.cfg.Logf("allocating a producer id: %v", err)
+		resp.ErrorCode = kerr.KafkaStorageError.Code
+		return resp
+	}
+	resp.ProducerID, resp.ProducerEpoch = id, 0
+	return resp
 }
 
 func (o clusterOfOne) byController(r *Request, apply func(*Broker, *Request) kmsg.Response) kmsg.Response {

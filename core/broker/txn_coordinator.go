@@ -40,7 +40,7 @@ import (
 func (b *Broker) initTxn(now int64) error {
 	b.txn = coordinator.NewTransactions(coordinatorHost{b}, coordinator.TxnLinks{
 		Markers:        markerChannel{b},
-		ProducerIDs:    b.txnProducerID,
+		ProducerIDs:    b.image.producerID,
 		GroupPartition: b.groups.PartitionFor,
 	}, now)
 	hooks := TxnHooks{Completed: b.txnCompleted, Add: b.txn.Add}
