@@ -193,7 +193,7 @@ func TestProduceErrors(t *testing.T) {
 			t.Errorf("%s: code %d, want %d", c.name, got, c.code)
 		}
 	}
-	if err := h.b.soloInternalTopic(OffsetsTopic); err != nil {
+	if err := h.b.image.localInternalTopic(OffsetsTopic); err != nil {
 		t.Fatal(err)
 	}
 	resp := call[*kmsg.ProduceResponse](h, produceReq(OffsetsTopic, 0, 1, batchOf("forged")))

@@ -566,3 +566,5 @@ func (b *Broker) servePIDs() {
 		b.servePIDs()
 	})
 }
+
+func (q quorumImage) coordinatorHere(topic string, p int32) bool { return q.b.coordinates(topic, p) }

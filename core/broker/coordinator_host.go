@@ -41,7 +41,7 @@ func (h coordinatorHost) Local(topic string) (int32, bool) {
 }
 
 func (h coordinatorHost) Owns(topic string, p int32) bool {
-	return h.b.cl == nil || h.b.coordinates(topic, p)
+	return h.b.image.coordinatorHere(topic, p)
 }
 
 func (h coordinatorHost) Leads(topic string, p int32) bool { return h.b.coordinates(topic, p) }

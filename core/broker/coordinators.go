@@ -99,23 +99,16 @@ type markerChannel struct{ b *Broker }
 
 func (mc markerChannel) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest, done func(*kmsg.WriteTxnMarkersResponse)) {
 	b := mc.b
-	if b.cl == nil {
-		// In-process: the coordinator hears of the markers (and writes
-		// its Complete record) only once the partitions' syncs the flush
-		// policy asks for are done, so no Complete follows a failed one.
-		b.writeTxnMarkers(nil, req, func(resp *kmsg.WriteTxnMarkersResponse, syncs []ackWait) {
-			b.afterSyncs(syncs, func() { done(resp) })
-		})
-		return
-	}
 	merged := req.ResponseKind().(*kmsg.WriteTxnMarkersResponse)
 	byLeader := map[int32]*kmsg.WriteTxnMarkersRequest{}
 	for _, m := range req.Markers {
 		for _, t := range m.Topics {
 			for _, idx := range t.Partitions {
 				leader := cluster.NoLeader
-				if ip := b.cl.image.Partition(t.Topic, idx); ip != nil {
-					leader = ip.Leader
+				if p := b.topics[t.Topic].partition(idx); p != nil && p.Leader == b.cfg.NodeID {
+					leader = b.cfg.NodeID // offline too: it answers KAFKA_STORAGE_ERROR
+				} else if ip, ok := b.image.partition(t.Topic, idx); ok {
+					leader = ip.leader
 				}
 				if leader == cluster.NoLeader {
 					addMarkerResult(merged, m.ProducerID, t.Topic, idx, b.routeError(t.Topic, idx))
@@ -156,6 +149,10 @@ func (mc markerChannel) WriteTxnMarkers(req *kmsg.WriteTxnMarkersRequest, done f
 	for _, id := range leaders {
 		sub := byLeader[id]
 		if id == b.cfg.NodeID {
+			// In-process: the coordinator hears of the markers (and
+			// writes its Complete record) only once the partitions' syncs
+			// the flush policy asks for are done, so no Complete follows
+			// a failed one.
 			b.writeTxnMarkers(nil, sub, func(resp *kmsg.WriteTxnMarkersResponse, syncs []ackWait) {
 				b.afterSyncs(syncs, func() { answered(sub, resp) })
 			})

@@ -80,7 +80,7 @@ func (b *Broker) findCoordinator(key string, typ int8) kmsg.FindCoordinatorRespo
 	case 1:
 		topic, p = TransactionStateTopic, b.txn.PartitionFor(key)
 	case 2: // KIP-932: a share coordinator key, "group:topicId:partition"
-		n, err := b.internalTopic(share.StateTopic)
+		n, err := b.image.internalTopic(share.StateTopic)
 		if err != nil {
 			return fail(kerr.CoordinatorNotAvailable)
 		}
@@ -88,7 +88,7 @@ func (b *Broker) findCoordinator(key string, typ int8) kmsg.FindCoordinatorRespo
 	default:
 		return fail(kerr.InvalidRequest)
 	}
-	if _, err := b.internalTopic(topic); err != nil {
+	if _, err := b.image.internalTopic(topic); err != nil {
 		if !errors.Is(err, errInternalCreating) {
 			b.cfg.Logf("creating %s: %v", topic, err)
 		}

@@ -39,7 +39,7 @@ func (b *Broker) tickGroups(now int64) {
 // handleGroupWrite serves a group API that may write to __consumer_offsets,
 // which a single broker creates first if needed.
 func handleGroupWrite(b *Broker, r *Request) kmsg.Response {
-	if err := b.soloInternalTopic(OffsetsTopic); err != nil {
+	if err := b.image.localInternalTopic(OffsetsTopic); err != nil {
 		b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
 		return wire.ErrorResponse(r.Msg, kerr.CoordinatorNotAvailable.Code)
 	}

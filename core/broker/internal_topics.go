@@ -89,15 +89,13 @@ func (b *Broker) internalShape(name string) (partitions int32, rf int16, err err
 	return 0, 0, fmt.Errorf("%w: %s is not an internal topic", ErrNoInternalPartition, name)
 }
 
-// soloInternalTopic creates an internal topic of a single broker that
-// does not exist yet, at once (replication factor 1, on itself): before
-// a coordinator looks up, writes or commits through it. It is the one
-// place where that differs in a cluster, which it leaves alone: there
-// the controller creates the internal topics when internalTopic asks it
-// to, and a write before they exist finds no partition this broker
-// coordinates.
-func (b *Broker) soloInternalTopic(name string) error {
-	if b.cl != nil || b.topics[name] != nil {
+// How each image makes sure an internal topic exists
+// (metadataImage.localInternalTopic, internalTopic): a single broker
+// creates it itself, a broker of a cluster asks the controller.
+
+func (o clusterOfOne) localInternalTopic(name string) error {
+	b := o.b
+	if b.topics[name] != nil {
 		return nil
 	}
 	n, _, err := b.internalShape(name)
@@ -110,17 +108,20 @@ func (b *Broker) soloInternalTopic(name string) error {
 	return err
 }
 
-// internalTopic makes sure an internal topic exists and returns its
-// partition count. In a cluster a missing topic is asked of the
-// controller and errInternalCreating returned until the metadata has it.
-func (b *Broker) internalTopic(name string) (int32, error) {
-	if err := b.soloInternalTopic(name); err != nil {
+func (o clusterOfOne) internalTopic(name string) (int32, error) {
+	if err := o.localInternalTopic(name); err != nil {
 		return 0, err
 	}
-	if t, ok := b.image.topic(name); ok {
+	return int32(len(o.b.topics[name].Partitions)), nil
+}
+
+func (quorumImage) localInternalTopic(string) error { return nil }
+
+func (q quorumImage) internalTopic(name string) (int32, error) {
+	b := q.b
+	if t, ok := q.topic(name); ok {
 		return int32(t.partitions), nil
 	}
-	// Only in a cluster: a single broker has the topic by now.
 	if b.cl.creating[name] {
 		return 0, errInternalCreating
 	}
@@ -173,7 +174,7 @@ func (b *Broker) coordinates(name string, p int32) bool {
 // (answerAfterWrites): replicated to the ISR in a cluster, synced at the
 // next Commit when the flush policy asks.
 func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int64, error) {
-	if err := b.soloInternalTopic(topic); err != nil {
+	if err := b.image.localInternalTopic(topic); err != nil {
 		return 0, err
 	}
 	part := b.topics[topic].partition(p)

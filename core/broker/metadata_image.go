@@ -104,6 +104,23 @@ type metadataImage interface {
 	// before it is authorized, envelope.go), and hands it to the quorum
 	// controller, answering later (nil).
 	byController(r *Request, apply func(*Broker, *Request) kmsg.Response) kmsg.Response
+	// coordinatorHere reports whether this broker is the coordinator of
+	// the keys that hash to partition p of an internal topic: a single
+	// broker always is (it is the only broker; an offline partition makes
+	// its coordinator unavailable, not another broker's), a broker of a
+	// cluster when it leads the partition (Broker.coordinates).
+	coordinatorHere(topic string, p int32) bool
+	// localInternalTopic creates an internal topic a single broker does
+	// not have yet, at once (replication factor 1, on itself), before a
+	// coordinator looks up, writes or commits through it. A broker of a
+	// cluster leaves it to internalTopic, which asks the controller: a
+	// write before the topic exists finds no partition it coordinates.
+	localInternalTopic(name string) error
+	// internalTopic makes sure an internal topic exists and returns its
+	// partition count; a broker of a cluster asks the controller for a
+	// missing one and returns errInternalCreating until its metadata has
+	// the topic.
+	internalTopic(name string) (int32, error)
 }
 
 // imageTopic is a topic as the metadata has it.
@@ -183,7 +200,7 @@ func (o clusterOfOne) partition(topic string, p int32) (imagePartition, bool) {
 func (o clusterOfOne) autoCreate(name string) int16 {
 	b := o.b
 	if isInternalTopic(name) {
-		if b.soloInternalTopic(name) != nil {
+		if o.localInternalTopic(name) != nil {
 			return kerr.UnknownTopicOrPartition.Code
 		}
 		return 0
@@ -251,6 +268,8 @@ func (o clusterOfOne) initProducerID(_ Request, resp *kmsg.InitProducerIDRespons
 	resp.ProducerID, resp.ProducerEpoch = id, 0
 	return resp
 }
+
+func (clusterOfOne) coordinatorHere(string, int32) bool { return true }
 
 func (o clusterOfOne) byController(r *Request, apply func(*Broker, *Request) kmsg.Response) kmsg.Response {
 	return apply(o.b, r)

@@ -172,14 +172,16 @@ func ackBatches(as []kmsg.ShareFetchRequestTopicPartitionAcknowledgementBatch) [
 }
 
 // sharePartition is the partition a share request names, or the error
-// code for it.
+// code for it: UNKNOWN_TOPIC_OR_PARTITION for a partition the topic does
+// not have, NOT_LEADER_OR_FOLLOWER for one this broker does not lead.
 func (b *Broker) sharePartition(tp share.TP) (*Partition, int16) {
 	t := b.lookup("", tp.TopicID)
 	p := t.partition(tp.Partition)
+	it, known := b.image.topicByID(tp.TopicID)
 	switch {
-	case t == nil && !b.knowsTopicID(tp.TopicID):
+	case t == nil && !known:
 		return nil, kerr.UnknownTopicID.Code
-	case p == nil && b.cl == nil:
+	case p == nil && (tp.Partition < 0 || int(tp.Partition) >= it.partitions):
 		return nil, kerr.UnknownTopicOrPartition.Code
 	case p == nil || !b.leads(p):
 		return nil, kerr.NotLeaderForPartition.Code

@@ -34,7 +34,7 @@ import (
 func (b *Broker) shareCoordinate(op coordinator.ShareOp, done func(coordinator.ShareAnswer)) {
 	sp := b.shares.PartitionOf(op.Key)
 	if sp < 0 {
-		if _, err := b.internalTopic(share.StateTopic); err != nil {
+		if _, err := b.image.internalTopic(share.StateTopic); err != nil {
 			done(coordinator.ShareAnswer{Code: kerr.CoordinatorNotAvailable.Code})
 			return
 		}

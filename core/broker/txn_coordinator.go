@@ -92,7 +92,7 @@ func (b *Broker) commitTxn() bool {
 // txnCoordinatorFor answers whether this broker coordinates a
 // transactional id: the leader of its __transaction_state partition.
 func (b *Broker) txnCoordinatorFor(id string) int16 {
-	if _, err := b.internalTopic(TransactionStateTopic); err != nil {
+	if _, err := b.image.internalTopic(TransactionStateTopic); err != nil {
 		return kerr.CoordinatorNotAvailable.Code
 	}
 	if !b.coordinates(TransactionStateTopic, b.txn.PartitionFor(id)) {

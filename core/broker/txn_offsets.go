@@ -22,7 +22,7 @@ func init() {
 
 func handleTxnOffsetCommit(b *Broker, r *Request) kmsg.Response {
 	req := r.Msg.(*kmsg.TxnOffsetCommitRequest)
-	if err := b.soloInternalTopic(OffsetsTopic); err != nil {
+	if err := b.image.localInternalTopic(OffsetsTopic); err != nil {
 		b.cfg.Logf("creating %s: %v", OffsetsTopic, err)
 		return wire.ErrorResponse(req, kerr.CoordinatorNotAvailable.Code)
 	}
@@ -61,7 +61,7 @@ func (b *Broker) addOffsetsPartition(r *Request, req *kmsg.TxnOffsetCommitReques
 	if b.txn == nil {
 		return kerr.CoordinatorNotAvailable.Code, false
 	}
-	if b.cl == nil || b.coordinates(TransactionStateTopic, b.txn.PartitionFor(req.TransactionalID)) {
+	if b.image.coordinatorHere(TransactionStateTopic, b.txn.PartitionFor(req.TransactionalID)) {
 		if b.txn.Ending(req.TransactionalID) && b.retryAdd(r, handleTxnOffsetCommit) {
 			return 0, true
 		}

@@ -60,11 +60,11 @@ func (b *Broker) needsVerification(p *Partition, batch record.Batch, add bool) b
 // which verifyTxn consumes.
 func (b *Broker) verifyRemotely(r *Request, req *kmsg.ProduceRequest) bool {
 	add := req.Version >= 12
-	if b.cl == nil || req.TransactionID == nil || (!add && b.txnHooks.Verify == nil) {
+	if req.TransactionID == nil || (!add && b.txnHooks.Verify == nil) {
 		return false
 	}
 	id := *req.TransactionID
-	if b.coordinates(TransactionStateTopic, b.txn.PartitionFor(id)) {
+	if b.image.coordinatorHere(TransactionStateTopic, b.txn.PartitionFor(id)) {
 		// Asked in-process by verifyTxn, once the previous end is done.
 		return add && b.txn.Ending(id) && b.retryAdd(r, handleProduce)
 	}
