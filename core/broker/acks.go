@@ -15,8 +15,10 @@ import (
 // with acks=all), and a partition leader's answer to WriteTxnMarkers.
 // Each append is an ackWait; the answer goes out when all of its waits
 // are settled: covered by the high watermark, leadership lost, or timed
-// out. On a single broker nothing waits here: its high watermark moves
-// with every append.
+// out. Only a partition this broker leads for followers (Partition.lead)
+// waits here: a single broker's, whose only replica and ISR member it is,
+// has its high watermark move with every append, as an acks=all produce
+// to a Kafka partition of one replica completes at once.
 
 // pendingAcks is one answer waiting for its appends to be replicated.
 type pendingAcks struct {

@@ -205,6 +205,23 @@ func TestProduceErrors(t *testing.T) {
 	}
 }
 
+// TestMinInsyncReplicasOnOneBroker: a single broker is a cluster of one,
+// so its ISR is itself and min.insync.replicas=2 refuses acks=all before
+// appending (NOT_ENOUGH_REPLICAS), as Kafka refuses it on a partition of
+// one replica; acks=1 is still written.
+func TestMinInsyncReplicasOnOneBroker(t *testing.T) {
+	h := newHarness(t, nil)
+	h.createTopic("t", 1, map[string]string{"min.insync.replicas": "2"})
+	resp := call[*kmsg.ProduceResponse](h, produceReq("t", 0, -1, batchOf("a")))
+	if got := resp.Topics[0].Partitions[0].ErrorCode; got != kerr.NotEnoughReplicas.Code {
+		t.Fatalf("acks=all: code %d, want NOT_ENOUGH_REPLICAS", got)
+	}
+	resp = call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("b")))
+	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != 0 || p.BaseOffset != 0 {
+		t.Fatalf("acks=1: code %d base %d, want base 0 (nothing appended before it)", p.ErrorCode, p.BaseOffset)
+	}
+}
+
 // TestLongPollFetch: a fetch below fetch.min.bytes waits as a pending
 // operation, is woken by an append, and otherwise answers at max.wait.ms.
 func TestLongPollFetch(t *testing.T) {

@@ -191,7 +191,7 @@ func (b *Broker) AppendInternal(topic string, p int32, batch record.Batch) (int6
 	part.epochs.assign(part.LeaderEpoch, base)
 	b.advanceHighWatermark(part)
 	b.wakeFetches(part)
-	if w := b.step; w != nil && b.cl != nil {
+	if w := b.step; w != nil && part.lead != nil {
 		w.waits = append(w.waits, ackWait{p: part, lead: part.lead, need: part.log.EndOffset()})
 	}
 	if part.log.NeedsFlush(b.now) {

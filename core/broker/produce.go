@@ -15,12 +15,12 @@ import (
 // (KIP-98), which is all the log stores; v13 names topics by id (KIP-516).
 // acks=0 gets no response; acks=1 and acks=-1 are answered once the batch is
 // in the log and, when flush.messages/flush.ms ask for it, synced (group
-// commit at the next Commit). With one broker the ISR is the leader alone,
-// so acks=-1 is satisfied as soon as the leader has appended. In a cluster
+// commit at the next Commit). acks=-1 is refused with NOT_ENOUGH_REPLICAS
+// while the ISR is smaller than min.insync.replicas, and otherwise waits
+// until the high watermark covers the batch: with one broker the ISR is
+// the leader alone, so that is as soon as it has appended. In a cluster
 // (replica.go) a partition is written only at its leader
-// (NOT_LEADER_OR_FOLLOWER elsewhere), acks=-1 is refused with
-// NOT_ENOUGH_REPLICAS while the ISR is smaller than min.insync.replicas,
-// and otherwise waits until the high watermark covers the batch.
+// (NOT_LEADER_OR_FOLLOWER elsewhere).
 //
 // A batch with a producer id is checked against the partition's producer
 // state first (KIP-98, see core/producer): a retry of one of the producer's
@@ -48,8 +48,9 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 	case req.Acks == 0:
 		return nil
 	case len(waits) > 0:
-		// acks=all in a cluster: the answer waits until the high watermark
-		// passes the batches, i.e. every ISR member has them.
+		// acks=all to a partition with followers: the answer waits until
+		// the high watermark passes the batches, i.e. every ISR member
+		// has them.
 		b.awaitISR(&r.Conn, waits, int64(max(req.TimeoutMillis, 0)), b.answer(*r, resp, syncs))
 		return nil
 	case len(syncs) > 0:
@@ -62,8 +63,8 @@ func handleProduce(b *Broker, r *Request) kmsg.Response {
 }
 
 // produceTopics appends the batches of r, filling resp. It returns the
-// partitions to sync before the answer and, for acks=all in a cluster,
-// the appends the ISR must have first.
+// partitions to sync before the answer and, for acks=all to partitions
+// with followers, the appends the ISR must have first.
 func (b *Broker) produceTopics(r *Request, resp *kmsg.ProduceResponse) (syncs, waits []ackWait) {
 	req := r.Msg.(*kmsg.ProduceRequest)
 	byID := req.Version >= 13
@@ -100,7 +101,7 @@ func (b *Broker) produceTopics(r *Request, resp *kmsg.ProduceResponse) (syncs, w
 				// Only the coordinators write their topics (Kafka's
 				// ReplicaManager refuses "append to internal topic").
 				sp.ErrorCode = kerr.InvalidTopicException.Code
-			case b.cl != nil && req.Acks == -1 && len(p.ISR) < b.minISR(p):
+			case req.Acks == -1 && len(p.ISR) < b.minISR(p):
 				// Refused before appending: the ISR is too small to
 				// promise acks=all durability.
 				sp.ErrorCode = kerr.NotEnoughReplicas.Code
@@ -113,7 +114,7 @@ func (b *Broker) produceTopics(r *Request, resp *kmsg.ProduceResponse) (syncs, w
 						rsp.ErrorCode, rsp.BaseOffset, rsp.LogAppendTime = code, -1, -1
 					}})
 				}
-				if b.cl != nil && req.Acks == -1 && sp.ErrorCode == 0 {
+				if req.Acks == -1 && sp.ErrorCode == 0 && p.lead != nil {
 					need := sp.BaseOffset + int64(record.Batch(rp.Records).LastOffsetDelta()) + 1
 					waits = append(waits, ackWait{p: p, lead: p.lead, need: need, settle: func(code int16) {
 						resp.Topics[ti].Partitions[pi].ErrorCode = code

@@ -68,7 +68,7 @@ func (b *Broker) writeTxnMarkers(conn *uint64, req *kmsg.WriteTxnMarkersRequest,
 					if synced {
 						syncs = append(syncs, ackWait{p: p, settle: settle})
 					}
-					if b.cl != nil && sp.ErrorCode == 0 {
+					if sp.ErrorCode == 0 && p.lead != nil {
 						waits = append(waits, ackWait{p: p, lead: p.lead, need: p.log.EndOffset(), settle: settle})
 					}
 				}
