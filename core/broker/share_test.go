@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -248,6 +249,45 @@ func TestShareFetchPartOfABatch(t *testing.T) {
 	}
 	if p := resp.Topics[0].Partitions[0]; len(p.Records) != len(batchOf("a", "b", "c", "d", "e")) {
 		t.Fatalf("records: %d bytes, want the whole batch", len(p.Records))
+	}
+}
+
+// TestShareFetchUnknownPartition: a partition index the topic does not
+// have is UNKNOWN_TOPIC_OR_PARTITION, a topic id nobody has
+// UNKNOWN_TOPIC_ID; the partition the topic has is still served.
+func TestShareFetchUnknownPartition(t *testing.T) {
+	h := newHarness(t, map[string]string{"share.auto.offset.reset": "earliest"})
+	h.createTopic("t", 1, nil)
+	id := h.b.topics["t"].ID
+	call[*kmsg.ProduceResponse](h, produceReq("t", 0, 1, batchOf("a")))
+	shareHeartbeat(h, "m1", 0, "t")
+	req := shareFetchReq("m1", id, 0, 0)
+	req.Topics[0].Partitions = append(req.Topics[0].Partitions, req.Topics[0].Partitions[0])
+	req.Topics[0].Partitions[1].Partition = 5
+	req.Topics = append(req.Topics, kmsg.ShareFetchRequestTopic{TopicID: [16]byte{9}, Partitions: req.Topics[0].Partitions[:1]})
+	resp := call[*kmsg.ShareFetchResponse](h, req)
+	codes := map[[16]byte]map[int32]int16{}
+	var got []kmsg.ShareFetchResponseTopicPartitionAcquiredRecord
+	for _, rt := range resp.Topics {
+		for _, rp := range rt.Partitions {
+			if codes[rt.TopicID] == nil {
+				codes[rt.TopicID] = map[int32]int16{}
+			}
+			codes[rt.TopicID][rp.Partition] = rp.ErrorCode
+			if rt.TopicID == id && rp.Partition == 0 {
+				got = rp.AcquiredRecords
+			}
+		}
+	}
+	want := map[[16]byte]map[int32]int16{
+		id:          {0: 0, 5: kerr.UnknownTopicOrPartition.Code},
+		[16]byte{9}: {0: kerr.UnknownTopicID.Code},
+	}
+	if fmt.Sprint(codes) != fmt.Sprint(want) {
+		t.Fatalf("codes %v, want %v", codes, want)
+	}
+	if len(got) != 1 || got[0].LastOffset != 0 {
+		t.Fatalf("acquired %+v, want offset 0 of partition 0", got)
 	}
 }
 
