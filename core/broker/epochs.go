@@ -121,6 +121,10 @@ func handleOffsetForLeaderEpoch(b *Broker, r *Request) kmsg.Response {
 			switch {
 			case p == nil || !b.leads(p):
 				sp.ErrorCode = b.routeError(rt.Topic, rp.Partition)
+			case p.offline:
+				// Its log may have been cut back to its last sync
+				// (cutToSynced): no follower truncates to it.
+				sp.ErrorCode = kerr.KafkaStorageError.Code
 			case rp.CurrentLeaderEpoch >= 0 && rp.CurrentLeaderEpoch < p.LeaderEpoch:
 				sp.ErrorCode = kerr.FencedLeaderEpoch.Code
 			case rp.CurrentLeaderEpoch > p.LeaderEpoch:

@@ -128,10 +128,13 @@ func (b *Broker) readPartition(p *Partition, isolation int8, replica bool, rp *k
 		upTo = p.log.EndOffset()
 	}
 	if p.offline {
-		// Only what was synced (storage_failure.go); and not to
-		// read_committed, whose aborted-transaction index may be what
-		// failed to be written.
-		if isolation == 1 {
+		// Only what was synced (storage_failure.go), and only to
+		// consumers: not to read_committed, whose aborted-transaction
+		// index may be what failed to be written, nor to a follower or
+		// one past the log end, which the cut after a failed sync
+		// (cutToSynced) would send to truncate or reset its position to
+		// a log that is not the partition's any more.
+		if isolation == 1 || replica || rp.FetchOffset > p.log.EndOffset() {
 			sp.ErrorCode = kerr.KafkaStorageError.Code
 			return 0, nil
 		}

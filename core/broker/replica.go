@@ -459,7 +459,7 @@ func (b *Broker) replicate(p *Partition) {
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	b.sendWithin(f.leader, req, b.fetchTimeout(), func(r kmsg.Response) {
-		if p.follow != f || p.deleted {
+		if p.follow != f || p.deleted || p.offline {
 			return
 		}
 		f.inflight = false
@@ -478,13 +478,29 @@ func (b *Broker) replicate(p *Partition) {
 		}
 		switch sp.ErrorCode {
 		case 0:
-			if err := b.appendAsFollower(p, sp); err != nil {
+			sync, err := b.appendAsFollower(p, sp)
+			if err != nil {
 				b.cfg.Logf("%s: replicating from b%d failed: %v", p, f.leader, err)
 				f.truncated = false
 				b.backoff(p, f)
 				return
 			}
-			b.replicate(p)
+			if !sync {
+				b.replicate(p)
+				return
+			}
+			// The next fetch's offset tells the leader this replica has
+			// the records, and the high watermark counts it: under a
+			// flush policy it goes out only once they are synced (Kafka's
+			// follower flushes inside its append, before its next fetch),
+			// and not at all when the sync failed.
+			f.inflight = true
+			b.afterSyncs([]ackWait{{p: p, settle: func(int16) {}}}, func() {
+				if p.follow == f && !p.offline {
+					f.inflight = false
+					b.replicate(p)
+				}
+			})
 		case kerr.OffsetOutOfRange.Code:
 			if p.log.EndOffset() < sp.LogStartOffset {
 				b.cfg.Logf("%s: leader's log starts at %d, past our end %d: starting over there", p, sp.LogStartOffset, p.log.EndOffset())
@@ -520,8 +536,9 @@ func (b *Broker) backoff(p *Partition, f *followState) {
 }
 
 // appendAsFollower appends the leader's batches unchanged and moves the
-// follower's high watermark.
-func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicPartition) error {
+// follower's high watermark. It reports whether the flush policy wants
+// the appended records synced at the next Commit.
+func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicPartition) (sync bool, err error) {
 	it := record.NewIter(sp.RecordBatches)
 	appended := false
 	for bt, ok := it.Next(); ok; bt, ok = it.Next() {
@@ -530,18 +547,18 @@ func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicParti
 			continue
 		}
 		if bt.BaseOffset() < leo {
-			return fmt.Errorf("batch at %d does not continue the log at %d", bt.BaseOffset(), leo)
+			return false, fmt.Errorf("batch at %d does not continue the log at %d", bt.BaseOffset(), leo)
 		}
 		// The leader's log may be compacted: gaps before a batch, and
 		// batches with fewer records than offsets.
 		batch := append(record.Batch(nil), bt...)
 		if err := record.ValidateStored(batch); err != nil {
-			return err
+			return false, err
 		}
 		if err := p.log.AppendAsFollower(batch, b.now); err != nil {
 			err = fmt.Errorf("appending to %s as a follower: %w", p, err)
 			b.failPartition(p, err)
-			return err
+			return false, err
 		}
 		p.epochs.assign(batch.PartitionLeaderEpoch(), batch.BaseOffset())
 		if err := applyBatch(p.log, p.producers, batch); err != nil {
@@ -551,6 +568,7 @@ func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicParti
 	}
 	if appended && p.log.NeedsFlush(b.now) {
 		b.markDirty(p)
+		sync = true
 	}
 	if hw := min(sp.HighWatermark, p.log.EndOffset()); hw > p.HighWatermark {
 		p.HighWatermark = hw
@@ -561,7 +579,7 @@ func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicParti
 			_ = b.saveMetadata()
 		}
 	}
-	return nil
+	return sync, nil
 }
 
 // askEpochEnd asks the leader where our latest epoch ends in its log
@@ -583,7 +601,7 @@ func (b *Broker) askEpochEnd(p *Partition, f *followState) {
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	b.sendWithin(f.leader, req, b.fetchTimeout(), func(r kmsg.Response) {
-		if p.follow != f || p.deleted {
+		if p.follow != f || p.deleted || p.offline {
 			return
 		}
 		f.inflight = false

@@ -20,7 +20,8 @@ import (
 //     KAFKA_STORAGE_ERROR from their appends);
 //   - the partition takes no more appends (KAFKA_STORAGE_ERROR), and reads
 //     stop at what was synced before the failure: its high watermark is
-//     cut back to the log's recovery point; read_committed is refused
+//     cut back to the log's recovery point, and after a failed sync the
+//     log itself (cutToSynced); read_committed is refused
 //     (KAFKA_STORAGE_ERROR), as the .txnindex may be what failed;
 //   - a follower whose log failed stops fetching, so its leader drops it
 //     from the ISR;
@@ -106,6 +107,7 @@ func (b *Broker) flushDirty() error {
 		}
 		if err := p.log.Flush(b.now); err != nil {
 			err = fmt.Errorf("broker: flushing %s: %w", p, err)
+			b.cutToSynced(p)
 			b.failPartition(p, err)
 			if firstErr == nil {
 				firstErr = err
@@ -114,6 +116,30 @@ func (b *Broker) flushDirty() error {
 	}
 	b.dirty = b.dirty[:0]
 	return firstErr
+}
+
+// cutToSynced truncates p's log to its recovery point, the end of its
+// last successful sync, after a sync failed. The kernel may have dropped
+// the pages that sync could not write while the page cache still shows
+// them, so a restart that recovered the log as it reads would trust bytes
+// that a power loss takes, and every byte appended after them with it
+// (the disk holds a hole where they were, and recovery stops there). Cut
+// back, the restart finds only what reached the disk: a replica fetches
+// the rest from its leader, and a single broker acknowledged nothing past
+// it that waited for a sync. A failed write needs no cut: what was
+// written before it is dirty in the page cache, and the restart's syncs
+// take it to the disk.
+func (b *Broker) cutToSynced(p *Partition) {
+	synced := p.log.RecoveryPoint()
+	if synced >= p.log.EndOffset() {
+		return
+	}
+	if err := p.log.TruncateTo(synced); err != nil {
+		b.cfg.Logf("%s: cutting the log back to its last sync at %d: %v", p, synced, err)
+		return
+	}
+	b.cfg.Logf("%s: log cut back to offset %d, where its last sync ended: no restart trusts what the failed sync may have lost", p, synced)
+	b.afterTruncate(p)
 }
 
 // failPartition takes p offline after a failed write or sync (see the

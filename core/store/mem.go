@@ -394,8 +394,10 @@ func (f *memFile) Truncate(n int64) error {
 	if f.node.synced > int(n) {
 		f.node.synced = int(n)
 	}
-	if f.node.lostAt > int(n) {
-		f.node.lostAt = int(n)
+	if f.node.lostAt >= int(n) {
+		// The bytes a failed sync lost are gone from the file too: what
+		// is appended from here on is new pages, which a sync writes.
+		f.node.lostAt = -1
 	}
 	if f.node.lastAt >= int(n) {
 		f.node.lastAt = -1

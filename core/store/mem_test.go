@@ -57,6 +57,36 @@ func TestMemTruncateBelowSynced(t *testing.T) {
 	}
 }
 
+// TestMemTruncateAwayALostSync: truncating a file back to where a failed
+// sync left its durable bytes drops what that sync lost; what is appended
+// and synced after that is new pages and survives a crash. Cut short of
+// that point, the lost bytes stay lost and take what follows with them.
+func TestMemTruncateAwayALostSync(t *testing.T) {
+	for _, c := range []struct {
+		cut  int64
+		want string
+	}{{3, "onefour"}, {5, "one"}} {
+		m := store.NewMem()
+		m.Arm(store.Fault{Op: store.OpSync, Match: "a", Nth: 2, Err: store.ErrIO})
+		f, _ := m.Create("a")
+		_ = f.Append([]byte("one"))
+		_ = f.Sync()
+		_ = f.Append([]byte("two"))
+		if err := f.Sync(); !errors.Is(err, store.ErrIO) {
+			t.Fatalf("second sync: %v, want EIO", err)
+		}
+		_ = f.Truncate(c.cut)
+		_ = f.Append([]byte("four"))
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		m.Crash()
+		if got, _ := m.ReadFile("a"); string(got) != c.want {
+			t.Errorf("cut to %d: after crash %q, want %q", c.cut, got, c.want)
+		}
+	}
+}
+
 // TestMemFaults: an armed fault fails the Nth matching operation once;
 // a failed sync loses the unsynced bytes at the next crash even when a
 // later sync succeeds (fsyncgate), and a failed append writes nothing.
