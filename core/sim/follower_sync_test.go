@@ -1,3 +1,5 @@
+//go:build !noquorum
+
 package sim
 
 import (
