@@ -98,14 +98,26 @@ func Message(msg any) MsgView {
 		if id := replicaID(m); id >= 0 {
 			v.Fields = append(v.Fields, f("replica_id", id))
 		}
+		if m.SessionID != 0 || m.SessionEpoch > 0 {
+			// In an incremental fetch session (KIP-227): only what moved.
+			v.Fields = append(v.Fields, f("session_id", m.SessionID), f("session_epoch", m.SessionEpoch))
+		}
 		for _, t := range m.Topics {
 			for _, p := range t.Partitions {
 				fs := []Field{f("fetch_offset", p.FetchOffset), f("partition_max_bytes", p.PartitionMaxBytes)}
 				v.Parts = append(v.Parts, Part{Name: tp(t.Topic, p.Partition), Fields: fs})
 			}
 		}
+		for _, t := range m.ForgottenTopics {
+			for _, p := range t.Partitions {
+				v.Parts = append(v.Parts, Part{Name: tp(t.Topic, p), Fields: []Field{{"forgotten", "true"}}})
+			}
+		}
 	case *kmsg.FetchResponse:
 		v.Error = errorView(m.ErrorCode)
+		if m.SessionID != 0 {
+			v.Fields = append(v.Fields, f("session_id", m.SessionID))
+		}
 		for _, t := range m.Topics {
 			for _, p := range t.Partitions {
 				fs := []Field{f("high_watermark", p.HighWatermark), f("last_stable_offset", p.LastStableOffset), f("log_start_offset", p.LogStartOffset)}

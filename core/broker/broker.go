@@ -170,7 +170,7 @@ func New(cfg Config, st store.Storage, now int64) (*Broker, error) {
 		// the metadata file.
 		b.meta.Topics = map[string]*topicRecord{}
 		b.cl = &clusterGlue{cfg: *cfg.Cluster, image: cluster.NewImage(), epoch: -1, fenced: true,
-			out: map[uint64]*outgoing{}, creating: map[string]bool{},
+			out: map[uint64]*outgoing{}, fetchers: map[int32]*fetcher{}, creating: map[string]bool{},
 			hwCheckpoint: b.loadHighWatermarks(), nextHWCheckpoint: now + cfg.Settings.Int64("replica.high.watermark.checkpoint.interval.ms")}
 		b.image = quorumImage{b}
 	}

@@ -73,6 +73,8 @@ type clusterGlue struct {
 
 	nextID uint64
 	out    map[uint64]*outgoing
+	// fetchers fetch, as a follower, from each leader (replica_fetcher.go).
+	fetchers map[int32]*fetcher
 
 	creating map[string]bool // internal topics asked of the controller
 	// addRetries are requests held while their transaction's previous
@@ -287,7 +289,7 @@ func (b *Broker) nextClusterDeadline() (int64, bool) {
 		if p.lead != nil {
 			consider(p.lead.nextISRCheck)
 		}
-		if f := p.follow; f != nil && !f.inflight {
+		if f := p.follow; f != nil && !f.asking && !p.offline && !(f.truncated && c.fetchers[f.leader].busy()) {
 			consider(f.retryAt)
 		}
 	}

@@ -50,9 +50,9 @@ type follower struct {
 type followState struct {
 	leader    int32
 	epoch     int32
-	truncated bool // OffsetForLeaderEpoch answered for this epoch
-	inflight  bool
-	retryAt   int64
+	truncated bool  // OffsetForLeaderEpoch answered for this epoch
+	asking    bool  // its OffsetForLeaderEpoch is in flight
+	retryAt   int64 // not fetched before (an error's backoff)
 }
 
 // ApplyMetadata makes the broker act on a metadata image: it creates the
@@ -118,6 +118,8 @@ func (b *Broker) ApplyMetadata(now int64, im *cluster.Image) error {
 			firstErr = err
 		}
 	}
+	b.retireIdleFetchers()
+	b.replicateAll()
 	b.wakeFetches(nil)
 	b.completeAcks()
 	return firstErr
@@ -255,7 +257,6 @@ func (b *Broker) becomeFollower(p *Partition, ip *cluster.Partition) {
 	}
 	p.follow = &followState{leader: ip.Leader, epoch: ip.LeaderEpoch}
 	b.cfg.Logf("%s: follower of b%d at epoch %d (leo=%d)", p, ip.Leader, p.LeaderEpoch, p.log.EndOffset())
-	b.replicate(p)
 }
 
 // loseLeadership answers what waited on this broker leading p.
@@ -344,16 +345,38 @@ func (b *Broker) maybeExpandISR(p *Partition, id int32) {
 	b.alterISR(p, append(slices.Clone(p.ISR), id), false)
 }
 
-// tickReplication shrinks ISRs and retries follower fetches.
+// tickReplication shrinks ISRs and retries what followers ask of their
+// leaders once its backoff has passed.
 func (b *Broker) tickReplication() {
 	for _, p := range b.partitions() {
 		if l := p.lead; l != nil && b.now >= l.nextISRCheck {
 			l.nextISRCheck = b.now + max(b.lagMax()/2, 1)
 			b.maybeShrinkISR(p)
 		}
-		if f := p.follow; f != nil && !f.inflight && b.now >= f.retryAt && !p.offline {
-			b.replicate(p)
+	}
+	b.replicateAll()
+}
+
+// replicateAll moves every followed partition's replication on that is
+// not waiting (replicate), with one fetch per leader: Kafka's
+// ReplicaManager adds all the partitions an image makes it follow to the
+// fetchers before they fetch.
+func (b *Broker) replicateAll() {
+	leaders := map[int32]bool{}
+	for _, p := range b.partitions() {
+		f := p.follow
+		switch {
+		case f == nil || f.asking || b.now < f.retryAt || p.offline:
+		case !f.truncated:
+			if b.askEpochEnd(p, f); f.truncated {
+				leaders[f.leader] = true
+			}
+		default:
+			leaders[f.leader] = true
 		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(leaders)) {
+		b.fetchFrom(id)
 	}
 }
 
@@ -433,91 +456,6 @@ func (b *Broker) alterISR(p *Partition, isr []int32, recovered bool) {
 	})
 }
 
-// replicate sends the follower's next request to the leader: where its
-// epoch ended, until that is known, then a fetch from its LEO.
-func (b *Broker) replicate(p *Partition) {
-	f := p.follow
-	if f == nil || f.inflight {
-		return
-	}
-	f.inflight = true
-	if !f.truncated {
-		b.askEpochEnd(p, f)
-		return
-	}
-	req := kmsg.NewPtrFetchRequest()
-	req.SetVersion(12)
-	req.ReplicaID = b.cfg.NodeID
-	req.MaxWaitMillis = int32(b.cfg.Settings.Int64("replica.fetch.wait.max.ms"))
-	req.MinBytes, req.MaxBytes = 1, int32(b.cfg.Settings.Int64("replica.fetch.max.bytes"))
-	rt := kmsg.NewFetchRequestTopic()
-	rt.Topic = p.Topic.Name
-	rp := kmsg.NewFetchRequestTopicPartition()
-	rp.Partition, rp.FetchOffset, rp.CurrentLeaderEpoch = p.Index, p.log.EndOffset(), f.epoch
-	rp.LogStartOffset, rp.PartitionMaxBytes = p.log.StartOffset(), req.MaxBytes
-	rp.LastFetchedEpoch = p.epochs.latest()
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	b.sendWithin(f.leader, req, b.fetchTimeout(), func(r kmsg.Response) {
-		if p.follow != f || p.deleted || p.offline {
-			return
-		}
-		f.inflight = false
-		resp, _ := r.(*kmsg.FetchResponse)
-		if resp == nil {
-			b.replicate(p) // timed out: ask again
-			return
-		}
-		var sp *kmsg.FetchResponseTopicPartition
-		if resp.ErrorCode == 0 && len(resp.Topics) == 1 && len(resp.Topics[0].Partitions) == 1 {
-			sp = &resp.Topics[0].Partitions[0]
-		}
-		if sp == nil {
-			b.backoff(p, f)
-			return
-		}
-		switch sp.ErrorCode {
-		case 0:
-			sync, err := b.appendAsFollower(p, sp)
-			if err != nil {
-				b.cfg.Logf("%s: replicating from b%d failed: %v", p, f.leader, err)
-				f.truncated = false
-				b.backoff(p, f)
-				return
-			}
-			if !sync {
-				b.replicate(p)
-				return
-			}
-			// The next fetch's offset tells the leader this replica has
-			// the records, and the high watermark counts it: under a
-			// flush policy it goes out only once they are synced (Kafka's
-			// follower flushes inside its append, before its next fetch),
-			// and not at all when the sync failed.
-			f.inflight = true
-			b.afterSyncs([]ackWait{{p: p, settle: func(int16) {}}}, func() {
-				if p.follow == f && !p.offline {
-					f.inflight = false
-					b.replicate(p)
-				}
-			})
-		case kerr.OffsetOutOfRange.Code:
-			if p.log.EndOffset() < sp.LogStartOffset {
-				b.cfg.Logf("%s: leader's log starts at %d, past our end %d: starting over there", p, sp.LogStartOffset, p.log.EndOffset())
-				if err := p.log.TruncateFullyAndStartAt(sp.LogStartOffset, b.now); err == nil {
-					b.afterTruncate(p)
-				}
-				b.replicate(p)
-				return
-			}
-			f.truncated = false
-			b.replicate(p)
-		default:
-			b.backoff(p, f)
-		}
-	})
-}
-
 // fetchTimeout is how long a follower waits for the leader to answer a
 // fetch (or OffsetForLeaderEpoch) before it asks again: the longest the
 // leader may hold a fetch (replica.fetch.wait.max.ms) plus
@@ -583,14 +521,15 @@ func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicParti
 }
 
 // askEpochEnd asks the leader where our latest epoch ends in its log
-// (OffsetForLeaderEpoch, KIP-279) and truncates what follows it.
+// (OffsetForLeaderEpoch, KIP-279) and truncates what follows it; a log
+// with no epoch is truncated at once, and its caller fetches it.
 func (b *Broker) askEpochEnd(p *Partition, f *followState) {
 	mine := p.epochs.latest()
 	if mine < 0 {
-		f.inflight, f.truncated = false, true
-		b.replicate(p)
+		f.truncated = true // nothing to truncate: the caller fetches
 		return
 	}
+	f.asking = true
 	req := kmsg.NewPtrOffsetForLeaderEpochRequest()
 	req.SetVersion(3)
 	req.ReplicaID = b.cfg.NodeID
@@ -604,7 +543,7 @@ func (b *Broker) askEpochEnd(p *Partition, f *followState) {
 		if p.follow != f || p.deleted || p.offline {
 			return
 		}
-		f.inflight = false
+		f.asking = false
 		resp, _ := r.(*kmsg.OffsetForLeaderEpochResponse)
 		if resp == nil {
 			b.replicate(p)

@@ -161,6 +161,7 @@ var brokerDefs = withKafka([]Def{
 	{Name: "replica.lag.time.max.ms", Type: Long, Default: "30000", Doc: "A follower that has not caught up with the leader for this long leaves the ISR.", Min: 1, Max: math.MaxInt64, ReadOnly: true},
 	{Name: "replica.fetch.wait.max.ms", Type: Int, Default: "500", Doc: "How long a follower's fetch waits at the leader for new data.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "replica.fetch.max.bytes", Type: Int, Default: "1048576", Doc: "Bytes a follower asks for per partition.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
+	{Name: "replica.fetch.response.max.bytes", Type: Int, Default: "10485760", Doc: "Bytes a follower asks for in all, over the partitions one fetch carries.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "max.incremental.fetch.session.cache.slots", Type: Int, Default: "1000", Doc: "How many incremental fetch sessions (KIP-227) the broker keeps; a fetcher without one sends full fetches.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "replica.fetch.backoff.ms", Type: Int, Default: "1000", Doc: "How long a follower waits after a fetch error.", Min: 0, Max: math.MaxInt32, ReadOnly: true},
 	{Name: "broker.rack", Type: String, Default: "", Doc: "The broker's rack (KIP-36): the controller spreads each partition's replicas over racks, and consumers with client.rack read from a replica in theirs (KIP-392).", ReadOnly: true},

@@ -34,6 +34,10 @@ func fetchRequest(m *kmsg.FetchRequest) string {
 				rp = append(rp, fmt.Sprintf("%s-%d offset=%d epoch=%d", t.Topic, p.Partition, p.FetchOffset, p.CurrentLeaderEpoch))
 			}
 		}
+		if len(rp) == 0 {
+			// An incremental fetch (KIP-227) names only what changed.
+			return fmt.Sprintf("Fetch (replica) session=%d: nothing changed", m.SessionID)
+		}
 		return "Fetch (replica) " + strings.Join(rp, "; ")
 	}
 	return fmt.Sprintf("Fetch %s%s", strings.Join(parts, "; "), iso)
@@ -57,7 +61,7 @@ func fetchResponse(m *kmsg.FetchResponse) string {
 			parts = append(parts, s+errField(p.ErrorCode))
 		}
 	}
-	return "Fetch " + strings.Join(parts, "; ") + errField(m.ErrorCode)
+	return strings.TrimSuffix("Fetch "+strings.Join(parts, "; "), " ") + errField(m.ErrorCode)
 }
 
 // batchSpan summarizes the batches in a fetch answer.
