@@ -41,6 +41,9 @@ type slot struct {
 	ranged []wire.Ranged
 	raw    []byte // a pre-encoded frame, for answers kmsg cannot encode
 	ready  bool
+	// frame is a produce request's pooled buffer (frame_pool.go), put
+	// back once the broker answered it.
+	frame *[]byte
 }
 
 type conn struct {
@@ -141,7 +144,7 @@ func (c *conn) read() error {
 		if !c.held.acquire(int64(n), c.done) {
 			return nil
 		}
-		frame, err := readFrame(c.nc, int(n))
+		frame, pooled, err := readFrame(c.nc, int(n))
 		if err != nil {
 			return fmt.Errorf("truncated frame (%d bytes announced): %w", n, err)
 		}
@@ -181,9 +184,14 @@ func (c *conn) read() error {
 		s := &slot{seq: c.seq, corr: h.CorrelationID, size: int64(n)}
 		h.CorrelationID = c.seq
 		in := inbound{conn: c, corr: s.corr, size: s.size, req: broker.Request{Conn: c.id, Header: h, Msg: req, Host: c.host, Listener: c.listener, Principal: c.principal(), ZeroCopy: c.zeroCopy()}}
-		if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
+		p, produce := req.(*kmsg.ProduceRequest)
+		switch {
+		case produce && p.Acks == 0:
 			in.noReply = true // the engine releases it once handled
-		} else {
+		case produce:
+			s.frame = pooled
+			c.enqueue(s)
+		default:
 			c.enqueue(s)
 		}
 		if !c.send(in) {
@@ -218,7 +226,8 @@ func (c *conn) enqueue(s *slot) {
 
 // complete fills the open place of request seq with resp and its pinned
 // ranges, and returns the client's correlation id for it; on a closed
-// connection it releases the ranges. It runs on the engine. The request-time quota's
+// connection it releases the ranges. It runs on the engine. A produce's
+// pooled frame goes back to its pool: the broker is done with it. The request-time quota's
 // throttle (broker.Response.Throttle) goes into the answer when larger
 // than its own. A throttled answer (a quota, KIP-219) mutes the
 // connection: no request read after it is handled before the throttle
@@ -234,12 +243,18 @@ func (c *conn) complete(seq int32, resp kmsg.Response, throttle int32, ranged []
 			c.mutedUntil.Store(time.Now().Add(time.Duration(ms) * time.Millisecond).UnixNano())
 		}
 	}
+	var frame *[]byte
 	c.mu.Lock()
 	if i := slices.IndexFunc(c.queue, func(s *slot) bool { return !s.ready && s.raw == nil && s.seq == seq }); i >= 0 && !c.closed {
-		c.queue[i].resp, c.queue[i].ranged, c.queue[i].ready = resp, ranged, true
-		corr, ok = c.queue[i].corr, true
+		s := c.queue[i]
+		s.resp, s.ranged, s.ready = resp, ranged, true
+		corr, ok = s.corr, true
+		frame, s.frame = s.frame, nil
 	}
 	c.mu.Unlock()
+	if frame != nil {
+		putFrame(frame) // answered: the broker holds nothing of it
+	}
 	if !ok {
 		broker.Release(ranged)
 	}

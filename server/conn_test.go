@@ -112,15 +112,7 @@ func TestAcksZeroPipeline(t *testing.T) {
 	c := dialRawClient(t, srv.KafkaAddr().String())
 	var cl bytes.Buffer
 	for range 4 * maxInFlight {
-		p := kmsg.NewPtrProduceRequest()
-		p.Version, p.Acks, p.TimeoutMillis = 7, 0, 1000
-		pt := kmsg.NewProduceRequestTopic()
-		pt.Topic = "t"
-		pp := kmsg.NewProduceRequestTopicPartition()
-		pp.Records = batchOf("v")
-		pt.Partitions = append(pt.Partitions, pp)
-		p.Topics = append(p.Topics, pt)
-		cl.Write(c.f.AppendRequest(nil, p, 1))
+		cl.Write(c.f.AppendRequest(nil, produceOf("t", 0, batchOf("v")), 1))
 	}
 	cl.Write(c.f.AppendRequest(nil, kmsg.NewPtrApiVersionsRequest(), 2))
 	if _, err := c.nc.Write(cl.Bytes()); err != nil {

@@ -88,31 +88,53 @@ var stages = sync.Pool{New: func() any { b := make([]byte, frameChunk); return &
 // holds 1 MiB, not 100 MiB: what a frame holds is at most
 // max(frameChunk, frameGrowth × what arrived).
 //
-// A frame up to frameChunk is read into one buffer of its size. A larger
-// one (a producer's request for several partitions, or one batch of
-// 1,000,012 bytes and the request's headers) first reads its
-// 1/frameGrowth part (at most frameChunk) into a reused stage buffer;
-// then its buffer is made, of its exact size up to frameGrowth ×
-// frameChunk (8 MiB), and the rest is read into it directly. So a
-// producer's frame costs one allocation of its size and a copy of an
-// eighth of it, not a 1 MiB buffer thrown away and copied over.
-func readFrame(r io.Reader, n int) ([]byte, error) {
-	if n <= frameChunk {
+// A frame under minPooledFrame is read into a buffer of its size. One up
+// to frameGrowth × frameChunk (8 MiB) is read into a buffer of its size
+// class from framePools, which pooled returns: the caller puts it back
+// with putFrame once nothing references the frame (a produce answered,
+// conn.go), or drops it. A frame past frameChunk first reads a
+// 1/frameGrowth part of its buffer (at most frameChunk) into a reused
+// stage buffer, so that the class buffer is taken only once that much
+// came. A larger frame grows its own buffer, at most frameGrowth × what
+// arrived at each step. So a producer's frame costs no allocation once
+// the pool is warm, and never a 1 MiB buffer thrown away and copied over.
+func readFrame(r io.Reader, n int) (frame []byte, pooled *[]byte, err error) {
+	if n < minPooledFrame {
 		buf := make([]byte, n)
 		if _, err := io.ReadFull(r, buf); err != nil {
-			return nil, unexpectedEOF(err)
+			return nil, nil, unexpectedEOF(err)
 		}
-		return buf, nil
+		return buf, nil, nil
+	}
+	if n <= frameChunk {
+		pooled = getFrame(n)
+		if _, err := io.ReadFull(r, *pooled); err != nil {
+			putFrame(pooled)
+			return nil, nil, unexpectedEOF(err)
+		}
+		return *pooled, pooled, nil
 	}
 	sp := stages.Get().(*[]byte)
-	stage := (*sp)[:min(frameChunk, (n+frameGrowth-1)/frameGrowth)]
-	if _, err := io.ReadFull(r, stage); err != nil {
-		stages.Put(sp)
-		return nil, unexpectedEOF(err)
+	defer stages.Put(sp)
+	if n <= maxPooledFrame {
+		stage := (*sp)[:min(frameChunk, classSize(n)/frameGrowth)]
+		if _, err := io.ReadFull(r, stage); err != nil {
+			return nil, nil, unexpectedEOF(err)
+		}
+		pooled = getFrame(n)
+		copy(*pooled, stage)
+		if _, err := io.ReadFull(r, (*pooled)[len(stage):]); err != nil {
+			putFrame(pooled)
+			return nil, nil, unexpectedEOF(err)
+		}
+		return *pooled, pooled, nil
 	}
-	buf := make([]byte, len(stage), min(n, frameGrowth*len(stage)))
+	stage := (*sp)[:frameChunk]
+	if _, err := io.ReadFull(r, stage); err != nil {
+		return nil, nil, unexpectedEOF(err)
+	}
+	buf := make([]byte, len(stage), frameGrowth*len(stage))
 	copy(buf, stage)
-	stages.Put(sp)
 	for len(buf) < n {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, min(n, frameGrowth*cap(buf))-len(buf))
@@ -120,10 +142,10 @@ func readFrame(r io.Reader, n int) ([]byte, error) {
 		m, err := r.Read(buf[len(buf):min(cap(buf), n)])
 		buf = buf[:len(buf)+m]
 		if err != nil && len(buf) < n {
-			return nil, unexpectedEOF(err)
+			return nil, nil, unexpectedEOF(err)
 		}
 	}
-	return buf, nil
+	return buf, nil, nil
 }
 
 // unexpectedEOF is err, io.ErrUnexpectedEOF for io.EOF: a frame cut short.

@@ -46,63 +46,80 @@ func TestInflightBytes(t *testing.T) {
 func TestReadFrameGrows(t *testing.T) {
 	const announced = 100 << 20
 	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := readFrame(io.LimitReader(bytes.NewReader(make([]byte, 1<<20)), 300<<10), announced)
-	runtime.ReadMemStats(&after)
-	if err != io.ErrUnexpectedEOF {
-		t.Fatalf("err %v, want io.ErrUnexpectedEOF", err)
-	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
-		t.Fatalf("%d bytes allocated for a frame cut after 300 KiB", alloc)
+	for _, announced := range []int{announced, maxPooledFrame} {
+		runtime.ReadMemStats(&before)
+		_, _, err := readFrame(io.LimitReader(bytes.NewReader(make([]byte, 1<<20)), 300<<10), announced)
+		runtime.ReadMemStats(&after)
+		if err != io.ErrUnexpectedEOF {
+			t.Fatalf("err %v, want io.ErrUnexpectedEOF", err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+			t.Fatalf("%d bytes allocated for a frame of %d cut after 300 KiB", alloc, announced)
+		}
 	}
 	data := bytes.Repeat([]byte("0123456789"), 100_000)
-	if frame, err := readFrame(&slowReader{data}, len(data)); err != nil || !bytes.Equal(frame, data) {
+	if frame, _, err := readFrame(&slowReader{data}, len(data)); err != nil || !bytes.Equal(frame, data) {
 		t.Fatalf("a whole frame read in small pieces: err %v, equal %v", err, bytes.Equal(frame, data))
 	}
 }
 
 // TestReadFrameSizes: frames of every size class read whole, in small
-// pieces or at once; one up to frameGrowth × frameChunk gets a buffer
-// of its exact size, and a producer's frame of a few MiB allocates about
-// its size, not a 1 MiB buffer more.
+// pieces or at once. One under minPooledFrame gets a buffer of its exact
+// size; one up to maxPooledFrame a buffer of its class's size from the
+// pool, so that a producer's frames of a few MiB, put back once answered,
+// allocate nothing once the pool is warm; a larger one is its own.
 func TestReadFrameSizes(t *testing.T) {
-	for _, n := range []int{0, 1, 777, frameChunk - 1, frameChunk, frameChunk + 1, 1_000_012 + 120,
-		1_048_576 + 3_000, 6 << 20, frameGrowth * frameChunk, frameGrowth*frameChunk + 1, 20 << 20} {
+	for _, n := range []int{0, 1, 777, minPooledFrame - 1, minPooledFrame, minPooledFrame + 1, frameChunk - 1, frameChunk, frameChunk + 1,
+		1_000_012 + 120, 1_048_576 + 3_000, 6 << 20, maxPooledFrame, maxPooledFrame + 1, 20 << 20} {
 		data := make([]byte, n)
 		for i := range data {
 			data[i] = byte(i*7 + i>>11)
 		}
-		frame, err := readFrame(&slowReader{data}, n)
+		frame, pooled, err := readFrame(&slowReader{data}, n)
 		if err != nil || !bytes.Equal(frame, data) {
 			t.Fatalf("%d bytes in small pieces: err %v, equal %v", n, err, bytes.Equal(frame, data))
 		}
-		frame, err = readFrame(bytes.NewReader(data), n)
+		if pooled != nil {
+			putFrame(pooled)
+		}
+		frame, pooled, err = readFrame(bytes.NewReader(data), n)
 		if err != nil || !bytes.Equal(frame, data) {
 			t.Fatalf("%d bytes at once: err %v, equal %v", n, err, bytes.Equal(frame, data))
 		}
-		if n <= frameGrowth*frameChunk && cap(frame) != n {
-			t.Errorf("%d bytes: buffer of %d, want its exact size", n, cap(frame))
+		switch {
+		case n < minPooledFrame && (pooled != nil || cap(frame) != n):
+			t.Errorf("%d bytes: buffer of %d (pooled %v), want its own of its exact size", n, cap(frame), pooled != nil)
+		case n >= minPooledFrame && n <= maxPooledFrame && (pooled == nil || cap(frame) != classSize(n) || classSize(n) >= 2*n):
+			t.Errorf("%d bytes: buffer of %d (pooled %v), want the pool's of %d", n, cap(frame), pooled != nil, classSize(n))
+		case n > maxPooledFrame && pooled != nil:
+			t.Errorf("%d bytes: a pooled buffer, past the largest class", n)
+		}
+		if pooled != nil {
+			putFrame(pooled)
 		}
 	}
 	const n = 6 << 20
 	data := make([]byte, n)
-	// A collection empties the pool of stages, and a Get on another P
-	// than the Put misses it (under make test's load it did): one P, no
+	// A collection empties the pools, and a Get on another P than the
+	// Put misses it (under make test's load it did): one P, no
 	// collections, and an average over a few frames.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	readFrame(bytes.NewReader(data), n) // the stage buffer, once
+	_, pooled, _ := readFrame(bytes.NewReader(data), n) // the stage and class buffers, once
+	putFrame(pooled)
 	const frames = 4
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for range frames {
-		if _, err := readFrame(bytes.NewReader(data), n); err != nil {
+		_, pooled, err := readFrame(bytes.NewReader(data), n)
+		if err != nil {
 			t.Fatal(err)
 		}
+		putFrame(pooled)
 	}
 	runtime.ReadMemStats(&after)
-	if alloc := (after.TotalAlloc - before.TotalAlloc) / frames; alloc > n+n/8 {
-		t.Errorf("%d bytes allocated per frame of %d", alloc, n)
+	if alloc := (after.TotalAlloc - before.TotalAlloc) / frames; alloc > 4<<10 {
+		t.Errorf("%d bytes allocated per frame of %d put back", alloc, n)
 	}
 }
 
@@ -115,7 +132,7 @@ func TestReadFrameCut(t *testing.T) {
 			if got >= n && n > 0 {
 				continue
 			}
-			frame, err := readFrame(bytes.NewReader(make([]byte, got)), n)
+			frame, _, err := readFrame(bytes.NewReader(make([]byte, got)), n)
 			if err != io.ErrUnexpectedEOF || frame != nil {
 				t.Errorf("%d of %d bytes: frame of %d, err %v, want io.ErrUnexpectedEOF", got, n, len(frame), err)
 			}
@@ -123,7 +140,7 @@ func TestReadFrameCut(t *testing.T) {
 	}
 	broken := errors.New("connection reset")
 	for _, n := range []int{100, 3 << 20} {
-		if _, err := readFrame(io.MultiReader(bytes.NewReader(make([]byte, n/2)), errReader{broken}), n); err != broken {
+		if _, _, err := readFrame(io.MultiReader(bytes.NewReader(make([]byte, n/2)), errReader{broken}), n); err != broken {
 			t.Errorf("%d bytes: err %v, want %v", n, err, broken)
 		}
 	}

@@ -57,7 +57,8 @@ func readPeerFrame(r io.Reader) ([]byte, error) {
 	if size < 5 || size > maxPeerFrame {
 		return nil, fmt.Errorf("bad frame size %d", size)
 	}
-	return readFrame(r, int(size))
+	frame, _, err := readFrame(r, int(size))
+	return frame, err
 }
 
 // authenticatePeer runs the accepting side of the exchange on nc and

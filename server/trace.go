@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -22,6 +23,9 @@ func (e *engine) traceRequest(in inbound) {
 	h := in.req.Header
 	in.conn.clientID = h.ClientID // for the responses (Kafka's carry none)
 	msg := live.Named(in.req.Msg, e.topicName)
+	if p, ok := msg.(*kmsg.ProduceRequest); ok {
+		msg = ownBatches(p)
+	}
 	e.trace.Publish(&live.Event{
 		Time: time.Now(), Conn: in.conn.id, Client: h.ClientID, Remote: in.conn.nc.RemoteAddr().String(),
 		Dir: live.Request, Key: h.Key, API: kmsg.NameForKey(h.Key), Version: h.Version, Corr: in.corr,
@@ -76,4 +80,20 @@ func (e *engine) topicName(id [16]byte) string {
 		}
 	}
 	return ""
+}
+
+// ownBatches is a copy of a produce request whose batches are its own:
+// the request's frame goes back to its pool once it is answered
+// (frame_pool.go), and the watchers render the event after that.
+func ownBatches(p *kmsg.ProduceRequest) *kmsg.ProduceRequest {
+	cp := *p
+	cp.Topics = slices.Clone(p.Topics)
+	for i := range cp.Topics {
+		t := &cp.Topics[i]
+		t.Partitions = slices.Clone(t.Partitions)
+		for j := range t.Partitions {
+			t.Partitions[j].Records = slices.Clone(t.Partitions[j].Records)
+		}
+	}
+	return &cp
 }
