@@ -88,53 +88,59 @@ var stages = sync.Pool{New: func() any { b := make([]byte, frameChunk); return &
 // holds 1 MiB, not 100 MiB: what a frame holds is at most
 // max(frameChunk, frameGrowth × what arrived).
 //
-// A frame under minPooledFrame is read into a buffer of its size. One up
-// to frameGrowth × frameChunk (8 MiB) is read into a buffer of its size
-// class from framePools, which pooled returns: the caller puts it back
-// with putFrame once nothing references the frame (a produce answered,
-// conn.go), or drops it. A frame past frameChunk first reads a
-// 1/frameGrowth part of its buffer (at most frameChunk) into a reused
-// stage buffer, so that the class buffer is taken only once that much
-// came. A larger frame grows its own buffer, at most frameGrowth × what
-// arrived at each step. So a producer's frame costs no allocation once
-// the pool is warm, and never a 1 MiB buffer thrown away and copied over.
+// A frame from minPooledFrame to maxPooledFrame (8 MiB) is read into a
+// buffer of its size class from framePools, which pooled returns: the
+// caller puts it back with putFrame once nothing references the frame (a
+// produce answered, conn.go), or drops it. Past frameChunk the class
+// buffer is taken only once a 1/frameGrowth part of it arrived, in a
+// reused stage buffer. So a producer's frame costs no allocation once
+// the pool is warm. Every other frame is readOwnFrame's.
 func readFrame(r io.Reader, n int) (frame []byte, pooled *[]byte, err error) {
-	if n < minPooledFrame {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return nil, nil, unexpectedEOF(err)
-		}
-		return buf, nil, nil
+	if n < minPooledFrame || n > maxPooledFrame {
+		frame, err := readOwnFrame(r, n)
+		return frame, nil, err
 	}
-	if n <= frameChunk {
-		pooled = getFrame(n)
-		if _, err := io.ReadFull(r, *pooled); err != nil {
-			putFrame(pooled)
-			return nil, nil, unexpectedEOF(err)
-		}
-		return *pooled, pooled, nil
-	}
-	sp := stages.Get().(*[]byte)
-	defer stages.Put(sp)
-	if n <= maxPooledFrame {
-		stage := (*sp)[:min(frameChunk, classSize(n)/frameGrowth)]
+	var stage []byte
+	if n > frameChunk {
+		sp := stages.Get().(*[]byte)
+		defer stages.Put(sp)
+		stage = (*sp)[:classSize(n)/frameGrowth]
 		if _, err := io.ReadFull(r, stage); err != nil {
 			return nil, nil, unexpectedEOF(err)
 		}
-		pooled = getFrame(n)
-		copy(*pooled, stage)
-		if _, err := io.ReadFull(r, (*pooled)[len(stage):]); err != nil {
-			putFrame(pooled)
-			return nil, nil, unexpectedEOF(err)
-		}
-		return *pooled, pooled, nil
 	}
-	stage := (*sp)[:frameChunk]
-	if _, err := io.ReadFull(r, stage); err != nil {
+	pooled = getFrame(n)
+	got := copy(*pooled, stage)
+	if _, err := io.ReadFull(r, (*pooled)[got:]); err != nil {
+		putFrame(pooled)
 		return nil, nil, unexpectedEOF(err)
 	}
-	buf := make([]byte, len(stage), frameGrowth*len(stage))
+	return *pooled, pooled, nil
+}
+
+// readOwnFrame reads an n-byte frame into a buffer of its own: one of
+// its size up to frameChunk; past that, after a 1/frameGrowth part came
+// into a reused stage buffer, one of its size up to frameGrowth ×
+// frameChunk, growing frameGrowth-fold at most past that. So a frame
+// costs one allocation of its size and a copy of an eighth of it, not a
+// 1 MiB buffer thrown away and copied over.
+func readOwnFrame(r io.Reader, n int) ([]byte, error) {
+	if n <= frameChunk {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, unexpectedEOF(err)
+		}
+		return buf, nil
+	}
+	sp := stages.Get().(*[]byte)
+	stage := (*sp)[:min(frameChunk, (n+frameGrowth-1)/frameGrowth)]
+	if _, err := io.ReadFull(r, stage); err != nil {
+		stages.Put(sp)
+		return nil, unexpectedEOF(err)
+	}
+	buf := make([]byte, len(stage), min(n, frameGrowth*len(stage)))
 	copy(buf, stage)
+	stages.Put(sp)
 	for len(buf) < n {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, min(n, frameGrowth*cap(buf))-len(buf))
@@ -142,10 +148,10 @@ func readFrame(r io.Reader, n int) (frame []byte, pooled *[]byte, err error) {
 		m, err := r.Read(buf[len(buf):min(cap(buf), n)])
 		buf = buf[:len(buf)+m]
 		if err != nil && len(buf) < n {
-			return nil, nil, unexpectedEOF(err)
+			return nil, unexpectedEOF(err)
 		}
 	}
-	return buf, nil, nil
+	return buf, nil
 }
 
 // unexpectedEOF is err, io.ErrUnexpectedEOF for io.EOF: a frame cut short.

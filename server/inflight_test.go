@@ -67,7 +67,9 @@ func TestReadFrameGrows(t *testing.T) {
 // pieces or at once. One under minPooledFrame gets a buffer of its exact
 // size; one up to maxPooledFrame a buffer of its class's size from the
 // pool, so that a producer's frames of a few MiB, put back once answered,
-// allocate nothing once the pool is warm; a larger one is its own.
+// allocate nothing once the pool is warm; a larger one is its own. In a
+// buffer of its own (readOwnFrame, between brokers) a frame up to 8 MiB
+// gets one of its exact size.
 func TestReadFrameSizes(t *testing.T) {
 	for _, n := range []int{0, 1, 777, minPooledFrame - 1, minPooledFrame, minPooledFrame + 1, frameChunk - 1, frameChunk, frameChunk + 1,
 		1_000_012 + 120, 1_048_576 + 3_000, 6 << 20, maxPooledFrame, maxPooledFrame + 1, 20 << 20} {
@@ -96,6 +98,10 @@ func TestReadFrameSizes(t *testing.T) {
 		}
 		if pooled != nil {
 			putFrame(pooled)
+		}
+		own, err := readOwnFrame(&slowReader{data}, n)
+		if err != nil || !bytes.Equal(own, data) || n <= frameGrowth*frameChunk && cap(own) != n {
+			t.Errorf("%d bytes in a buffer of their own: err %v, equal %v, buffer of %d, want its exact size", n, err, bytes.Equal(own, data), cap(own))
 		}
 	}
 	const n = 6 << 20

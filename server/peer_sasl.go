@@ -57,8 +57,7 @@ func readPeerFrame(r io.Reader) ([]byte, error) {
 	if size < 5 || size > maxPeerFrame {
 		return nil, fmt.Errorf("bad frame size %d", size)
 	}
-	frame, _, err := readFrame(r, int(size))
-	return frame, err
+	return readOwnFrame(r, int(size))
 }
 
 // authenticatePeer runs the accepting side of the exchange on nc and
