@@ -364,14 +364,7 @@ func (b *Broker) tickReplication() {
 func (b *Broker) replicateAll() {
 	leaders := map[int32]bool{}
 	for _, p := range b.partitions() {
-		f := p.follow
-		switch {
-		case f == nil || f.asking || b.now < f.retryAt || p.offline:
-		case !f.truncated:
-			if b.askEpochEnd(p, f); f.truncated {
-				leaders[f.leader] = true
-			}
-		default:
+		if f := p.follow; f != nil && b.now >= f.retryAt && b.readyToFetch(p) {
 			leaders[f.leader] = true
 		}
 	}

@@ -71,16 +71,22 @@ func (s *replicaSession) reset() { s.epoch, s.holds = 0, nil }
 // replicate moves p's replication on: until the leader has said where
 // p's epoch ends it asks that, then its leader's fetcher fetches it.
 func (b *Broker) replicate(p *Partition) {
+	if b.readyToFetch(p) {
+		b.fetchFrom(p.follow.leader)
+	}
+}
+
+// readyToFetch reports whether followed p may be fetched, once the leader
+// has said where its epoch ends: until then it asks (askEpochEnd).
+func (b *Broker) readyToFetch(p *Partition) bool {
 	f := p.follow
 	if f == nil || f.asking || p.offline {
-		return
+		return false
 	}
 	if !f.truncated {
-		if b.askEpochEnd(p, f); !f.truncated {
-			return
-		}
+		b.askEpochEnd(p, f)
 	}
-	b.fetchFrom(f.leader)
+	return f.truncated
 }
 
 // retireIdleFetchers drops the fetchers of leaders this broker follows
