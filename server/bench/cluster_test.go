@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 const clusterSize = 3
@@ -113,6 +114,9 @@ func startCluster(b *testing.B) *target {
 	}
 	for _, m := range c.members {
 		if err := waitRegistered(m.addr, clusterSize, time.Minute); err != nil {
+			for i, m := range c.members {
+				err = fmt.Errorf("%w\nbroker %d's log:\n%s", err, i+1, m.logTail())
+			}
 			c.stop()
 			b.Fatal(err)
 		}
@@ -121,6 +125,10 @@ func startCluster(b *testing.B) *target {
 }
 
 // waitRegistered polls one broker's Metadata until it lists n brokers.
+// Each poll is a MetadataRequest of its own, not kadm's BrokerMetadata:
+// that answers from the client's metadata cache, which a request naming
+// no topic never refreshes, so a client that first saw one broker kept
+// seeing one for as long as it lived.
 func waitRegistered(addr string, n int, limit time.Duration) error {
 	cl, err := kgo.NewClient(seeds(addr))
 	if err != nil {
@@ -130,13 +138,19 @@ func waitRegistered(addr string, n int, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
+		req := kmsg.NewPtrMetadataRequest()
+		req.Topics = []kmsg.MetadataRequestTopic{}
+		md, err := req.RequestWith(ctx, cl)
 		cancel()
-		if err == nil && len(md.Brokers) == n {
+		seen := 0
+		if err == nil {
+			seen = len(md.Brokers)
+		}
+		if seen == n {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: %d of %d brokers registered after %v (last error: %v)", addr, len(md.Brokers), n, limit, err)
+			return fmt.Errorf("%s: %d of %d brokers registered after %v (last error: %v)", addr, seen, n, limit, err)
 		}
 		time.Sleep(50 * time.Millisecond) // polling other processes' state; nothing to wait on
 	}

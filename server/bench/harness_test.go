@@ -160,6 +160,8 @@ type target struct {
 	// members are a cluster's brokers (addr then lists them all); pid is 0.
 	members []*target
 	stop    func() error
+	// logTail is the end of the broker's log (gregor only), for failures.
+	logTail func() string
 }
 
 // pids are the broker processes: the broker's own, if it has one, or
@@ -287,7 +289,7 @@ func launchGregor(tb testing.TB, spec gregorSpec) *target {
 		cmd.Process.Kill()
 		tb.Fatalf("gregor did not come up: %v\nlog:\n%s", err, logTail())
 	}
-	return &target{name: "gregor", addr: spec.kafkaAddr, http: spec.http, pid: cmd.Process.Pid, stop: stop}
+	return &target{name: "gregor", addr: spec.kafkaAddr, http: spec.http, pid: cmd.Process.Pid, stop: stop, logTail: logTail}
 }
 
 // startKfakeChild re-execs this test binary as a kfake broker process.
