@@ -345,8 +345,29 @@ func finishFrame(buf []byte) []byte {
 	return buf
 }
 
+// peerHeaderLen is a kmsgFrame's bytes before its body: the length, the
+// type, the sender, the request id, the controller flag, key and version.
+const peerHeaderLen = 4 + 1 + 4 + 8 + 1 + 2 + 2
+
 func kmsgFrame(typ byte, from int32, id uint64, ctl bool, key, ver int16, appendBody func([]byte) []byte) []byte {
-	buf := frameHeader(typ, from)
+	return kmsgFrameSized(typ, from, id, ctl, key, ver, 0, appendBody)
+}
+
+// kmsgFrameSized is kmsgFrame for a body of about sizeHint bytes: from
+// minPooledFrame up it is encoded into a pooled buffer of that class
+// (the peer link gives it back once written: recycle), not into
+// one that append doubles from 256 bytes up, each step a fresh buffer
+// and a copy of what it held.
+func kmsgFrameSized(typ byte, from int32, id uint64, ctl bool, key, ver int16, sizeHint int, appendBody func([]byte) []byte) []byte {
+	var buf []byte
+	if n := sizeHint + peerHeaderLen; n >= minPooledFrame && n <= maxPooledFrame {
+		buf = (*getFrame(n))[:9]
+		clear(buf)
+		buf[4] = typ
+		binary.BigEndian.PutUint32(buf[5:], uint32(from))
+	} else {
+		buf = frameHeader(typ, from)
+	}
 	buf = binary.BigEndian.AppendUint64(buf, id)
 	c := byte(0)
 	if ctl {
@@ -380,6 +401,9 @@ func newPeerLink(self, peer int32, addr string, sec *PeerSecurity, e *engine) *p
 	return l
 }
 
+// A frame handed to send belongs to the link from then on: nothing else
+// holds a slice of it, so once written (bufio.Writer keeps no slice of
+// what it wrote) a pooled one goes back to its pool.
 func (l *peerLink) send(frame []byte) {
 	select {
 	case l.q <- frame:
@@ -465,9 +489,12 @@ func (l *peerLink) run() {
 		}
 		_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
 		_, err := w.Write(frame)
+		recycle(frame)
 		// write what else is queued before flushing
 		for err == nil && len(l.q) > 0 {
-			_, err = w.Write(<-l.q)
+			frame = <-l.q
+			_, err = w.Write(frame)
+			recycle(frame)
 		}
 		if err == nil {
 			err = w.Flush()
@@ -696,6 +723,24 @@ func (e *engine) answerPeer(peer int32, id uint64, msg kmsg.Response) {
 		return
 	}
 	if l := d.links[peer]; l != nil {
-		l.send(kmsgFrame(frameResp, d.id, id, false, msg.Key(), msg.GetVersion(), msg.AppendTo))
+		l.send(kmsgFrameSized(frameResp, d.id, id, false, msg.Key(), msg.GetVersion(), answerSize(msg), msg.AppendTo))
 	}
+}
+
+// answerSize is about how many bytes msg encodes to, where that is
+// large: a follower's Fetch answer is its record batches and a few bytes
+// per partition. Anything else is 0 (small, or not worth sizing).
+func answerSize(msg kmsg.Response) int {
+	f, ok := msg.(*kmsg.FetchResponse)
+	if !ok {
+		return 0
+	}
+	n := 64
+	for _, t := range f.Topics {
+		n += 64 + len(t.Topic)
+		for _, p := range t.Partitions {
+			n += 128 + len(p.RecordBatches)
+		}
+	}
+	return n
 }

@@ -17,7 +17,8 @@ import (
 // Invariants:
 //   - A buffer in a pool is referenced by nobody: putFrame is called only
 //     on a frame whose request the broker answered, and the live trace
-//     copies what it keeps of a produce request (trace.go).
+//     copies what it keeps of a produce request (trace.go); or on a frame
+//     a peer link wrote, which it alone held (peerLink.send).
 //   - Every buffer's capacity is its class's size exactly, and a frame is
 //     a prefix of it.
 //   - Frames below minPooledFrame (every request but a producer's, in
@@ -53,4 +54,13 @@ func getFrame(n int) *[]byte {
 // putFrame gives a frame's buffer back to its class's pool.
 func putFrame(b *[]byte) {
 	framePools[classOf(cap(*b))].Put(b)
+}
+
+// recycle gives a written peer frame's buffer back to its pool when it
+// is one (kmsgFrameSized): a buffer of a class's size exactly. A frame
+// of another capacity is left to the collector.
+func recycle(frame []byte) {
+	if c := cap(frame); c >= minPooledFrame && c <= maxPooledFrame && c == classSize(c) {
+		putFrame(&frame)
+	}
 }

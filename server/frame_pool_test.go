@@ -93,3 +93,42 @@ func produceOf(topic string, acks int16, batch []byte) *kmsg.ProduceRequest {
 	p.Topics = append(p.Topics, pt)
 	return p
 }
+
+// A follower's Fetch answer is encoded into one pooled buffer sized from
+// its batches, byte for byte what the unsized encoding gives, and goes
+// back to the pool once the link wrote it: encoding many costs about one
+// buffer, not one (and append's doublings) each.
+func TestPooledPeerAnswers(t *testing.T) {
+	resp := kmsg.NewPtrFetchResponse()
+	resp.SetVersion(12)
+	rt := kmsg.NewFetchResponseTopic()
+	rt.Topic = "replicated"
+	for p := range 3 {
+		rp := kmsg.NewFetchResponseTopicPartition()
+		rp.Partition = int32(p)
+		rp.RecordBatches = bytes.Repeat([]byte{byte(p + 1)}, 100<<10)
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	resp.Topics = append(resp.Topics, rt)
+	encode := func() []byte {
+		return kmsgFrameSized(frameResp, 1, 7, false, resp.Key(), resp.GetVersion(), answerSize(resp), resp.AppendTo)
+	}
+	frame := encode()
+	if want := kmsgFrame(frameResp, 1, 7, false, resp.Key(), resp.GetVersion(), resp.AppendTo); !bytes.Equal(frame, want) {
+		t.Fatalf("sized frame differs from the unsized one (%d vs %d bytes)", len(frame), len(want))
+	}
+	if cap(frame) != classSize(len(frame)) {
+		t.Fatalf("frame of %d bytes has capacity %d, not its class's %d: answerSize underestimates", len(frame), cap(frame), classSize(len(frame)))
+	}
+	recycle(frame)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 20 {
+		recycle(encode())
+	}
+	runtime.ReadMemStats(&after)
+	allocated := int64(after.TotalAlloc - before.TotalAlloc)
+	if one := int64(classSize(len(frame))); allocated > 2*one {
+		t.Errorf("20 answers of %d bytes allocated %d bytes; a reused buffer is %d", len(frame), allocated, one)
+	}
+}
