@@ -334,10 +334,13 @@ func decodePeerFrame(buf []byte) (inbound, error) {
 }
 
 func frameHeader(typ byte, from int32) []byte {
-	buf := make([]byte, 9, 256)
-	buf[4] = typ
-	binary.BigEndian.PutUint32(buf[5:], uint32(from))
-	return buf
+	return appendFrameHeader(make([]byte, 0, 256), typ, from)
+}
+
+// appendFrameHeader starts a frame in dst: four bytes for its length
+// (finishFrame writes them), its type and its sender.
+func appendFrameHeader(dst []byte, typ byte, from int32) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, 0, 0, 0, 0, typ), uint32(from))
 }
 
 func finishFrame(buf []byte) []byte {
@@ -359,15 +362,11 @@ func kmsgFrame(typ byte, from int32, id uint64, ctl bool, key, ver int16, append
 // one that append doubles from 256 bytes up, each step a fresh buffer
 // and a copy of what it held.
 func kmsgFrameSized(typ byte, from int32, id uint64, ctl bool, key, ver int16, sizeHint int, appendBody func([]byte) []byte) []byte {
-	var buf []byte
+	buf := make([]byte, 0, 256)
 	if n := sizeHint + peerHeaderLen; n >= minPooledFrame && n <= maxPooledFrame {
-		buf = (*getFrame(n))[:9]
-		clear(buf)
-		buf[4] = typ
-		binary.BigEndian.PutUint32(buf[5:], uint32(from))
-	} else {
-		buf = frameHeader(typ, from)
+		buf = (*getFrame(n))[:0]
 	}
+	buf = appendFrameHeader(buf, typ, from)
 	buf = binary.BigEndian.AppendUint64(buf, id)
 	c := byte(0)
 	if ctl {

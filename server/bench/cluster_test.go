@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -51,7 +50,7 @@ func BenchmarkCluster(b *testing.B) {
 		if err := makeTopic(ctx, t.addr, topic, partitions, rf, nil); err != nil {
 			b.Fatalf("%s: %v", t.name, err)
 		}
-		if err := waitPartitions(ctx, t.addr, topic, partitions, time.Minute, func(p kadm.PartitionDetail) bool {
+		if err := waitPartitions(ctx, t.addr, topic, partitions, time.Minute, func(p kmsg.MetadataResponseTopicPartition) bool {
 			return p.Leader >= 0 && len(p.ISR) == int(rf)
 		}); err != nil {
 			b.Fatalf("%s: %v", t.name, err)
@@ -114,8 +113,8 @@ func startCluster(b *testing.B) *target {
 	}
 	for _, m := range c.members {
 		if err := waitRegistered(m.addr, clusterSize, time.Minute); err != nil {
-			for i, m := range c.members {
-				err = fmt.Errorf("%w\nbroker %d's log:\n%s", err, i+1, m.logTail())
+			for i, member := range c.members {
+				err = fmt.Errorf("%w\nbroker %d's log:\n%s", err, i+1, member.logTail())
 			}
 			c.stop()
 			b.Fatal(err)
@@ -125,10 +124,6 @@ func startCluster(b *testing.B) *target {
 }
 
 // waitRegistered polls one broker's Metadata until it lists n brokers.
-// Each poll is a MetadataRequest of its own, not kadm's BrokerMetadata:
-// that answers from the client's metadata cache, which a request naming
-// no topic never refreshes, so a client that first saw one broker kept
-// seeing one for as long as it lived.
 func waitRegistered(addr string, n int, limit time.Duration) error {
 	cl, err := kgo.NewClient(seeds(addr))
 	if err != nil {
@@ -138,9 +133,7 @@ func waitRegistered(addr string, n int, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		req := kmsg.NewPtrMetadataRequest()
-		req.Topics = []kmsg.MetadataRequestTopic{}
-		md, err := req.RequestWith(ctx, cl)
+		md, err := freshMetadata(ctx, cl)
 		cancel()
 		seen := 0
 		if err == nil {
@@ -154,4 +147,21 @@ func waitRegistered(addr string, n int, limit time.Duration) error {
 		}
 		time.Sleep(50 * time.Millisecond) // polling other processes' state; nothing to wait on
 	}
+}
+
+// freshMetadata asks for the brokers and the named topics (none: no
+// topic) with a MetadataRequest of its own. kadm's BrokerMetadata and
+// ListTopics answer from franz-go's metadata cache instead, which a
+// request naming no topic never refreshes and a named topic refreshes
+// only after MetadataMinAge (5 s): a wait polling through them saw a
+// cluster of one broker for a minute, and a topic's leaders late.
+func freshMetadata(ctx context.Context, cl *kgo.Client, topics ...string) (*kmsg.MetadataResponse, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	return req.RequestWith(ctx, cl)
 }

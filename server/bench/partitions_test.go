@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 const envPartitions = "GREGOR_BENCH_PARTITIONS"
@@ -192,26 +192,30 @@ var roundRobin = kgo.RecordPartitioner(kgo.RoundRobinPartitioner())
 // waitLeaders polls Metadata until topic has n partitions, each with a
 // leader.
 func waitLeaders(ctx context.Context, addr, topic string, n int32, limit time.Duration) error {
-	return waitPartitions(ctx, addr, topic, n, limit, func(p kadm.PartitionDetail) bool { return p.Leader >= 0 })
+	return waitPartitions(ctx, addr, topic, n, limit, func(p kmsg.MetadataResponseTopicPartition) bool { return p.Leader >= 0 })
 }
 
 // waitPartitions polls Metadata until topic has n partitions that ok
 // accepts.
-func waitPartitions(ctx context.Context, addr, topic string, n int32, limit time.Duration, ok func(kadm.PartitionDetail) bool) error {
+func waitPartitions(ctx context.Context, addr, topic string, n int32, limit time.Duration, ok func(kmsg.MetadataResponseTopicPartition) bool) error {
 	cl, err := kgo.NewClient(seeds(addr))
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	adm := kadm.NewClient(cl)
 	deadline := time.Now().Add(limit)
 	for {
-		tds, err := adm.ListTopics(ctx, topic)
+		md, err := freshMetadata(ctx, cl, topic)
 		good := int32(0)
 		if err == nil {
-			for _, p := range tds[topic].Partitions {
-				if p.Err == nil && ok(p) {
-					good++
+			for _, t := range md.Topics {
+				if t.Topic == nil || *t.Topic != topic || t.ErrorCode != 0 {
+					continue
+				}
+				for _, p := range t.Partitions {
+					if p.ErrorCode == 0 && ok(p) {
+						good++
+					}
 				}
 			}
 			if good == n {
