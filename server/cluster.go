@@ -267,7 +267,7 @@ func (d *clusterDriver) close() {
 // principal, into engine events.
 func readPeerFrames(r io.Reader, e *engine, principal string, expires time.Time) error {
 	for {
-		buf, err := readPeerFrame(r)
+		buf, pooled, err := readPeerFrame(r)
 		if err != nil {
 			return err
 		}
@@ -279,6 +279,9 @@ func readPeerFrames(r io.Reader, e *engine, principal string, expires time.Time)
 			return err
 		}
 		in.principal = principal
+		if _, ok := in.resp.(*kmsg.FetchResponse); ok {
+			in.frame = pooled // a follower's fetch answer: given back once received
+		}
 		select {
 		case e.in <- in:
 		case <-e.stopping:
@@ -689,6 +692,11 @@ func (e *engine) handleCluster(in inbound) {
 	case evPeerResponse:
 		delete(d.outstanding, in.id)
 		e.b.Receive(now, in.id, in.resp)
+		if in.frame != nil {
+			// A fetch answer: the broker appended its batches to the log,
+			// which copies them (store.File.Append), and keeps nothing of it.
+			putFrame(in.frame)
+		}
 	case evRaftTick:
 		failed := d.failed
 		d.failed = nil

@@ -34,6 +34,9 @@ type inbound struct {
 	ctl       bool
 	msg       kmsg.Request
 	resp      kmsg.Response
+	// frame is resp's pooled buffer when resp is a FetchResponse (its
+	// record batches are slices of it), put back once it is received.
+	frame *[]byte
 
 	call func() // evCall: run on the engine (engine.call)
 }

@@ -17,8 +17,10 @@ import (
 // Invariants:
 //   - A buffer in a pool is referenced by nobody: putFrame is called only
 //     on a frame whose request the broker answered, and the live trace
-//     copies what it keeps of a produce request (trace.go); or on a frame
-//     a peer link wrote, which it alone held (peerLink.send).
+//     copies what it keeps of a produce request (trace.go); on a frame
+//     a peer link wrote, which it alone held (peerLink.send); or on a
+//     leader's Fetch answer to this node's follower once the broker
+//     received it, having appended its batches (a copy, store.File).
 //   - Every buffer's capacity is its class's size exactly, and a frame is
 //     a prefix of it.
 //   - Frames below minPooledFrame (every request but a producer's, in

@@ -47,17 +47,20 @@ const peerAuthTimeout = 5 * time.Second
 const clusterResource = "kafka-cluster"
 
 // readPeerFrame reads one length-prefixed frame between nodes (its buffer
-// grows as the bytes arrive, inflight.go).
-func readPeerFrame(r io.Reader) ([]byte, error) {
+// grows as the bytes arrive, inflight.go). A frame from minPooledFrame to
+// maxPooledFrame is read into a pooled buffer, which pooled returns
+// (readFrame): the caller gives it back with putFrame once nothing
+// references the frame, or drops it.
+func readPeerFrame(r io.Reader) (frame []byte, pooled *[]byte, err error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	size := int32(binary.BigEndian.Uint32(hdr[:]))
 	if size < 5 || size > maxPeerFrame {
-		return nil, fmt.Errorf("bad frame size %d", size)
+		return nil, nil, fmt.Errorf("bad frame size %d", size)
 	}
-	return readOwnFrame(r, int(size))
+	return readFrame(r, int(size))
 }
 
 // authenticatePeer runs the accepting side of the exchange on nc and
@@ -69,7 +72,7 @@ func (d *clusterDriver) authenticatePeer(nc net.Conn, r io.Reader, e *engine) (f
 		creds: func(user string, mech int8) *cluster.ScramCredential { return d.peerCredential(e, user, mech) }}
 	from = -1
 	for s.user == "" {
-		buf, err := readPeerFrame(r)
+		buf, _, err := readPeerFrame(r)
 		if err != nil {
 			return from, "", fmt.Errorf("before SASL authentication: %w", err)
 		}
@@ -239,7 +242,7 @@ func (l *peerLink) roundTrip(nc net.Conn, r io.Reader, req kmsg.Request) (kmsg.R
 	if _, err := nc.Write(kmsgFrame(frameSASL, l.self, 0, false, req.Key(), req.GetVersion(), req.AppendTo)); err != nil {
 		return nil, err
 	}
-	buf, err := readPeerFrame(r)
+	buf, _, err := readPeerFrame(r)
 	if err != nil {
 		return nil, err
 	}

@@ -481,8 +481,11 @@ func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicParti
 			return false, fmt.Errorf("batch at %d does not continue the log at %d", bt.BaseOffset(), leo)
 		}
 		// The leader's log may be compacted: gaps before a batch, and
-		// batches with fewer records than offsets.
-		batch := append(record.Batch(nil), bt...)
+		// batches with fewer records than offsets. The batch is a slice
+		// of the answer, which the log copies (store.File.Append) and
+		// nothing keeps: the native driver reuses the answer's buffer
+		// once Receive returns (server/frame_pool.go).
+		batch := bt
 		if err := record.ValidateStored(batch); err != nil {
 			return false, err
 		}

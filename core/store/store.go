@@ -38,7 +38,9 @@ type Storage interface {
 // File is an append-only file with random reads.
 type File interface {
 	io.ReaderAt
-	// Append writes p at the end of the file.
+	// Append writes p at the end of the file. It keeps no reference to
+	// p: callers reuse their buffers once it returns (a produce frame, a
+	// follower's fetch answer).
 	Append(p []byte) error
 	// Size is the file's current length, including unsynced bytes.
 	Size() int64
