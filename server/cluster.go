@@ -369,16 +369,21 @@ func kmsgFrameSized(typ byte, from int32, id uint64, ctl bool, key, ver int16, s
 	if n := sizeHint + peerHeaderLen; n >= minPooledFrame && n <= maxPooledFrame {
 		buf = (*getFrame(n))[:0]
 	}
-	buf = appendFrameHeader(buf, typ, from)
-	buf = binary.BigEndian.AppendUint64(buf, id)
+	return finishFrame(appendBody(appendKmsgHeader(buf, typ, from, id, ctl, key, ver)))
+}
+
+// appendKmsgHeader starts a type 2 or 3 frame in dst: its peerHeaderLen
+// bytes before the kmsg body.
+func appendKmsgHeader(dst []byte, typ byte, from int32, id uint64, ctl bool, key, ver int16) []byte {
+	dst = appendFrameHeader(dst, typ, from)
+	dst = binary.BigEndian.AppendUint64(dst, id)
 	c := byte(0)
 	if ctl {
 		c = 1
 	}
-	buf = append(buf, c)
-	buf = binary.BigEndian.AppendUint16(buf, uint16(key))
-	buf = binary.BigEndian.AppendUint16(buf, uint16(ver))
-	return finishFrame(appendBody(buf))
+	dst = append(dst, c)
+	dst = binary.BigEndian.AppendUint16(dst, uint16(key))
+	return binary.BigEndian.AppendUint16(dst, uint16(ver))
 }
 
 // peerLink is this node's outbound connection to one peer. Frames are
@@ -686,7 +691,7 @@ func (e *engine) handleCluster(in inbound) {
 			e.submitCtl(in.peer, in.id, in.msg, in.principal)
 			return
 		}
-		e.b.Handle(now, broker.Request{Conn: peerConnBase + uint64(in.peer), Msg: in.msg,
+		e.b.Handle(now, broker.Request{Conn: peerConnBase + uint64(in.peer), Msg: in.msg, ZeroCopy: true, // peer_fetch.go
 			Header: wire.Header{Key: in.msg.Key(), Version: in.msg.GetVersion(), CorrelationID: int32(uint32(in.id)),
 				ClientID: fmt.Sprintf("broker-%d", in.peer)}})
 	case evPeerResponse:
@@ -716,6 +721,10 @@ func (e *engine) handleCluster(in inbound) {
 
 // deliverPeer sends the broker's answer to another broker's request.
 func (e *engine) deliverPeer(r broker.Response) {
+	if len(r.Ranged) > 0 {
+		e.answerPeerFetch(int32(r.Conn-peerConnBase), uint64(uint32(r.CorrelationID)), r.Msg.(*kmsg.FetchResponse), r.Ranged)
+		return
+	}
 	e.answerPeer(int32(r.Conn-peerConnBase), uint64(uint32(r.CorrelationID)), r.Msg)
 }
 

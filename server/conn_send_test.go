@@ -116,15 +116,7 @@ func TestZeroCopyFetchSendsTheSegment(t *testing.T) {
 // (its segment truncated in place) is not sent: the connection closes
 // with the frame incomplete, and the error is not a socket's.
 func TestShortRangeClosesTheConnection(t *testing.T) {
-	fs, err := filestore.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := fs.Create("seg.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	fs, f := tempSegment(t)
 	if err := f.Append(make([]byte, 4096)); err != nil {
 		t.Fatal(err)
 	}
@@ -175,4 +167,20 @@ func TestShortRangeClosesTheConnection(t *testing.T) {
 	if fs.Pinned() != 0 {
 		t.Fatalf("%d ranges pinned", fs.Pinned())
 	}
+}
+
+// tempSegment is a new file of a new file store, closed when the test
+// ends.
+func tempSegment(t *testing.T) (*filestore.FS, store.File) {
+	t.Helper()
+	fs, err := filestore.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := fs.Create("seg.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return fs, f
 }

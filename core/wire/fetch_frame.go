@@ -44,19 +44,32 @@ type Ranged struct {
 // the caller then encodes it with AppendResponse. Those responses are
 // small errors.
 func AppendFetchFrame(dst []byte, inserts []Insert, correlationID int32, r *kmsg.FetchResponse, ranged []Ranged) ([]byte, []Insert, bool) {
+	start := len(dst)
+	b := append(dst, 0, 0, 0, 0)
+	b = binary.BigEndian.AppendUint32(b, uint32(correlationID))
+	if r.Version >= 12 {
+		b = append(b, 0) // the flexible response header's tagged fields
+	}
+	b, ins, total, ok := AppendFetchBody(b, inserts, r, ranged)
+	if !ok {
+		return dst[:start], inserts, false
+	}
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start+total-4))
+	return b, ins, true
+}
+
+// AppendFetchBody is AppendFetchFrame without the frame's size and
+// response header: kmsg's AppendTo of the response, its record batches
+// returned as inserts, total bytes of them. Between brokers a Fetch
+// answer travels in a frame of their own (server/cluster.go).
+func AppendFetchBody(dst []byte, inserts []Insert, r *kmsg.FetchResponse, ranged []Ranged) (_ []byte, _ []Insert, total int, ok bool) {
 	if !plainFetch(r) {
-		return dst, inserts, false
+		return dst, inserts, 0, false
 	}
 	from := len(inserts)
 	v, flex := r.Version, r.Version >= 12
 	start, b := len(dst), dst
-	total := 0
 
-	b = append(b, 0, 0, 0, 0)
-	b = binary.BigEndian.AppendUint32(b, uint32(correlationID))
-	if flex {
-		b = append(b, 0)
-	}
 	b = binary.BigEndian.AppendUint32(b, uint32(r.ThrottleMillis))
 	if v >= 7 {
 		b = binary.BigEndian.AppendUint16(b, uint16(r.ErrorCode))
@@ -98,7 +111,7 @@ func AppendFetchFrame(dst []byte, inserts []Insert, correlationID int32, r *kmsg
 			switch {
 			case len(ranged) > 0 && ranged[0].Topic == i && ranged[0].Partition == j:
 				if len(p.RecordBatches) > 0 {
-					return dst[:start], inserts[:from], false
+					return dst[:start], inserts[:from], 0, false
 				}
 				n := ranged[0].Span.Len()
 				b = appendArrayLen(b, n, flex)
@@ -126,10 +139,9 @@ func AppendFetchFrame(dst []byte, inserts []Insert, correlationID int32, r *kmsg
 		b = append(b, 0)
 	}
 	if len(ranged) > 0 {
-		return dst[:start], inserts[:from], false
+		return dst[:start], inserts[:from], 0, false
 	}
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start+total-4))
-	return b, inserts, true
+	return b, inserts, total, true
 }
 
 // Send writes buf with its inserts, in order: each run of buf and byte

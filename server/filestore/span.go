@@ -75,16 +75,29 @@ func (r *Range) Release() {
 // cannot take it by sendfile (the live trace's copy, an answer encoded
 // by kmsg).
 func (r *Range) ReadAll() ([]byte, error) {
+	b := make([]byte, r.n)
+	if err := r.ReadInto(b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// ReadInto reads the whole range into p, which is Len bytes long, with
+// pread(2): a leader's answer to a follower's fetch is read straight into
+// the frame it travels in (server/peer_fetch.go).
+func (r *Range) ReadInto(p []byte) error {
+	if len(p) != r.n {
+		return fmt.Errorf("filestore: read of a range of %d into %d bytes", r.n, len(p))
+	}
 	r.f.mu.RLock()
 	defer r.f.mu.RUnlock()
 	if r.cut {
-		return nil, ErrShort
+		return ErrShort
 	}
-	b := make([]byte, r.n)
-	if _, err := r.f.f.ReadAt(b, r.off); err != nil {
-		return nil, mapErr(err)
+	if _, err := r.f.f.ReadAt(p, r.off); err != nil {
+		return mapErr(err)
 	}
-	return b, nil
+	return nil
 }
 
 // cutPins marks the ranges that reach past n as cut; f.mu is held.
