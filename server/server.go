@@ -139,12 +139,14 @@ func Start(cfg Config) (*Server, error) {
 	for _, f := range armed {
 		cfg.Logf("TEST ONLY: storage fault armed from %s: %s", filestore.FaultsEnv, f)
 	}
+	// The web listener first: once the Kafka port accepts connections
+	// (what a supervisor or a test waits for), the web UI does too.
+	if s.webLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+		return fail(fmt.Errorf("http listener: %w", err))
+	}
 	endpoints, err := s.listen()
 	if err != nil {
 		return fail(err)
-	}
-	if s.webLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
-		return fail(fmt.Errorf("http listener: %w", err))
 	}
 	s.e = newEngine(cfg.Logf)
 	if !cfg.NoMetrics {
