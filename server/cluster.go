@@ -397,13 +397,13 @@ type peerLink struct {
 	// refusedBy is the peer's last refusal of this node's SASL
 	// authentication, logged once.
 	refusedBy string
-	q         chan []byte
+	q         chan outFrame
 	done      chan struct{}
 	once      sync.Once
 }
 
 func newPeerLink(self, peer int32, addr string, sec *PeerSecurity, e *engine) *peerLink {
-	l := &peerLink{self: self, peer: peer, addr: addr, sec: sec, e: e, q: make(chan []byte, 4096), done: make(chan struct{})}
+	l := &peerLink{self: self, peer: peer, addr: addr, sec: sec, e: e, q: make(chan outFrame, 4096), done: make(chan struct{})}
 	go l.run()
 	return l
 }
@@ -411,15 +411,32 @@ func newPeerLink(self, peer int32, addr string, sec *PeerSecurity, e *engine) *p
 // A frame handed to send belongs to the link from then on: nothing else
 // holds a slice of it, so once written (bufio.Writer keeps no slice of
 // what it wrote) a pooled one goes back to its pool.
-func (l *peerLink) send(frame []byte) {
+func (l *peerLink) send(frame []byte) { l.sendOut(outFrame{buf: frame}) }
+
+// sendOut queues f, whose buffer and ranges are the link's from then on
+// (outFrame.done gives them back once written or dropped).
+func (l *peerLink) sendOut(f outFrame) {
 	select {
-	case l.q <- frame:
+	case l.q <- f:
 	default: // backlog full: drop
+		f.done()
 		l.unreachable()
 	}
 }
 
 func (l *peerLink) close() { l.once.Do(func() { close(l.done) }) }
+
+// drain gives back the frames still queued when the link ends.
+func (l *peerLink) drain() {
+	for {
+		select {
+		case f := <-l.q:
+			f.done()
+		default:
+			return
+		}
+	}
+}
 
 func (l *peerLink) unreachable() {
 	select {
@@ -434,13 +451,15 @@ func (l *peerLink) run() {
 	var gone chan struct{}   // closed when the peer has ended nc
 	var retire chan struct{} // closed when this side ends nc (renewal)
 	var retryAt, renewAt time.Time
+	var pieces [][]byte // reused by writeOut
 	defer func() {
 		if nc != nil {
 			nc.Close()
 		}
+		l.drain()
 	}()
 	for {
-		var frame []byte
+		var frame outFrame
 		select {
 		case <-l.done:
 			return
@@ -462,15 +481,17 @@ func (l *peerLink) run() {
 		}
 		if nc == nil {
 			// After a failed dial frames are dropped for a while, but not
-			// an answer (frame[4] is the type): the peer asked just now,
+			// an answer (buf[4] is the type): the peer asked just now,
 			// so it is back, and would otherwise wait
 			// replica.socket.timeout.ms for it.
-			if time.Now().Before(retryAt) && frame[4] != frameResp {
+			if time.Now().Before(retryAt) && frame.buf[4] != frameResp {
+				frame.done()
 				l.unreachable() // dropped
 				continue
 			}
 			c, lifetime, err := l.dial()
 			if err != nil {
+				frame.done()
 				retryAt = time.Now().Add(200 * time.Millisecond)
 				l.unreachable()
 				continue
@@ -495,13 +516,10 @@ func (l *peerLink) run() {
 			}(gone, retire)
 		}
 		_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
-		_, err := w.Write(frame)
-		recycle(frame)
+		err := writeOut(nc, w, frame, &pieces, l.e.metrics)
 		// write what else is queued before flushing
 		for err == nil && len(l.q) > 0 {
-			frame = <-l.q
-			_, err = w.Write(frame)
-			recycle(frame)
+			err = writeOut(nc, w, <-l.q, &pieces, l.e.metrics)
 		}
 		if err == nil {
 			err = w.Flush()

@@ -43,23 +43,31 @@ func (c *conn) zeroCopy() bool {
 	return filestore.CanSendfile && tcp && !c.tls
 }
 
-// sendSpan writes a pinned range to the socket with sendfile, waiting
-// for the socket to drain when it is full; it counts the bytes sent in
-// gregor_fetch_sendfile_bytes_total.
+// sendSpan writes a pinned range to the socket with sendfile (sendRange)
+// and counts the bytes sent in gregor_fetch_sendfile_bytes_total.
 func (c *conn) sendSpan(s wire.Span) error {
+	sent, err := sendRange(c.nc, s)
+	c.e.metrics.sentFile(sent)
+	return err
+}
+
+// sendRange writes a pinned range to nc, a TCP socket, with sendfile,
+// waiting for the socket to drain when it is full; sent is how many of
+// its bytes went out. A range cut since it was pinned is an ErrShort
+// error, and the socket's own errors wrap errSocket.
+func sendRange(nc net.Conn, s wire.Span) (sent int, _ error) {
 	r, ok := s.(*filestore.Range)
 	if !ok {
-		return fmt.Errorf("a fetch answer's span is a %T, not a file range", s)
+		return 0, fmt.Errorf("a fetch answer's span is a %T, not a file range", s)
 	}
-	sc, ok := c.nc.(syscall.Conn)
+	sc, ok := nc.(syscall.Conn)
 	if !ok {
-		return fmt.Errorf("sendfile on a %T", c.nc)
+		return 0, fmt.Errorf("sendfile on a %T", nc)
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	sent := 0
 	var serr error
 	err = rc.Write(func(fd uintptr) bool {
 		for sent < r.Len() && serr == nil {
@@ -75,16 +83,15 @@ func (c *conn) sendSpan(s wire.Span) error {
 		}
 		return true
 	})
-	c.e.metrics.sentFile(sent)
 	switch {
 	case errors.Is(serr, filestore.ErrShort):
-		return fmt.Errorf("a fetch answer came up short after %d of %d bytes: %w", sent, r.Len(), serr)
+		return sent, fmt.Errorf("a fetch answer came up short after %d of %d bytes: %w", sent, r.Len(), serr)
 	case serr != nil:
-		return fmt.Errorf("%w: sendfile: %w", errSocket, serr)
+		return sent, fmt.Errorf("%w: sendfile: %w", errSocket, serr)
 	case err != nil:
-		return fmt.Errorf("%w: %w", errSocket, err)
+		return sent, fmt.Errorf("%w: %w", errSocket, err)
 	}
-	return nil
+	return sent, nil
 }
 
 // materialize reads the pinned ranges of a Fetch answer into its

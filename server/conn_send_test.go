@@ -127,20 +127,7 @@ func TestShortRangeClosesTheConnection(t *testing.T) {
 	if err := f.Truncate(100); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, server := tcpPair(t)
 	c := newConn(1, server, newEngine(t.Logf), 1<<20, t.Logf)
 	resp := kmsg.NewPtrFetchResponse()
 	resp.Version = 12
@@ -183,4 +170,24 @@ func tempSegment(t *testing.T) (*filestore.FS, store.File) {
 	}
 	t.Cleanup(func() { f.Close() })
 	return fs, f
+}
+
+// tcpPair is the two ends of a loopback TCP connection, closed when the
+// test ends.
+func tcpPair(t *testing.T) (client, server net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if client, err = net.Dial("tcp", ln.Addr().String()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	if server, err = ln.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	return client, server
 }

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"bufio"
+	"encoding/binary"
 	"fmt"
+	"io"
+	"net"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -13,19 +17,38 @@ import (
 // A leader's answer to a follower's Fetch (issue 23). The engine marks
 // every peer's request ZeroCopy, so the broker answers a replica fetch
 // with the batches pinned in their segment files (broker.Response.Ranged)
-// rather than copied out of them; the answer's frame is then laid out
-// around them (wire.AppendFetchBody) and each range is read with pread(2)
-// straight into its place in one pooled buffer, which the peer link gives
-// back once written. So a replicated byte is copied once on its way from
-// the leader's page cache to the follower's socket, where it was read
-// into a fresh buffer and copied again by kmsg's encoding.
+// rather than copied out of them. The answer's frame is laid out around
+// them (wire.AppendFetchBody) and handed to the peer link with its
+// ranges, which the link sends with sendfile(2) between the frame's other
+// bytes on a plaintext TCP connection: a replicated byte goes from the
+// leader's page cache to the follower's socket without passing through
+// the leader's user space. On a TLS link each range is read into a pooled
+// buffer and written through the TLS stream.
 //
 // Invariants:
-//   - Every range is released once its bytes are in the frame, or the
-//     answer is given up.
+//   - Every range is released exactly once: by the link once the frame
+//     is written or dropped (outFrame.done), or by answerPeerFetch when
+//     there is no link or kmsg encodes the answer.
 //   - A range that comes up short (its segment was cut since it was
-//     pinned: filestore.ErrShort) drops the answer: the follower asks
-//     again after its fetch timeout, and never reads a malformed frame.
+//     pinned: filestore.ErrShort) fails the write, and the link closes
+//     its connection: the follower sees a frame that never completes,
+//     never a malformed one, and asks again on the new connection.
+
+// outFrame is a frame a peer link sends: buf, and for a leader's Fetch
+// answer the ranges pinned for it, which go out between buf's bytes
+// (inserts, as wire.Send lays them out).
+type outFrame struct {
+	buf     []byte
+	inserts []wire.Insert
+	ranged  []wire.Ranged
+}
+
+// done gives back what f holds once it is written or dropped: a pooled
+// buffer (recycle) and the pinned ranges.
+func (f outFrame) done() {
+	recycle(f.buf)
+	broker.Release(f.ranged)
+}
 
 // answerPeerFetch sends peer the Fetch answer f to its request id, whose
 // ranged partitions are pinned in their segments.
@@ -36,60 +59,83 @@ func (e *engine) answerPeerFetch(peer int32, id uint64, f *kmsg.FetchResponse, r
 		broker.Release(ranged)
 		return
 	}
-	frame, ok, err := peerFetchFrame(d.id, id, f, ranged)
-	if !ok {
-		// What the laid-out frame does not carry (a diverging epoch's
-		// tagged fields): kmsg encodes it, the ranges read (and
-		// released) first.
-		if err := materialize(f, ranged); err != nil {
-			e.logf("answering node %d's fetch: %v (dropped: it asks again)", peer, err)
-			return
-		}
-		e.answerPeer(peer, id, f)
+	if out, ok := peerFetchFrame(d.id, id, f, ranged); ok {
+		l.sendOut(out)
 		return
 	}
-	broker.Release(ranged)
-	if err != nil {
+	// What the laid-out frame does not carry (a diverging epoch's tagged
+	// fields): kmsg encodes it, the ranges read (and released) first.
+	if err := materialize(f, ranged); err != nil {
 		e.logf("answering node %d's fetch: %v (dropped: it asks again)", peer, err)
 		return
 	}
-	l.send(frame)
+	e.answerPeer(peer, id, f)
 }
 
-// peerFetchFrame is the type 3 frame answering request id with f, every
-// ranged partition's batches read into it; ok is false when f is not one
-// wire.AppendFetchBody lays out. The frame is a pooled buffer from
-// minPooledFrame up (recycle gives it back).
-func peerFetchFrame(from int32, id uint64, f *kmsg.FetchResponse, ranged []wire.Ranged) (frame []byte, ok bool, err error) {
-	body, inserts, total, ok := wire.AppendFetchBody(make([]byte, 0, 256), nil, f, ranged)
+// peerFetchFrame is the type 3 frame answering request id with f, its
+// ranged partitions' batches left in their files; ok is false when f is
+// not one wire.AppendFetchBody lays out.
+func peerFetchFrame(from int32, id uint64, f *kmsg.FetchResponse, ranged []wire.Ranged) (outFrame, bool) {
+	buf := appendKmsgHeader(make([]byte, 0, 256), frameResp, from, id, false, f.Key(), f.GetVersion())
+	buf, inserts, total, ok := wire.AppendFetchBody(buf, nil, f, ranged)
 	if !ok {
-		return nil, false, nil
+		return outFrame{}, false
 	}
-	n := peerHeaderLen + len(body) + total
-	if n >= minPooledFrame && n <= maxPooledFrame {
-		frame = (*getFrame(n))[:0]
-	} else {
-		frame = make([]byte, 0, n)
+	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4+total))
+	return outFrame{buf: buf, inserts: inserts, ranged: ranged}, true
+}
+
+// writeOut writes f to nc through w, nc's buffered writer: each range by
+// sendfile on a TCP socket (w flushed before it), read into w otherwise;
+// then f is done. pieces is reused for the runs between ranges.
+func writeOut(nc net.Conn, w *bufio.Writer, f outFrame, pieces *[][]byte, m *metrics) error {
+	defer f.done()
+	if len(f.inserts) == 0 {
+		_, err := w.Write(f.buf)
+		return err
 	}
-	frame = appendKmsgHeader(frame, frameResp, from, id, false, f.Key(), f.GetVersion())
-	at := 0
-	for _, in := range inserts {
-		frame, at = append(frame, body[at:in.At]...), in.At
-		if in.Span == nil {
-			frame = append(frame, in.Bytes...)
-			continue
+	_, tcp := nc.(*net.TCPConn)
+	return wire.Send(f.buf, f.inserts, *pieces, func(ps [][]byte) error {
+		*pieces = ps
+		for _, p := range ps {
+			if _, err := w.Write(p); err != nil {
+				return err
+			}
 		}
-		r, isFile := in.Span.(*filestore.Range)
-		if !isFile {
-			recycle(frame)
-			return nil, true, fmt.Errorf("a fetch answer's span is a %T, not a file range", in.Span)
+		return nil
+	}, func(s wire.Span) error {
+		if !tcp || !filestore.CanSendfile {
+			return copyRange(w, s)
 		}
-		k := len(frame)
-		frame = frame[:k+r.Len()]
-		if err := r.ReadInto(frame[k:]); err != nil {
-			recycle(frame)
-			return nil, true, err
+		if err := w.Flush(); err != nil {
+			return err
 		}
+		sent, err := sendRange(nc, s)
+		m.sentFile(sent)
+		return err
+	})
+}
+
+// copyRange reads a pinned range into a pooled buffer and writes it to w.
+func copyRange(w io.Writer, s wire.Span) error {
+	r, ok := s.(*filestore.Range)
+	if !ok {
+		return fmt.Errorf("a fetch answer's span is a %T, not a file range", s)
 	}
-	return finishFrame(append(frame, body[at:]...)), true, nil
+	var b []byte
+	switch {
+	case r.Len() == 0:
+		return nil
+	case r.Len() <= maxPooledFrame:
+		p := getFrame(r.Len())
+		defer putFrame(p)
+		b = *p
+	default:
+		b = make([]byte, r.Len())
+	}
+	if err := r.ReadInto(b); err != nil {
+		return err
+	}
+	_, err := w.Write(b)
+	return err
 }
