@@ -62,12 +62,21 @@ func workerBase(t *testing.T) string {
 		workerOnce.base, workerOnce.err = startWorker(wrangler, workerOnce.log)
 	})
 	if workerOnce.err != nil {
-		logMu.Lock()
-		said := tail(workerOnce.log.String(), 40)
-		logMu.Unlock()
-		t.Fatalf("the Worker: %v\nwrangler said:\n%s", workerOnce.err, said)
+		t.Fatalf("the Worker: %v\nwrangler said:\n%s", workerOnce.err, workerSaid())
 	}
+	t.Cleanup(func() {
+		if t.Failed() { // what the Worker said, for a failure in front of it
+			t.Logf("wrangler said, last:\n%s", workerSaid())
+		}
+	})
 	return workerOnce.base
+}
+
+// workerSaid is the end of wrangler's output.
+func workerSaid() string {
+	logMu.Lock()
+	defer logMu.Unlock()
+	return tail(workerOnce.log.String(), 40)
 }
 
 // missing skips t for want of what, loudly, or fails it in CI.
