@@ -351,29 +351,12 @@ func finishFrame(buf []byte) []byte {
 	return buf
 }
 
-// peerHeaderLen is a kmsgFrame's bytes before its body: the length, the
-// type, the sender, the request id, the controller flag, key and version.
-const peerHeaderLen = 4 + 1 + 4 + 8 + 1 + 2 + 2
-
 func kmsgFrame(typ byte, from int32, id uint64, ctl bool, key, ver int16, appendBody func([]byte) []byte) []byte {
-	return kmsgFrameSized(typ, from, id, ctl, key, ver, 0, appendBody)
+	return finishFrame(appendBody(appendKmsgHeader(make([]byte, 0, 256), typ, from, id, ctl, key, ver)))
 }
 
-// kmsgFrameSized is kmsgFrame for a body of about sizeHint bytes: from
-// minPooledFrame up it is encoded into a pooled buffer of that class
-// (the peer link gives it back once written: recycle), not into
-// one that append doubles from 256 bytes up, each step a fresh buffer
-// and a copy of what it held.
-func kmsgFrameSized(typ byte, from int32, id uint64, ctl bool, key, ver int16, sizeHint int, appendBody func([]byte) []byte) []byte {
-	buf := make([]byte, 0, 256)
-	if n := sizeHint + peerHeaderLen; n >= minPooledFrame && n <= maxPooledFrame {
-		buf = (*getFrame(n))[:0]
-	}
-	return finishFrame(appendBody(appendKmsgHeader(buf, typ, from, id, ctl, key, ver)))
-}
-
-// appendKmsgHeader starts a type 2 or 3 frame in dst: its peerHeaderLen
-// bytes before the kmsg body.
+// appendKmsgHeader starts a type 2 or 3 frame in dst: its bytes before
+// the kmsg body.
 func appendKmsgHeader(dst []byte, typ byte, from int32, id uint64, ctl bool, key, ver int16) []byte {
 	dst = appendFrameHeader(dst, typ, from)
 	dst = binary.BigEndian.AppendUint64(dst, id)
@@ -408,9 +391,7 @@ func newPeerLink(self, peer int32, addr string, sec *PeerSecurity, e *engine) *p
 	return l
 }
 
-// A frame handed to send belongs to the link from then on: nothing else
-// holds a slice of it, so once written (bufio.Writer keeps no slice of
-// what it wrote) a pooled one goes back to its pool.
+// send queues frame, which belongs to the link from then on.
 func (l *peerLink) send(frame []byte) { l.sendOut(outFrame{buf: frame}) }
 
 // sendOut queues f, whose buffer and ranges are the link's from then on
@@ -757,24 +738,6 @@ func (e *engine) answerPeer(peer int32, id uint64, msg kmsg.Response) {
 		return
 	}
 	if l := d.links[peer]; l != nil {
-		l.send(kmsgFrameSized(frameResp, d.id, id, false, msg.Key(), msg.GetVersion(), answerSize(msg), msg.AppendTo))
+		l.send(kmsgFrame(frameResp, d.id, id, false, msg.Key(), msg.GetVersion(), msg.AppendTo))
 	}
-}
-
-// answerSize is about how many bytes msg encodes to, where that is
-// large: a follower's Fetch answer is its record batches and a few bytes
-// per partition. Anything else is 0 (small, or not worth sizing).
-func answerSize(msg kmsg.Response) int {
-	f, ok := msg.(*kmsg.FetchResponse)
-	if !ok {
-		return 0
-	}
-	n := 64
-	for _, t := range f.Topics {
-		n += 64 + len(t.Topic)
-		for _, p := range t.Partitions {
-			n += 128 + len(p.RecordBatches)
-		}
-	}
-	return n
 }

@@ -29,7 +29,7 @@ import (
 // under the bytes the followers received, where a fresh buffer per
 // answer, and a copy per batch, cost twice that each.
 func TestPooledFollowerFetches(t *testing.T) {
-	nodes := startCluster(t, 3)
+	nodes := startNodes(t, 3)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(nodes[0].KafkaAddr().String()))
 	if err != nil {
 		t.Fatal(err)
@@ -111,9 +111,9 @@ func segmentBytes(t *testing.T, s *Server) []byte {
 	return b
 }
 
-// startCluster starts n in-process nodes of one quorum, each its own
+// startNodes starts n in-process nodes of one quorum, each its own
 // data directory, and stops them when the test ends.
-func startCluster(t *testing.T, n int) []*Server {
+func startNodes(t *testing.T, n int) []*Server {
 	t.Helper()
 	quorum := map[int32]string{}
 	for id := int32(1); id <= int32(n); id++ {

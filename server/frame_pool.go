@@ -17,10 +17,10 @@ import (
 // Invariants:
 //   - A buffer in a pool is referenced by nobody: putFrame is called only
 //     on a frame whose request the broker answered, and the live trace
-//     copies what it keeps of a produce request (trace.go); on a frame
-//     a peer link wrote, which it alone held (peerLink.send); or on a
+//     copies what it keeps of a produce request (trace.go); on a
 //     leader's Fetch answer to this node's follower once the broker
-//     received it, having appended its batches (a copy, store.File).
+//     received it, having appended its batches (a copy, store.File); or
+//     on a range a peer link read for TLS once written (copyRange).
 //   - Every buffer's capacity is its class's size exactly, and a frame is
 //     a prefix of it.
 //   - Frames below minPooledFrame (every request but a producer's, in
@@ -56,13 +56,4 @@ func getFrame(n int) *[]byte {
 // putFrame gives a frame's buffer back to its class's pool.
 func putFrame(b *[]byte) {
 	framePools[classOf(cap(*b))].Put(b)
-}
-
-// recycle gives a written peer frame's buffer back to its pool when it
-// is one (kmsgFrameSized): a buffer of a class's size exactly. A frame
-// of another capacity is left to the collector.
-func recycle(frame []byte) {
-	if c := cap(frame); c >= minPooledFrame && c <= maxPooledFrame && c == classSize(c) {
-		putFrame(&frame)
-	}
 }

@@ -43,12 +43,8 @@ type outFrame struct {
 	ranged  []wire.Ranged
 }
 
-// done gives back what f holds once it is written or dropped: a pooled
-// buffer (recycle) and the pinned ranges.
-func (f outFrame) done() {
-	recycle(f.buf)
-	broker.Release(f.ranged)
-}
+// done releases f's pinned ranges once it is written or dropped.
+func (f outFrame) done() { broker.Release(f.ranged) }
 
 // answerPeerFetch sends peer the Fetch answer f to its request id, whose
 // ranged partitions are pinned in their segments.

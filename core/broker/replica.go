@@ -481,21 +481,20 @@ func (b *Broker) appendAsFollower(p *Partition, sp *kmsg.FetchResponseTopicParti
 			return false, fmt.Errorf("batch at %d does not continue the log at %d", bt.BaseOffset(), leo)
 		}
 		// The leader's log may be compacted: gaps before a batch, and
-		// batches with fewer records than offsets. The batch is a slice
-		// of the answer, which the log copies (store.File.Append) and
-		// nothing keeps: the native driver reuses the answer's buffer
-		// once Receive returns (server/frame_pool.go).
-		batch := bt
-		if err := record.ValidateStored(batch); err != nil {
+		// batches with fewer records than offsets. bt is a slice of the
+		// answer, which the log copies (store.File.Append) and nothing
+		// keeps: the native driver reuses the answer's buffer once
+		// Receive returns (server/frame_pool.go).
+		if err := record.ValidateStored(bt); err != nil {
 			return false, err
 		}
-		if err := p.log.AppendAsFollower(batch, b.now); err != nil {
+		if err := p.log.AppendAsFollower(bt, b.now); err != nil {
 			err = fmt.Errorf("appending to %s as a follower: %w", p, err)
 			b.failPartition(p, err)
 			return false, err
 		}
-		p.epochs.assign(batch.PartitionLeaderEpoch(), batch.BaseOffset())
-		if err := applyBatch(p.log, p.producers, batch); err != nil {
+		p.epochs.assign(bt.PartitionLeaderEpoch(), bt.BaseOffset())
+		if err := applyBatch(p.log, p.producers, bt); err != nil {
 			b.cfg.Logf("%s: producer state: %v", p, err)
 		}
 		appended = true
