@@ -282,6 +282,7 @@ func (l *Log) replaceSegmentFiles(out *segment, swap string) error {
 	if err := l.st.WriteFile(out.names[2], out.tix.buf); err != nil {
 		return err
 	}
+	out.ixSaved, out.tixSaved = len(out.ix.buf), len(out.tix.buf)
 	if len(out.txns) > 0 {
 		var data []byte
 		for _, a := range out.txns {

@@ -14,7 +14,12 @@
 // time index gets (largest timestamp so far, last offset of the batch that
 // has it) if that timestamp grew. Index files are append-only at their exact
 // size; Kafka preallocates and memory-maps them, Gregor keeps their bytes in
-// memory instead.
+// memory instead and appends each new entry to its file. On a storage
+// where touching a file costs a descriptor (store.IndexesAtSync: the disk)
+// the entries wait for the segment's sync (a flush, its roll, Close), so
+// an append writes only the .log; after an unclean shutdown the active
+// segment's indexes are rebuilt from the log, as Kafka rebuilds those past
+// the recovery point.
 //
 // Lookups follow Kafka: a binary search over the segment list, then over
 // the offset index for the largest entry <= the target, then a forward scan

@@ -22,6 +22,9 @@ type Log struct {
 	lastFlushMs int64
 	closed      bool
 	hdr         [record.HeaderSize]byte // scratch for header reads
+	// indexesAtSync: index entries wait for the segment's sync
+	// (store.IndexesAtSync).
+	indexesAtSync bool
 
 	snapshotter Snapshotter
 	snaps       []int64 // offsets of the .snapshot files, ascending
@@ -125,7 +128,7 @@ func (l *Log) appendAt(b record.Batch, leo, now int64) (int64, error) {
 		seg = l.active()
 	}
 	b.SetBaseOffset(leo)
-	if err := seg.append(b, l.cfg, now); err != nil {
+	if err := seg.append(b, l.cfg, now, l.indexesAtSync); err != nil {
 		return 0, err
 	}
 	return leo, nil

@@ -40,7 +40,8 @@ import (
 func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64) (*Log, []string, error) {
 	clean := cfg.CleanShutdown
 	cfg.CleanShutdown = false // of this open only
-	l := &Log{st: st, dir: dir, name: path.Base(dir), cfg: cfg, lastFlushMs: now, txnSuspect: -1}
+	_, atSync := st.(store.IndexesAtSync)
+	l := &Log{st: st, dir: dir, name: path.Base(dir), cfg: cfg, lastFlushMs: now, txnSuspect: -1, indexesAtSync: atSync}
 	if err := st.MkdirAll(dir); err != nil {
 		return nil, nil, err
 	}
@@ -249,6 +250,7 @@ func (l *Log) loadSegment(base, limit int64, last, clean bool, now int64, note f
 		_ = s.close()
 		return nil, false, err
 	}
+	s.ixSaved, s.tixSaved = len(s.ix.buf), len(s.tix.buf) // read whole, or rebuilt
 	return s, truncated, nil
 }
 

@@ -194,10 +194,11 @@ func (s *segment) truncateTo(hdr []byte, offset int64) error {
 	s.size = pos
 	s.ix.buf = s.ix.buf[:n*OffsetEntrySize]
 	s.tix.buf = s.tix.buf[:m*TimeEntrySize]
-	if err := s.idxF.Truncate(int64(len(s.ix.buf))); err != nil {
+	s.ixSaved, s.tixSaved = min(s.ixSaved, len(s.ix.buf)), min(s.tixSaved, len(s.tix.buf))
+	if err := s.idxF.Truncate(int64(s.ixSaved)); err != nil {
 		return err
 	}
-	if err := s.tidxF.Truncate(int64(len(s.tix.buf))); err != nil {
+	if err := s.tidxF.Truncate(int64(s.tixSaved)); err != nil {
 		return err
 	}
 	s.dirty = true

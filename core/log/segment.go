@@ -23,6 +23,15 @@ type segment struct {
 	txns  []AbortedTxn // its entries, by marker offset
 	ix    OffsetIndex
 	tix   TimeIndex
+	// ixSaved and tixSaved are how many bytes of ix.buf and tix.buf the
+	// .index and .timeindex files hold. Entries are made in memory on
+	// append and written to the files at once, or, on a storage that
+	// asks for it (store.IndexesAtSync), at the segment's next sync (a
+	// flush, its roll, the log's close). What a kill -9 then leaves
+	// unwritten is the active segment's, whose indexes recovery rebuilds
+	// from the log after an unclean shutdown (Open); an older segment's
+	// were written when it rolled (seal).
+	ixSaved, tixSaved int
 
 	size int64 // == log.Size()
 	next int64 // offset after the last batch; base when empty
@@ -96,6 +105,9 @@ func (s *segment) sync() error {
 	if !s.dirty {
 		return nil
 	}
+	if err := s.saveIndexes(); err != nil {
+		return err
+	}
 	for _, f := range []store.File{s.log, s.idxF, s.tidxF, s.txnF} {
 		if f == nil {
 			continue
@@ -105,6 +117,24 @@ func (s *segment) sync() error {
 		}
 	}
 	s.dirty = false
+	return nil
+}
+
+// saveIndexes appends to the index files the entries added since they
+// were last written.
+func (s *segment) saveIndexes() error {
+	if s.ixSaved < len(s.ix.buf) {
+		if err := s.idxF.Append(s.ix.buf[s.ixSaved:]); err != nil {
+			return err
+		}
+		s.ixSaved = len(s.ix.buf)
+	}
+	if s.tixSaved < len(s.tix.buf) {
+		if err := s.tidxF.Append(s.tix.buf[s.tixSaved:]); err != nil {
+			return err
+		}
+		s.tixSaved = len(s.tix.buf)
+	}
 	return nil
 }
 
@@ -132,8 +162,8 @@ func (s *segment) indexFull(cfg Config) bool {
 // index.interval.bytes were appended since the last entry, an offset index
 // entry (batch last offset, batch position) and a time index entry (max
 // timestamp so far) if it grew; then the byte counter. It only touches the
-// in-memory indexes and reports which ones grew.
-func (s *segment) track(b record.Batch, pos int64, cfg Config) (idxGrew, tidxGrew bool) {
+// in-memory indexes; sync writes them out.
+func (s *segment) track(b record.Batch, pos int64, cfg Config) {
 	last := b.LastOffset()
 	if ts := b.MaxTimestamp(); ts > s.maxTs {
 		s.maxTs, s.maxTsOffset = ts, last
@@ -141,16 +171,14 @@ func (s *segment) track(b record.Batch, pos int64, cfg Config) (idxGrew, tidxGre
 	if s.bytesSinceIndex > cfg.IndexIntervalBytes {
 		if int64(s.ix.Len()) < cfg.SegmentIndexBytes/OffsetEntrySize {
 			s.ix.buf = appendOffsetEntry(s.ix.buf, s.base, IndexEntry{Offset: last, Position: pos})
-			idxGrew = true
 		}
 		if int64(s.tix.Len()) < cfg.SegmentIndexBytes/TimeEntrySize {
-			tidxGrew = s.maybeAppendTime()
+			s.maybeAppendTime()
 		}
 		s.bytesSinceIndex = 0
 	}
 	s.bytesSinceIndex += int64(b.Size())
 	s.next = last + 1
-	return idxGrew, tidxGrew
 }
 
 // maybeAppendTime adds (maxTs, maxTsOffset) to the in-memory time index if
@@ -169,8 +197,9 @@ func (s *segment) maybeAppendTime() bool {
 	return true
 }
 
-// append writes a batch whose base offset is already stamped.
-func (s *segment) append(b record.Batch, cfg Config, now int64) error {
+// append writes a batch whose base offset is already stamped, and the
+// index entries it makes unless they wait for the next sync (atSync).
+func (s *segment) append(b record.Batch, cfg Config, now int64, atSync bool) error {
 	pos := s.size
 	if err := s.log.Append(b); err != nil {
 		// Do not leave half a batch behind; recovery would cut it anyway.
@@ -184,29 +213,19 @@ func (s *segment) append(b record.Batch, cfg Config, now int64) error {
 	if s.rollStart < 0 {
 		s.rollStart = now
 	}
-	idxGrew, tidxGrew := s.track(b, pos, cfg)
-	if idxGrew {
-		if err := s.idxF.Append(s.ix.buf[len(s.ix.buf)-OffsetEntrySize:]); err != nil {
-			return err
-		}
+	s.track(b, pos, cfg)
+	if atSync {
+		return nil
 	}
-	if tidxGrew {
-		if err := s.tidxF.Append(s.tix.buf[len(s.tix.buf)-TimeEntrySize:]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.saveIndexes()
 }
 
 // seal runs when the segment stops being the active one (Kafka's
 // onBecomeInactiveSegment): the time index gets a final entry holding the
 // segment's largest timestamp, so it can be found after a restart without
-// scanning, and the files are synced.
+// scanning, and the files are synced with every index entry written.
 func (s *segment) seal() error {
 	if s.maybeAppendTime() {
-		if err := s.tidxF.Append(s.tix.buf[len(s.tix.buf)-TimeEntrySize:]); err != nil {
-			return err
-		}
 		s.dirty = true
 	}
 	return s.sync()

@@ -35,6 +35,15 @@ type Storage interface {
 	RemoveAll(dir string) error
 }
 
+// IndexesAtSync is implemented by a Storage whose files cost more to
+// touch than to keep writing: on disk each holds a descriptor, and past
+// the bound on them touching one opens it again (server/filestore). A log
+// on such a storage writes a segment's index entries when it syncs the
+// segment, so that an append touches only the .log file. On any other
+// storage each entry is written as it is made, where Kafka's
+// memory-mapped index holds it at once (core/log/segment.go).
+type IndexesAtSync interface{ IndexesAtSync() }
+
 // File is an append-only file with random reads.
 type File interface {
 	io.ReaderAt

@@ -27,7 +27,9 @@ const envPartitions = "GREGOR_BENCH_PARTITIONS"
 // every wide partition with a leader (goal < 2 s); produces
 // GREGOR_BENCH_RECORDS records into each topic (the order alternating);
 // and reads the process's peak RSS, VmHWM (goal < 1 GB). The rate figure
-// is wide over narrow (goal >= 50%). kfake, if it runs, does the same but
+// is wide over narrow (goal >= 50%); the broker's CPU-s per GB of each is
+// printed beside it, since the client builds a batch per partition and
+// the two take turns on one produce request at a time. kfake, if it runs, does the same but
 // for the restart (it keeps nothing to start from), so its peak RSS is
 // its one process's peak so far.
 func BenchmarkPartitions(b *testing.B) {
@@ -113,15 +115,18 @@ func BenchmarkPartitions(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 	fmt.Printf("\n%d partitions on one broker (data on %s): %d x %d B records per topic and round, round-robin, acks=all; median (min-max) of %d rounds\n",
 		wide, fs, s.records, recordSize, rounds)
-	fmt.Printf("%-13s %-22s %-22s %-22s %-22s %-18s %-18s\n", "broker", "start s", "peak RSS MiB",
-		fmt.Sprintf("%d-partition MB/s", wide), "6-partition MB/s", "client core wide", "client core 6")
+	fmt.Printf("%-13s %-22s %-22s %-22s %-22s %-22s %-22s %-18s %-18s\n", "broker", "start s", "peak RSS MiB",
+		fmt.Sprintf("%d-partition MB/s", wide), "6-partition MB/s", "cpu-s/GB wide", "cpu-s/GB 6",
+		"client core wide", "client core 6")
 	cells := map[string][4]spread{}
 	for _, t := range targets {
 		res := results[t.name]
 		c := [4]spread{spreadOf(res.start), spreadOf(res.rss), spreadOver(res.wide, phaseResult.mbps), spreadOver(res.narrow, phaseResult.mbps)}
 		cells[t.name] = c
-		fmt.Printf("%-13s %-22s %-22s %-22s %-22s %-18s %-18s\n", t.name, c[0].format("%.2f"), c[1].format("%.0f"),
-			c[2].format("%.1f"), c[3].format("%.1f"), percent(spreadOver(res.wide, busy)), percent(spreadOver(res.narrow, busy)))
+		fmt.Printf("%-13s %-22s %-22s %-22s %-22s %-22s %-22s %-18s %-18s\n", t.name, c[0].format("%.2f"), c[1].format("%.0f"),
+			c[2].format("%.1f"), c[3].format("%.1f"),
+			spreadOver(res.wide, phaseResult.cpuPerGB).format("%.2f"), spreadOver(res.narrow, phaseResult.cpuPerGB).format("%.2f"),
+			percent(spreadOver(res.wide, busy)), percent(spreadOver(res.narrow, busy)))
 	}
 	// wide over narrow, round by round
 	wideOverNarrow := func(res *runs) spread {

@@ -12,7 +12,10 @@ import (
 // large ulimit; a broker with 10,000 partitions holds three files each,
 // more than the 20,000 this machine allows. So an FS holds at most max
 // open: past that, the least recently used file's descriptor is closed,
-// and its next read, append, sync or truncate opens the file again.
+// and its next read, append, sync or truncate opens the file again. The
+// log appends to a segment's .log only and writes its index files at the
+// next sync (core/log/segment.go), so appends to every partition in turn
+// keep to one descriptor each.
 //
 // Invariants:
 //   - A file in use (an operation running on it, or a pinned Range,

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/log/logtest"
 	"github.com/gregor-kafka/gregor/core/store"
 	"github.com/gregor-kafka/gregor/core/store/storetest"
@@ -129,5 +130,55 @@ func TestWriteFileOverLeftoverTemp(t *testing.T) {
 	}
 	if b, err := s.ReadFile("state"); err != nil || string(b) != "whole" {
 		t.Fatalf("read back %q, %v", b, err)
+	}
+}
+
+// TestAppendsOpenOnlyTheLog: 40 logs, whose 120 segment and index files
+// are more than twice a bound of 50 descriptors, take appends in turn,
+// each append adding index entries: once the first round has opened the
+// .log files that creating the others closed, no append opens a file
+// again, since an append writes only the .log (the indexes wait for a
+// sync) and the 40 .log files fit the bound. The indexes are on disk
+// after a flush.
+func TestAppendsOpenOnlyTheLog(t *testing.T) {
+	dir := t.TempDir()
+	s, err := filestore.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetMaxOpen(50)
+	cfg := log.DefaultConfig()
+	cfg.IndexIntervalBytes = 1
+	var logs []*log.Log
+	for i := range 40 {
+		l, _, err := log.Open(s, "p-"+strconv.Itoa(i), cfg, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = l.Close() })
+		logs = append(logs, l)
+	}
+	var before int64
+	for round := range 5 {
+		if round == 1 { // the first reopened what creating the files closed
+			_, before = s.OpenDescriptors()
+		}
+		for i, l := range logs {
+			if _, err := l.Append(logtest.Batch(2, int64(round)), 0); err != nil {
+				t.Fatalf("round %d, log %d: %v", round, i, err)
+			}
+		}
+	}
+	if _, after := s.OpenDescriptors(); after != before {
+		t.Errorf("appends to 40 logs in turn opened %d files again under a bound of 50", after-before)
+	}
+	for i, l := range logs {
+		if err := l.Flush(0); err != nil {
+			t.Fatal(err)
+		}
+		idx, err := os.ReadFile(filepath.Join(dir, "p-"+strconv.Itoa(i), "00000000000000000000.index"))
+		if err != nil || len(idx) != 4*log.OffsetEntrySize {
+			t.Errorf("log %d: .index after a flush is %d bytes, %v; want 4 entries", i, len(idx), err)
+		}
 	}
 }

@@ -254,6 +254,7 @@ func testSparseIndex(t *testing.T, st store.Storage) {
 	if len(seg.TimeIndexEntries) != len(want) {
 		t.Fatalf("time index has %d entries, want %d", len(seg.TimeIndexEntries), len(want))
 	}
+	must(t, l.Flush(0)) // on store.IndexesAtSync, the files get the entries now
 	raw, err := st.ReadFile(Dir + "/00000000000000000000.index")
 	must(t, err)
 	if len(raw) != 8*len(want) {
