@@ -35,8 +35,13 @@ var (
 	placed  placement
 )
 
-// pinClient pins this process to the client's core, once; it reports
-// what it did on stdout.
+// pinClient pins this process to the client's core, once, reporting
+// what it did on stdout, and keeps GOMAXPROCS at 1 while pinned: the
+// testing package sets GOMAXPROCS to its -cpu value (2 here) before each
+// benchmark, and two Ps on one core take turns in the kernel's time
+// slices, which put 3-4 ms into the latency benchmark's p99 whenever
+// another benchmark ran before it. Every benchmark calls this at its
+// start (loadSettings).
 func pinClient() placement {
 	pinOnce.Do(func() {
 		placed = pinSelf()
@@ -46,6 +51,9 @@ func pinClient() placement {
 		}
 		fmt.Printf("\n!!! pinning: NOT PINNED (%s): clients and brokers share every core; the client-core figures are the whole machine's !!!\n\n", placed.why)
 	})
+	if placed.pinned {
+		runtime.GOMAXPROCS(1)
+	}
 	return placed
 }
 
@@ -63,7 +71,6 @@ func pinSelf() placement {
 	if err != nil {
 		return placement{why: fmt.Sprintf("taskset -a -p: %v: %s", err, strings.TrimSpace(string(out)))}
 	}
-	runtime.GOMAXPROCS(1)
 	return placement{pinned: true}
 }
 
