@@ -27,6 +27,11 @@ func BenchmarkBrokers(b *testing.B) {
 	for _, t := range targets {
 		results[t.name] = &runs{}
 	}
+	// The consume floor (floor_test.go) sends the bytes of each of
+	// gregor's consume phases again, right after it, by sendfile alone.
+	floorChild := startChild(b, "sendfile floor", envFloorChild)
+	b.Cleanup(func() { _ = floorChild.stop() })
+	var floor []phaseResult
 	rounds := alternate(b, s, targets, func(r int, t *target) {
 		prod, cons, err := runWorkload(ctx, t, fmt.Sprintf("bench-%d", r), s)
 		if err != nil {
@@ -34,6 +39,13 @@ func BenchmarkBrokers(b *testing.B) {
 		}
 		results[t.name].prod = append(results[t.name].prod, prod)
 		results[t.name].cons = append(results[t.name].cons, cons)
+		if t.name == "gregor" {
+			f, err := sendfileFloor(floorChild, cons.bytes)
+			if err != nil {
+				b.Fatalf("round %d: %v", r+1, err)
+			}
+			floor = append(floor, f)
+		}
 	})
 	b.ReportMetric(0, "ns/op") // the wall time of one op means nothing here
 
@@ -98,6 +110,12 @@ func BenchmarkBrokers(b *testing.B) {
 			fmt.Sprintf(">= %.2fx kfake", goalRatio), verdict(kok && ph.g.med >= goalRatio*ph.k.med, notCounted) + " (" + load + ")"})
 		report(row{"broker cpu-s per GB " + ph.name + "d", ph.cpu.format("%.2f"), kfakeCell(kok, ph.kcpu, "%.2f"), ratioCell(ph.cpu, ph.kcpu),
 			fmt.Sprintf("<= %.2f", ph.goalCPU), verdict(ph.cpu.n > 0 && ph.cpu.med <= ph.goalCPU, "")})
+	}
+	if fl := spreadOver(floor, phaseResult.cpuPerGB); gok && fl.n > 0 {
+		fmt.Fprintf(&sum, "the same bytes by loopback sendfile alone, in %d KiB calls: %s cpu-s/GB; gregor's consume %.2fx of it\n",
+			floorChunk>>10, fl.format("%.2f"), g.consCPU.med/fl.med)
+		report(row{"loopback sendfile alone, cpu-s per GB (gregor's consumed bytes again, 1 MiB calls)", fl.format("%.2f"), "-",
+			fmt.Sprintf("gregor consume %.2fx of it", g.consCPU.med/fl.med), "-", "-"})
 	}
 	if base, ok := med["baseline"]; ok && gok {
 		reportBaseline(&sum, g, base)

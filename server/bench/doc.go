@@ -26,6 +26,10 @@
 //     revision's binary and sets it) the older broker runs in the same
 //     rounds as "baseline", and rows "... vs baseline" give gregor's
 //     figures over its (no loss: within 10% either way that is worse).
+//     Right after each of gregor's consume phases, the same bytes go
+//     again by loopback sendfile alone, from a child process on the
+//     brokers' core (floor_test.go): the row "loopback sendfile alone"
+//     is that floor, and gregor's CPU per GB consumed over it.
 //   - BenchmarkProduceLatency (latency_test.go): p50 and p99 of acks=all
 //     produce at a fixed 20,000 records/s, linger 0, from each record's
 //     due time to its ack; gregor and kfake (goal p99 < 3 ms).
@@ -110,7 +114,8 @@
 // in sendfile(2) itself: on loopback the sender's system call runs the
 // receiving side of TCP as well, and a standalone loop sending a cached
 // file over loopback in 1 MiB sendfile calls was charged 0.14-0.3 CPU-s/GB,
-// about the goal. The vectored writes of the frames' other bytes are about
+// about the goal; measured in the same run as gregor since (the floor
+// row), it was 0.34-0.39 and gregor's consume 1.12x of it. The vectored writes of the frames' other bytes are about
 // 7%, and everything in user space (request decoding, the fetch plan,
 // quotas, metrics, the runtime) under 10%. Sending those other bytes with
 // MSG_MORE, to ride in the first packet of the range that follows, did not

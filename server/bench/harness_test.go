@@ -52,6 +52,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envKfakeChild) == "1" {
 		os.Exit(serveKfakeChild())
 	}
+	if os.Getenv(envFloorChild) == "1" {
+		os.Exit(serveSendfileFloor())
+	}
 	code := m.Run()
 	printTable(os.Stdout)
 	if binPath != "" {
@@ -61,7 +64,7 @@ func TestMain(m *testing.M) {
 }
 
 // serveKfakeChild runs a one-broker kfake cluster, prints its address on
-// stdout and serves until stdin closes (the parent went away) or a signal.
+// stdout and serves until the parent goes.
 func serveKfakeChild() int {
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))
 	if err != nil {
@@ -70,6 +73,13 @@ func serveKfakeChild() int {
 	}
 	defer c.Close()
 	fmt.Printf("addr=%s\n", c.ListenAddrs()[0])
+	waitForParent()
+	return 0
+}
+
+// waitForParent returns once a child's stdin closes (the parent went
+// away or stopped it) or a signal asks it to stop.
+func waitForParent() {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
 	stdinClosed := make(chan struct{})
@@ -78,7 +88,6 @@ func serveKfakeChild() int {
 	case <-stop:
 	case <-stdinClosed:
 	}
-	return 0
 }
 
 // settings are the knobs read from the environment.
@@ -293,13 +302,19 @@ func launchGregor(tb testing.TB, spec gregorSpec) *target {
 }
 
 // startKfakeChild re-execs this test binary as a kfake broker process.
-func startKfakeChild(tb testing.TB) *target {
+func startKfakeChild(tb testing.TB) *target { return startChild(tb, "kfake", envKfakeChild) }
+
+// startChild re-execs this test binary on the brokers' core with env=1,
+// which TestMain turns into a server (kfake, or the sendfile floor of
+// floor_test.go) that prints "addr=HOST:PORT" and serves until its stdin
+// closes.
+func startChild(tb testing.TB, name, env string) *target {
 	self, err := os.Executable()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cmd := brokerCommand(self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), envKfakeChild+"=1")
+	cmd.Env = append(os.Environ(), env+"=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -312,7 +327,7 @@ func startKfakeChild(tb testing.TB) *target {
 	cmd.Stderr = &stderr
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
-		tb.Fatalf("starting kfake child: %v", err)
+		tb.Fatalf("starting %s child: %v", name, err)
 	}
 	addrc := make(chan string, 1)
 	go func() {
@@ -328,10 +343,10 @@ func startKfakeChild(tb testing.TB) *target {
 	if addr == "" {
 		cmd.Process.Kill()
 		cmd.Wait()
-		tb.Fatalf("kfake child printed no address; stderr:\n%s", stderr.String())
+		tb.Fatalf("%s child printed no address; stderr:\n%s", name, stderr.String())
 	}
 	return &target{
-		name: "kfake",
+		name: name,
 		addr: addr,
 		pid:  cmd.Process.Pid,
 		stop: func() error {
