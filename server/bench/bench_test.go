@@ -29,7 +29,7 @@ func BenchmarkBrokers(b *testing.B) {
 	}
 	// The consume floor (floor_test.go) sends the bytes of each of
 	// gregor's consume phases again, right after it, by sendfile alone.
-	floorChild := startChild(b, "sendfile floor", envFloorChild)
+	floorChild := startChild(b, "floor", envFloorChild)
 	b.Cleanup(func() { _ = floorChild.stop() })
 	var floor []phaseResult
 	rounds := alternate(b, s, targets, func(r int, t *target) {
@@ -40,7 +40,7 @@ func BenchmarkBrokers(b *testing.B) {
 		results[t.name].prod = append(results[t.name].prod, prod)
 		results[t.name].cons = append(results[t.name].cons, cons)
 		if t.name == "gregor" {
-			f, err := sendfileFloor(floorChild, cons.bytes)
+			f, err := measureFloor(floorChild, 's', cons.bytes)
 			if err != nil {
 				b.Fatalf("round %d: %v", r+1, err)
 			}

@@ -40,7 +40,12 @@ func BenchmarkCluster(b *testing.B) {
 			}
 		}
 	})
-	results := map[string][]phaseResult{}
+	// The kernel's part of each (floor_test.go): after every phase, the
+	// same bytes again through the write floor of one broker ('w') or of
+	// three replicas ('r').
+	floorChild := startChild(b, "floor", envFloorChild)
+	b.Cleanup(func() { _ = floorChild.stop() })
+	results, floors := map[string][]phaseResult{}, map[string][]phaseResult{}
 	rounds := alternate(b, s, []*target{single, cluster}, func(r int, t *target) {
 		topic := "replicated-" + strconv.Itoa(r)
 		rf := int16(len(t.members))
@@ -63,6 +68,15 @@ func BenchmarkCluster(b *testing.B) {
 		if err := deleteTopic(ctx, t.addr, topic); err != nil {
 			b.Fatal(err)
 		}
+		floor := byte('w')
+		if rf > 1 {
+			floor = 'r'
+		}
+		f, err := measureFloor(floorChild, floor, res.bytes)
+		if err != nil {
+			b.Fatalf("round %d: %v", r+1, err)
+		}
+		floors[t.name] = append(floors[t.name], f)
 	})
 	b.ReportMetric(0, "ns/op")
 	one, three := results[single.name], results[cluster.name]
@@ -71,6 +85,10 @@ func BenchmarkCluster(b *testing.B) {
 		perRound[i] = three[i].cpuPerGB() / one[i].cpuPerGB()
 	}
 	ratio := spreadOf(perRound)
+	floorRatio := make([]float64, len(one))
+	for i := range one {
+		floorRatio[i] = floors[cluster.name][i].cpuPerGB() / floors[single.name][i].cpuPerGB()
+	}
 	fmt.Printf("\nreplication: %d x %d B records, %d partitions, acks=all; median (min-max) of %d rounds\n"+
 		"%-22s %-24s %-24s %-16s\n", s.records, recordSize, partitions, rounds,
 		"", "produce MB/s", "broker cpu-s/GB acked", "client core")
@@ -80,10 +98,15 @@ func BenchmarkCluster(b *testing.B) {
 			spreadOver(rs, phaseResult.cpuPerGB).format("%.2f"), percent(spreadOver(rs, busy)))
 	}
 	fmt.Printf("cluster/single cpu-s per GB acknowledged: %s (goal <= 3.00x)\n", ratio.format("%.2fx"))
+	fmt.Printf("the kernel's part alone (floor_test.go), cpu-s per GB: one broker's writes %s, three replicas' %s, %s of one\n",
+		spreadOver(floors[single.name], phaseResult.cpuPerGB).format("%.2f"),
+		spreadOver(floors[cluster.name], phaseResult.cpuPerGB).format("%.2f"), spreadOf(floorRatio).format("%.2fx"))
 	b.ReportMetric(ratio.med, "cluster/single-cpu-per-GB")
 	report(row{"broker cpu-s per GB acked, 3 brokers RF=3 (sum of 3)", spreadOver(three, phaseResult.cpuPerGB).format("%.2f"),
 		"- (no replication)", ratio.format("%.2fx") + " of single " + spreadOver(one, phaseResult.cpuPerGB).format("%.2f"),
 		"<= 3.00x single", verdict(ratio.n > 0 && ratio.med <= 3, "")})
+	report(row{"kernel floor, cpu-s per GB acked: 3 replicas' socket reads, writes and sendfiles", spreadOver(floors[cluster.name], phaseResult.cpuPerGB).format("%.2f"),
+		"-", spreadOf(floorRatio).format("%.2fx") + " of one broker's " + spreadOver(floors[single.name], phaseResult.cpuPerGB).format("%.2f"), "-", "-"})
 }
 
 // startCluster starts clusterSize gregor processes forming one cluster,

@@ -11,15 +11,33 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The consume floor is what the kernel alone charges the sender to move a
-// consume phase's bytes over loopback by sendfile(2): a child process on
-// the brokers' core sends that many bytes of a cached file in calls of
-// floorChunk at explicit offsets, and this process reads them with a
-// buffer of the same size. BenchmarkBrokers measures it right after each
-// of gregor's consume phases, for the same byte count, and reports
-// gregor's CPU per GB consumed over it: on a 2-core VM, the floor
-// itself is 0.2-0.4 CPU-s/GB (loopback runs the receiving side of TCP in
-// the sender's system call), around the goal of 0.25.
+// The floors are what the kernel alone charges, on the brokers' core, for
+// the system calls a broker cannot do without, measured in the same run
+// as the broker they stand beside. A child process there (this test
+// binary again) serves one connection per measurement, which names the
+// floor and a byte count:
+//
+//   - 's', the consume floor: it sends that many bytes of a cached file
+//     over loopback by sendfile(2), in calls of floorChunk at explicit
+//     offsets. BenchmarkBrokers measures it right after each of gregor's
+//     consume phases, for the same bytes: on a 2-core VM it is 0.3-0.7
+//     CPU-s/GB (loopback runs the receiving side of TCP in the sender's
+//     system call), above the goal of 0.25.
+//   - 'w', a single broker's write floor: it reads that many bytes off
+//     the socket and appends each read to a fresh file.
+//   - 'r', a three-replica write floor: as 'w' (the leader), and after
+//     each append it sends the appended range by sendfile to two
+//     follower connections of its own (loopback), whose readers append
+//     what they read to files of their own. BenchmarkCluster measures
+//     'w' after the single broker's phases and 'r' after the cluster's:
+//     'r' over 'w' is what the kernel's part of replication costs
+//     against the kernel's part of one broker, the premise of the 3x
+//     goal. On the same VM, 200 MiB at a time, 'w' took 0.24-0.86
+//     CPU-s/GB and 'r' 1.05-5.05: 3.5x 'w' at best. Most of the spread
+//     is which pages the kernel hands the writes (one freed a moment ago
+//     costs far less than one the hypervisor must supply again: doc.go).
+//
+// This process sends or reads the bytes with a buffer of floorChunk.
 const (
 	envFloorChild = "GREGOR_BENCH_FLOOR_CHILD"
 	// floorChunk is one sendfile call: gregor sends each partition's part
@@ -31,9 +49,9 @@ const (
 	floorFile = 64 << 20
 )
 
-// serveSendfileFloor is the child: it writes its file, prints its
-// address and, for each connection, reads a byte count (8 bytes,
-// big-endian) and sends that many bytes of the file.
+// serveSendfileFloor is the child: it writes the file it sends, prints
+// its address and, for each connection, reads the floor (1 byte) and the
+// byte count (8 bytes, big-endian) and serves them.
 func serveSendfileFloor() int {
 	f, err := os.CreateTemp("", "gregor-bench-floor-")
 	if err != nil {
@@ -58,7 +76,7 @@ func serveSendfileFloor() int {
 				return
 			}
 			go func() {
-				if err := sendFloor(c.(*net.TCPConn), f); err != nil {
+				if err := serveFloor(c.(*net.TCPConn), f, ln); err != nil {
 					fmt.Fprintf(os.Stderr, "floor: %v\n", err)
 				}
 			}()
@@ -68,36 +86,47 @@ func serveSendfileFloor() int {
 	return 0
 }
 
-// sendFloor answers one connection.
-func sendFloor(c *net.TCPConn, f *os.File) error {
+// serveFloor answers one connection.
+func serveFloor(c *net.TCPConn, f *os.File, ln net.Listener) error {
 	defer c.Close()
-	var hdr [8]byte
+	var hdr [9]byte
 	if _, err := io.ReadFull(c, hdr[:]); err != nil {
 		return err
 	}
-	left := int64(binary.BigEndian.Uint64(hdr[:]))
+	n := int64(binary.BigEndian.Uint64(hdr[1:]))
+	switch hdr[0] {
+	case 's':
+		return sendRange(c, f, n, func(off int64) int64 { return off % floorFile })
+	case 'w':
+		return appendFrom(c, n, nil)
+	case 'r':
+		return replicate(c, n, ln)
+	}
+	return fmt.Errorf("unknown floor %q", hdr[0])
+}
+
+// sendRange sends n bytes of f to c by sendfile in calls of at most
+// floorChunk, reading the i-th byte sent at at(i).
+func sendRange(c *net.TCPConn, f *os.File, n int64, at func(int64) int64) error {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return err
 	}
-	var off int64
-	for left > 0 {
-		if off == floorFile {
-			off = 0
-		}
-		n := int(min(left, floorChunk, floorFile-off))
+	for sent := int64(0); sent < n; {
+		off := at(sent)
+		k := int(min(n-sent, floorChunk)) // whole chunks: 's' never runs past the file
 		var serr error
 		if err := rc.Write(func(fd uintptr) bool {
-			for n > 0 {
-				k, err := unix.Sendfile(int(fd), int(f.Fd()), &off, n)
-				n, left = n-max(k, 0), left-int64(max(k, 0))
+			for k > 0 {
+				w, err := unix.Sendfile(int(fd), int(f.Fd()), &off, k)
+				k, sent = k-max(w, 0), sent+int64(max(w, 0))
 				switch {
 				case errors.Is(err, unix.EAGAIN):
 					return false // wait until the socket takes more
 				case err != nil:
 					serr = err
 					return true
-				case k == 0:
+				case w == 0:
 					serr = io.ErrUnexpectedEOF
 					return true
 				}
@@ -113,30 +142,110 @@ func sendFloor(c *net.TCPConn, f *os.File) error {
 	return nil
 }
 
-// sendfileFloor has the floor child send n bytes and reads them: the
-// phase's broker CPU is the child's.
-func sendfileFloor(t *target, n int64) (phaseResult, error) {
+// appendFrom reads n bytes off c, appending them to a fresh file in
+// writes of floorChunk (a broker writes a batch at a time, and the
+// bench's batches reach 1 MiB), and calls appended (if not nil) with the
+// file and the range of each write; then it answers one byte.
+func appendFrom(c net.Conn, n int64, appended func(f *os.File, off int64, k int) error) error {
+	f, err := os.CreateTemp("", "gregor-bench-floor-log-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	buf := make([]byte, floorChunk)
+	for got := int64(0); got < n; {
+		k, err := io.ReadFull(c, buf[:min(int64(len(buf)), n-got)])
+		if k > 0 {
+			if _, err := f.Write(buf[:k]); err != nil {
+				return err
+			}
+			if appended != nil {
+				if err := appended(f, got, k); err != nil {
+					return err
+				}
+			}
+			got += int64(k)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err = c.Write([]byte{1})
+	return err
+}
+
+// replicate is the 'r' floor: the leader appends what c sends and sends
+// each appended range to two followers, which append it too; c gets its
+// answer once both have all n bytes.
+func replicate(c *net.TCPConn, n int64, ln net.Listener) error {
+	var links []*net.TCPConn
+	done := make(chan error, 2)
+	for range 2 {
+		out, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		var hdr [9]byte
+		hdr[0] = 'w'
+		binary.BigEndian.PutUint64(hdr[1:], uint64(n))
+		if _, err := out.Write(hdr[:]); err != nil {
+			return err
+		}
+		links = append(links, out.(*net.TCPConn))
+		go func() { // the follower's answer: it has every byte
+			_, err := io.ReadFull(out, make([]byte, 1))
+			done <- err
+		}()
+	}
+	err := appendFrom(c, n, func(f *os.File, off int64, k int) error {
+		for _, l := range links {
+			if err := sendRange(l, f, int64(k), func(i int64) int64 { return off + i }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return errors.Join(err, <-done, <-done)
+}
+
+// measureFloor has the floor child serve one measurement of n bytes:
+// floor 's' sends them to this process, 'w' and 'r' take them from it.
+// The phase's broker CPU is the child's.
+func measureFloor(t *target, floor byte, n int64) (phaseResult, error) {
 	c, err := net.Dial("tcp", t.addr)
 	if err != nil {
 		return phaseResult{}, err
 	}
 	defer c.Close()
 	m := startMeter(t.pid)
-	var hdr [8]byte
-	binary.BigEndian.PutUint64(hdr[:], uint64(n))
+	var hdr [9]byte
+	hdr[0] = floor
+	binary.BigEndian.PutUint64(hdr[1:], uint64(n))
 	if _, err := c.Write(hdr[:]); err != nil {
 		return phaseResult{}, err
 	}
 	buf := make([]byte, floorChunk)
-	var got int64
-	for got < n {
-		k, err := c.Read(buf)
-		got += int64(k)
-		if err != nil {
-			return phaseResult{}, fmt.Errorf("floor: %d of %d bytes: %w", got, n, err)
+	if floor == 's' {
+		for got := int64(0); got < n; {
+			k, err := c.Read(buf)
+			got += int64(k)
+			if err != nil {
+				return phaseResult{}, fmt.Errorf("floor %c: %d of %d bytes: %w", floor, got, n, err)
+			}
+		}
+	} else {
+		for sent := int64(0); sent < n; sent += floorChunk {
+			if _, err := c.Write(buf[:min(floorChunk, n-sent)]); err != nil {
+				return phaseResult{}, fmt.Errorf("floor %c: %w", floor, err)
+			}
+		}
+		if _, err := io.ReadFull(c, buf[:1]); err != nil {
+			return phaseResult{}, fmt.Errorf("floor %c: no answer: %w", floor, err)
 		}
 	}
-	res := phaseResult{bytes: got}
+	res := phaseResult{bytes: n}
 	m.stop(&res)
 	return res, nil
 }
