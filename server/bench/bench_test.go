@@ -217,6 +217,15 @@ func alternate[T any](b *testing.B, s settings, targets []T, run func(round int,
 // busy is a phase's client-core busy fraction, for spreadOver.
 func busy(r phaseResult) float64 { return r.clientBusy }
 
+// brokerBusy is the share of a phase the broker processes spent on CPU
+// (of one core: they share the brokers' core when pinned).
+func brokerBusy(r phaseResult) float64 {
+	if r.elapsed <= 0 {
+		return -1
+	}
+	return r.brokerCPU.Seconds() / r.elapsed.Seconds()
+}
+
 // percent is a spread of busy fractions in per cent.
 func percent(s spread) string {
 	if s.n == 0 || s.med < 0 {
