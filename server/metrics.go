@@ -119,7 +119,7 @@ func newMetrics(e *engine, self int32) *metrics {
 		isr: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "gregor_isr_changes_total",
 			Help: "ISR shrinks and expands of partitions this broker leads."}, []string{"change"}),
 		fsync: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "gregor_fsync_duration_seconds",
-			Help: "Duration of each fsync of a log, index or checkpoint file.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}),
+			Help: "Duration of each fsync of a log, index or checkpoint file.", Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16)}),
 		sendfile: prometheus.NewCounter(prometheus.CounterOpts{Name: "gregor_fetch_sendfile_bytes_total",
 			Help: "Record batch bytes of fetch answers sent from the segment files with sendfile (zero-copy, plaintext listeners)."}),
 		self:    self,

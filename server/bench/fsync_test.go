@@ -16,8 +16,10 @@ const fsyncProducers = 8
 // flush.messages=1 (every batch fsync'd before its ack; concurrent
 // batches may share one fsync) and to one without. It reports both rates,
 // their ratio (goal: synced >= 80% of unsynced) and the fsyncs per second
-// during the synced phase, from gregor_fsync_duration_seconds_count on
-// /metrics. Gregor only: kfake keeps no files.
+// during the synced phase, and the fsyncs' mean and p99 latency in it,
+// from the gregor_fsync_duration_seconds histogram on /metrics (its
+// buckets grow 4x, so the p99 is the bucket bound it falls under).
+// Gregor only: kfake keeps no files.
 func BenchmarkFsyncProduce(b *testing.B) {
 	only(b, "fsync")
 	s := loadSettings(b)
@@ -31,7 +33,7 @@ func BenchmarkFsyncProduce(b *testing.B) {
 	})
 	one := "1"
 	results := map[bool][]phaseResult{}
-	var syncsPerSec []float64
+	var syncsPerSec, syncMean, syncP99 []float64
 	rounds := alternate(b, s, []bool{true, false}, func(r int, synced bool) {
 		topic := fmt.Sprintf("fsync-%d-%t", r, synced)
 		var configs map[string]*string
@@ -41,13 +43,18 @@ func BenchmarkFsyncProduce(b *testing.B) {
 		if err := makeTopic(ctx, g.addr, topic, partitions, 1, configs); err != nil {
 			b.Fatal(err)
 		}
-		syncs0 := scrape(b, g.http, "gregor_fsync_duration_seconds_count")
+		before := scrapeHistogram(b, g.http, "gregor_fsync_duration_seconds")
 		res, err := produceParallel(ctx, g.addr, topic, fsyncProducers, s.records, s.phase, g.pids())
 		if err != nil {
 			b.Fatalf("round %d, flush.messages=1 %t: %v", r+1, synced, err)
 		}
 		if synced {
-			syncsPerSec = append(syncsPerSec, (scrape(b, g.http, "gregor_fsync_duration_seconds_count")-syncs0)/res.elapsed.Seconds())
+			h := scrapeHistogram(b, g.http, "gregor_fsync_duration_seconds").minus(before)
+			syncsPerSec = append(syncsPerSec, h.count/res.elapsed.Seconds())
+			if h.count > 0 {
+				syncMean = append(syncMean, 1e3*h.sum/h.count)
+				syncP99 = append(syncP99, 1e3*h.quantileBound(0.99))
+			}
 		}
 		results[synced] = append(results[synced], res)
 		if err := deleteTopic(ctx, g.addr, topic); err != nil {
@@ -65,6 +72,8 @@ func BenchmarkFsyncProduce(b *testing.B) {
 		"flush.messages=1", on.format("%.1f"), syncs.format("%.0f"), percent(spreadOver(results[true], busy)),
 		"unsynced", off.format("%.1f"), "-", percent(spreadOver(results[false], busy)),
 		on.med/off.med, load)
+	fmt.Printf("fsync latency, flush.messages=1: mean %s ms, p99 at most %s ms\n",
+		spreadOf(syncMean).format("%.2f"), spreadOf(syncP99).format("%.1f"))
 	b.ReportMetric(on.med/off.med, "synced/unsynced")
 	notCounted := ""
 	if bound {
@@ -74,4 +83,6 @@ func BenchmarkFsyncProduce(b *testing.B) {
 		on.format("%.1f"), "- (no fsync)", ratioCell(on, off) + " of unsynced " + off.format("%.1f"),
 		">= 0.80x unsynced", verdict(on.med >= 0.8*off.med, notCounted) + " (" + load + ")"})
 	report(row{"fsyncs per second, flush.messages=1", syncs.format("%.0f"), "-", "-", "-", "-"})
+	report(row{"fsync latency ms, flush.messages=1: mean / p99 (at most)", spreadOf(syncMean).format("%.2f") + " / " + spreadOf(syncP99).format("%.1f"),
+		"-", "-", "-", "-"})
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -105,8 +107,8 @@ func scrapeProduceRequests(tb testing.TB, httpAddr string) float64 {
 	return scrape(tb, httpAddr, `gregor_requests_total{api="Produce"`)
 }
 
-// scrape sums the samples of /metrics whose line starts with series.
-func scrape(tb testing.TB, httpAddr, series string) float64 {
+// scrapeBody is the text of /metrics.
+func scrapeBody(tb testing.TB, httpAddr string) string {
 	resp, err := http.Get("http://" + httpAddr + "/metrics")
 	if err != nil {
 		tb.Fatal(err)
@@ -116,8 +118,13 @@ func scrape(tb testing.TB, httpAddr, series string) float64 {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return string(body)
+}
+
+// scrape sums the samples of /metrics whose line starts with series.
+func scrape(tb testing.TB, httpAddr, series string) float64 {
 	var n float64
-	for _, line := range strings.Split(string(body), "\n") {
+	for _, line := range strings.Split(scrapeBody(tb, httpAddr), "\n") {
 		if rest, ok := strings.CutPrefix(line, series); ok {
 			var v float64
 			if _, err := fmt.Sscan(rest[strings.LastIndexByte(rest, ' ')+1:], &v); err == nil {
@@ -126,6 +133,66 @@ func scrape(tb testing.TB, httpAddr, series string) float64 {
 		}
 	}
 	return n
+}
+
+// histogram is one Prometheus histogram as /metrics shows it: the
+// cumulative count under each bucket bound, and the sum and count.
+type histogram struct {
+	le         []float64 // bucket bounds, ascending (+Inf last)
+	cum        []float64 // observations at or under each bound
+	sum, count float64
+}
+
+// scrapeHistogram reads the histogram name (one without labels).
+func scrapeHistogram(tb testing.TB, httpAddr, name string) histogram {
+	var h histogram
+	for _, line := range strings.Split(scrapeBody(tb, httpAddr), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			continue
+		}
+		switch series := f[0]; {
+		case series == name+"_sum":
+			h.sum = v
+		case series == name+"_count":
+			h.count = v
+		case strings.HasPrefix(series, name+`_bucket{le="`):
+			bound, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(series, name+`_bucket{le="`), `"}`), 64)
+			if err != nil {
+				tb.Fatalf("%s: bucket %q", name, series)
+			}
+			h.le, h.cum = append(h.le, bound), append(h.cum, v)
+		}
+	}
+	return h
+}
+
+// minus is what was observed since an earlier scrape of the same histogram.
+func (h histogram) minus(earlier histogram) histogram {
+	d := histogram{le: h.le, sum: h.sum - earlier.sum, count: h.count - earlier.count}
+	for i := range h.cum {
+		c := h.cum[i]
+		if i < len(earlier.cum) {
+			c -= earlier.cum[i]
+		}
+		d.cum = append(d.cum, c)
+	}
+	return d
+}
+
+// quantileBound is the smallest bucket bound at or under which a q share
+// of the observations fell (+Inf if only the last bucket holds them).
+func (h histogram) quantileBound(q float64) float64 {
+	for i, c := range h.cum {
+		if c >= q*h.count {
+			return h.le[i]
+		}
+	}
+	return math.Inf(1)
 }
 
 func httpStatus(tb testing.TB, url string) int {
