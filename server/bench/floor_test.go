@@ -207,6 +207,11 @@ func replicate(c *net.TCPConn, n int64, ln net.Listener) error {
 		}
 		return nil
 	})
+	if err != nil {
+		for _, l := range links {
+			l.Close() // the followers stop waiting for the rest, and answer
+		}
+	}
 	return errors.Join(err, <-done, <-done)
 }
 

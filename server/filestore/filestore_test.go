@@ -29,12 +29,20 @@ func TestConformance(t *testing.T) { storetest.Run(t, newFS) }
 // the suites below run with descriptors closed and opened again under
 // nearly every operation.
 func newBoundedFS(t *testing.T) store.Storage {
-	s, err := filestore.New(t.TempDir())
+	s, _ := boundedFS(t, 2)
+	return s
+}
+
+// boundedFS is an FS in a fresh directory, which it returns too, holding
+// at most max descriptors open.
+func boundedFS(t *testing.T, max int) (*filestore.FS, string) {
+	dir := t.TempDir()
+	s, err := filestore.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetMaxOpen(2)
-	return s
+	s.SetMaxOpen(max)
+	return s, dir
 }
 
 func TestConformanceBounded(t *testing.T) { storetest.Run(t, newBoundedFS) }
@@ -46,12 +54,7 @@ func TestLogSuiteBounded(t *testing.T) { logtest.Run(t, newBoundedFS) }
 // at its end, after its descriptor was closed and opened again; a file
 // closed while its descriptor was is closed once, and not twice.
 func TestDescriptorBound(t *testing.T) {
-	dir := t.TempDir()
-	s, err := filestore.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetMaxOpen(3)
+	s, dir := boundedFS(t, 3)
 	var files []store.File
 	for i := range 10 {
 		f, err := s.Create("f" + strconv.Itoa(i))
@@ -141,12 +144,7 @@ func TestWriteFileOverLeftoverTemp(t *testing.T) {
 // sync) and the 40 .log files fit the bound. The indexes are on disk
 // after a flush.
 func TestAppendsOpenOnlyTheLog(t *testing.T) {
-	dir := t.TempDir()
-	s, err := filestore.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetMaxOpen(50)
+	s, dir := boundedFS(t, 50)
 	cfg := log.DefaultConfig()
 	cfg.IndexIntervalBytes = 1
 	var logs []*log.Log
