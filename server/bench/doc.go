@@ -41,7 +41,12 @@
 //     < 2 s), peak RSS (goal < 1 GB), round-robin produce over all of
 //     them vs over 6 (goal >= 0.50x). A broker that cannot create or
 //     hold them (an open-files limit, say: it is printed) is left out and
-//     its cells say "failed: " and why, instead of failing the run.
+//     its cells say "failed: " and why, instead of failing the run. After
+//     each of gregor's phases its bytes are written again by the kernel
+//     alone (floor_test.go), one record per write over as many files or
+//     1 MiB per write over 6; the "kernel floor" row is the narrow
+//     writes' CPU per GB over the wide ones': the wide/narrow rate of a
+//     broker core that did nothing else.
 //   - BenchmarkCluster (cluster_test.go): three brokers started as `make
 //     cluster` starts them, RF=3, acks=all: broker CPU-s per GB
 //     acknowledged summed over the three vs a single broker's (goal <= 3x).

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -36,8 +38,20 @@ import (
 //     CPU-s/GB and 'r' 1.05-5.05: 3.5x 'w' at best. Most of the spread
 //     is which pages the kernel hands the writes (one freed a moment ago
 //     costs far less than one the hypervisor must supply again: doc.go).
+//   - 'p', a spread write floor: as 'w', but in writes of a given size,
+//     each to the next of a given number of fresh files (opened as part
+//     of the floor, as a restarted broker opens each log on its first
+//     append). BenchmarkPartitions measures it after each of gregor's
+//     phases: one record per write over the wide topic's files, and
+//     floorChunk per write over the narrow topic's 6. The narrow floor's
+//     CPU-s per GB over the wide one's is the wide/narrow rate a broker
+//     whose core did nothing but these writes could reach.
 //
 // This process sends or reads the bytes with a buffer of floorChunk.
+// Every floor's header is the floor (1 byte) and the byte count (8
+// bytes, big-endian), and for 'p' the files and the write size (4 bytes
+// each); the child answers 1 byte when it has every byte ('w', 'r',
+// 'p'), and closes the connection once it has removed what it wrote.
 const (
 	envFloorChild = "GREGOR_BENCH_FLOOR_CHILD"
 	// floorChunk is one sendfile call: gregor sends each partition's part
@@ -50,8 +64,7 @@ const (
 )
 
 // serveSendfileFloor is the child: it writes the file it sends, prints
-// its address and, for each connection, reads the floor (1 byte) and the
-// byte count (8 bytes, big-endian) and serves them.
+// its address and serves each connection's floor.
 func serveSendfileFloor() int {
 	f, err := os.CreateTemp("", "gregor-bench-floor-")
 	if err != nil {
@@ -98,9 +111,19 @@ func serveFloor(c *net.TCPConn, f *os.File, ln net.Listener) error {
 	case 's':
 		return sendRange(c, f, n, func(off int64) int64 { return off % floorFile })
 	case 'w':
-		return appendFrom(c, n, nil)
+		return appendFrom(c, n, 1, floorChunk, nil)
 	case 'r':
 		return replicate(c, n, ln)
+	case 'p':
+		var spread [8]byte
+		if _, err := io.ReadFull(c, spread[:]); err != nil {
+			return err
+		}
+		files, size := binary.BigEndian.Uint32(spread[:4]), binary.BigEndian.Uint32(spread[4:])
+		if files == 0 || size == 0 || size > floorChunk {
+			return fmt.Errorf("floor p: %d files, writes of %d bytes", files, size)
+		}
+		return appendFrom(c, n, int(files), int(size), nil)
 	}
 	return fmt.Errorf("unknown floor %q", hdr[0])
 }
@@ -142,31 +165,41 @@ func sendRange(c *net.TCPConn, f *os.File, n int64, at func(int64) int64) error 
 	return nil
 }
 
-// appendFrom reads n bytes off c, appending them to a fresh file in
-// writes of floorChunk (a broker writes a batch at a time, and the
-// bench's batches reach 1 MiB), and calls appended (if not nil) with the
-// file and the range of each write; then it answers one byte.
-func appendFrom(c net.Conn, n int64, appended func(f *os.File, off int64, k int) error) error {
-	f, err := os.CreateTemp("", "gregor-bench-floor-log-")
+// appendFrom reads n bytes off c in reads of floorChunk and appends them,
+// in writes of size (at most floorChunk), each to the next of files fresh
+// files; appended (if not nil) is called with the file and the range of
+// each write. It answers one byte once every byte is written, and
+// removes the files before it returns.
+func appendFrom(c net.Conn, n int64, files, size int, appended func(f *os.File, off int64, k int) error) error {
+	dir, err := os.MkdirTemp("", "gregor-bench-floor-log-")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
-	defer f.Close()
-	buf := make([]byte, floorChunk)
+	defer os.RemoveAll(dir)
+	logs, ends := make([]*os.File, files), make([]int64, files)
+	for i := range logs {
+		if logs[i], err = os.Create(filepath.Join(dir, strconv.Itoa(i))); err != nil {
+			return err
+		}
+		defer logs[i].Close()
+	}
+	buf, next := make([]byte, floorChunk), 0
 	for got := int64(0); got < n; {
 		k, err := io.ReadFull(c, buf[:min(int64(len(buf)), n-got)])
-		if k > 0 {
-			if _, err := f.Write(buf[:k]); err != nil {
+		for p := buf[:k]; len(p) > 0; next = (next + 1) % files {
+			w := min(size, len(p))
+			if _, err := logs[next].Write(p[:w]); err != nil {
 				return err
 			}
 			if appended != nil {
-				if err := appended(f, got, k); err != nil {
+				if err := appended(logs[next], ends[next], w); err != nil {
 					return err
 				}
 			}
-			got += int64(k)
+			ends[next] += int64(w)
+			p = p[w:]
 		}
+		got += int64(k)
 		if err != nil {
 			return err
 		}
@@ -199,7 +232,7 @@ func replicate(c *net.TCPConn, n int64, ln net.Listener) error {
 			done <- err
 		}()
 	}
-	err := appendFrom(c, n, func(f *os.File, off int64, k int) error {
+	err := appendFrom(c, n, 1, floorChunk, func(f *os.File, off int64, k int) error {
 		for _, l := range links {
 			if err := sendRange(l, f, int64(k), func(i int64) int64 { return off + i }); err != nil {
 				return err
@@ -216,19 +249,21 @@ func replicate(c *net.TCPConn, n int64, ln net.Listener) error {
 }
 
 // measureFloor has the floor child serve one measurement of n bytes:
-// floor 's' sends them to this process, 'w' and 'r' take them from it.
-// The phase's broker CPU is the child's.
-func measureFloor(t *target, floor byte, n int64) (phaseResult, error) {
+// floor 's' sends them to this process, 'w', 'r' and 'p' take them from
+// it; args are what the floor's header holds after the byte count ('p':
+// the files, the write size). The phase's broker CPU is the child's.
+func measureFloor(t *target, floor byte, n int64, args ...uint32) (phaseResult, error) {
 	c, err := net.Dial("tcp", t.addr)
 	if err != nil {
 		return phaseResult{}, err
 	}
 	defer c.Close()
 	m := startMeter(t.pid)
-	var hdr [9]byte
-	hdr[0] = floor
-	binary.BigEndian.PutUint64(hdr[1:], uint64(n))
-	if _, err := c.Write(hdr[:]); err != nil {
+	hdr := binary.BigEndian.AppendUint64([]byte{floor}, uint64(n))
+	for _, a := range args {
+		hdr = binary.BigEndian.AppendUint32(hdr, a)
+	}
+	if _, err := c.Write(hdr); err != nil {
 		return phaseResult{}, err
 	}
 	buf := make([]byte, floorChunk)
@@ -252,5 +287,12 @@ func measureFloor(t *target, floor byte, n int64) (phaseResult, error) {
 	}
 	res := phaseResult{bytes: n}
 	m.stop(&res)
+	if floor != 's' {
+		// the child closes once it has removed what it wrote, which the
+		// next phase must not overlap
+		if _, err := io.Copy(io.Discard, c); err != nil {
+			return phaseResult{}, fmt.Errorf("floor %c: %w", floor, err)
+		}
+	}
 	return res, nil
 }

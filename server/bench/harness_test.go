@@ -304,17 +304,17 @@ func launchGregor(tb testing.TB, spec gregorSpec) *target {
 // startKfakeChild re-execs this test binary as a kfake broker process.
 func startKfakeChild(tb testing.TB) *target { return startChild(tb, "kfake", envKfakeChild) }
 
-// startChild re-execs this test binary on the brokers' core with env=1,
-// which TestMain turns into a server (kfake, or the sendfile floor of
-// floor_test.go) that prints "addr=HOST:PORT" and serves until its stdin
-// closes.
-func startChild(tb testing.TB, name, env string) *target {
+// startChild re-execs this test binary on the brokers' core with env=1
+// (and extra, "KEY=value" each), which TestMain turns into a server
+// (kfake, or the floors of floor_test.go) that prints "addr=HOST:PORT"
+// and serves until its stdin closes.
+func startChild(tb testing.TB, name, env string, extra ...string) *target {
 	self, err := os.Executable()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cmd := brokerCommand(self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), env+"=1")
+	cmd.Env = append(append(os.Environ(), env+"=1"), extra...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)

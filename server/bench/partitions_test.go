@@ -31,9 +31,12 @@ const envPartitions = "GREGOR_BENCH_PARTITIONS"
 // and how busy its core was over the wide topic, are printed beside it:
 // a client spreading records one by one over 10,000 partitions sends
 // batches of one record, and kgo's own work per batch can leave the
-// broker's core mostly idle with the client's below 90% busy. kfake, if it runs, does the same but
-// for the restart (it keeps nothing to start from), so its peak RSS is
-// its one process's peak so far.
+// broker's core mostly idle with the client's below 90% busy. After each
+// of gregor's phases the spread write floor (floor_test.go) writes its
+// bytes again as the broker must: a write per record over the wide
+// topic's partitions, a write per 1 MiB batch over the narrow one's.
+// kfake, if it runs, does the same but for the restart (it keeps nothing
+// to start from), so its peak RSS is its one process's peak so far.
 func BenchmarkPartitions(b *testing.B) {
 	only(b, "partitions")
 	s := loadSettings(b)
@@ -88,6 +91,12 @@ func BenchmarkPartitions(b *testing.B) {
 	for _, t := range targets {
 		results[t.name] = &runs{}
 	}
+	// The kernel's part of each gregor phase (floor_test.go), on the same
+	// disk: its bytes written again, one record per write over as many
+	// files as the wide topic has partitions, or 1 MiB per write over 6.
+	floorChild := startChild(b, "floor", envFloorChild, "TMPDIR="+dir)
+	b.Cleanup(func() { _ = floorChild.stop() })
+	floors := map[string][]phaseResult{}
 	rounds := alternate(b, s, targets, func(r int, t *target) {
 		res := results[t.name]
 		if t.name == "gregor" {
@@ -111,6 +120,17 @@ func BenchmarkPartitions(b *testing.B) {
 			} else {
 				res.narrow = append(res.narrow, p)
 			}
+			if t.name == "gregor" {
+				files, size := uint32(wide), uint32(recordSize)
+				if topic == "narrow" {
+					files, size = partitions, floorChunk
+				}
+				f, err := measureFloor(floorChild, 'p', p.bytes, files, size)
+				if err != nil {
+					b.Fatalf("round %d, %s: %v", r+1, topic, err)
+				}
+				floors[topic] = append(floors[topic], f)
+			}
 		}
 		res.rss = append(res.rss, float64(peakRSS(t.pid))/(1<<20))
 	})
@@ -130,6 +150,16 @@ func BenchmarkPartitions(b *testing.B) {
 			spreadOver(res.wide, phaseResult.cpuPerGB).format("%.2f"), spreadOver(res.narrow, phaseResult.cpuPerGB).format("%.2f"),
 			percent(spreadOver(res.wide, busy)), percent(spreadOver(res.narrow, busy)), percent(spreadOver(res.wide, brokerBusy)))
 	}
+	// the floors' wide/narrow bound, round by round: the narrow writes'
+	// CPU per GB over the wide ones'
+	bound := make([]float64, len(floors["wide"]))
+	for i := range bound {
+		bound[i] = floors["narrow"][i].cpuPerGB() / floors["wide"][i].cpuPerGB()
+	}
+	floorBound := spreadOf(bound)
+	fmt.Printf("the kernel's writes alone (floor_test.go), cpu-s per GB: one %d B write per file over %d files %s, 1 MiB writes over %d %s; "+
+		"a core doing only these writes goes %s as fast over %d\n", recordSize, wide, spreadOver(floors["wide"], phaseResult.cpuPerGB).format("%.2f"),
+		partitions, spreadOver(floors["narrow"], phaseResult.cpuPerGB).format("%.2f"), floorBound.format("%.2fx"), wide)
 	// wide over narrow, round by round
 	wideOverNarrow := func(res *runs) spread {
 		if res == nil {
@@ -153,13 +183,13 @@ func BenchmarkPartitions(b *testing.B) {
 	}
 	g, k := cells["gregor"], cells["kfake"]
 	gw, kw := wideOverNarrow(results["gregor"]), wideOverNarrow(results["kfake"])
-	load, bound := "client core: unknown", false
+	load, clientBound := "client core: unknown", false
 	if res := results["gregor"]; res != nil {
-		load, bound = clientLoad(spreadOver(res.wide, busy).med, spreadOver(res.narrow, busy).med)
+		load, clientBound = clientLoad(spreadOver(res.wide, busy).med, spreadOver(res.narrow, busy).med)
 		load += fmt.Sprintf("; broker core %s busy over the wide topic", percent(spreadOver(res.wide, brokerBusy)))
 	}
 	notCounted, rates := "", ""
-	if bound {
+	if clientBound {
 		notCounted = "client-bound"
 	}
 	if gw.n > 0 {
@@ -173,6 +203,8 @@ func BenchmarkPartitions(b *testing.B) {
 		cell("gregor", gw, "%.2fx") + rates,
 		cell("kfake", kw, "%.2fx"), ratioCell(g[2], k[2]) + " (wide MB/s)", ">= 0.50x",
 		verdict(gw.n > 0 && gw.med >= 0.5, notCounted) + " (" + load + ")"})
+	report(row{fmt.Sprintf("kernel floor, MB/s over %d partitions / over 6: a core doing only their writes", wide), cell("gregor", floorBound, "%.2fx"),
+		"-", "-", "-", "-"})
 }
 
 // fillWide creates the wide and the narrow topic on t, waits for every
