@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/log/logtest"
@@ -133,6 +134,51 @@ func TestWriteFileOverLeftoverTemp(t *testing.T) {
 	}
 	if b, err := s.ReadFile("state"); err != nil || string(b) != "whole" {
 		t.Fatalf("read back %q, %v", b, err)
+	}
+}
+
+// TestFreshLogSyncsAtItsFirstFlush: opening a new log makes its empty
+// files without an fsync (creating 10,000 partitions was 60,000 of them);
+// its first flush syncs them with the bytes appended, and reopening a log
+// that holds bytes after an unclean stop still syncs it.
+func TestFreshLogSyncsAtItsFirstFlush(t *testing.T) {
+	dir := t.TempDir()
+	s, err := filestore.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var syncs int
+	s.OnSync = func(time.Duration) { syncs++ }
+	l, _, err := log.Open(s, "p", log.DefaultConfig(), -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if syncs != 0 {
+		t.Errorf("opening a fresh log took %d fsyncs, want none", syncs)
+	}
+	if _, err := l.Append(logtest.Batch(3, 0), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Flush(0); err != nil {
+		t.Fatal(err)
+	}
+	if syncs == 0 {
+		t.Error("the first flush of a fresh log synced nothing")
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	syncs = 0
+	l, _, err = log.Open(s, "p", log.DefaultConfig(), -1, 0) // CleanShutdown unset: recovery
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if syncs == 0 {
+		t.Error("reopening a log of 3 records after an unclean stop synced nothing")
+	}
+	if got := l.EndOffset(); got != 3 {
+		t.Errorf("reopened log ends at %d, want 3", got)
 	}
 }
 
