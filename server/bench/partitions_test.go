@@ -110,6 +110,7 @@ func BenchmarkPartitions(b *testing.B) {
 			}
 			res.start = append(res.start, time.Since(began).Seconds())
 		}
+		measured := map[string]phaseResult{} // this round's floors
 		for _, topic := range []string{"wide", "narrow", "wide"}[r%2 : r%2+2] {
 			p, err := produce(ctx, t.addr, topic, s.records, s.phase, t.pids(), roundRobin)
 			if err != nil {
@@ -121,14 +122,16 @@ func BenchmarkPartitions(b *testing.B) {
 				res.narrow = append(res.narrow, p)
 			}
 			if t.name == "gregor" {
-				files, size := uint32(wide), uint32(recordSize)
-				if topic == "narrow" {
-					files, size = partitions, floorChunk
+				f, err := spreadFloor(floorChild, topic, p.bytes, wide)
+				if err != nil { // past the open-files limit, say: the broker's figures still stand
+					fmt.Printf("\n!!! round %d, %s: no kernel floor: %v !!!\n\n", r+1, topic, err)
+					continue
 				}
-				f, err := measureFloor(floorChild, 'p', p.bytes, files, size)
-				if err != nil {
-					b.Fatalf("round %d, %s: %v", r+1, topic, err)
-				}
+				measured[topic] = f
+			}
+		}
+		if len(measured) == 2 { // a round's floors count in pairs
+			for topic, f := range measured {
 				floors[topic] = append(floors[topic], f)
 			}
 		}
@@ -205,6 +208,17 @@ func BenchmarkPartitions(b *testing.B) {
 		verdict(gw.n > 0 && gw.med >= 0.5, notCounted) + " (" + load + ")"})
 	report(row{fmt.Sprintf("kernel floor, MB/s over %d partitions / over 6: a core doing only their writes", wide), cell("gregor", floorBound, "%.2fx"),
 		"-", "-", "-", "-"})
+}
+
+// spreadFloor is the kernel's part (floor_test.go) of a phase that
+// produced n bytes into topic: a write per record over as many files as
+// the wide topic's partitions, or a write per 1 MiB batch over the
+// narrow topic's 6.
+func spreadFloor(child *target, topic string, n int64, wide int32) (phaseResult, error) {
+	if topic == "narrow" {
+		return measureFloor(child, 'p', n, partitions, floorChunk)
+	}
+	return measureFloor(child, 'p', n, uint32(wide), recordSize)
 }
 
 // fillWide creates the wide and the narrow topic on t, waits for every

@@ -186,15 +186,15 @@ func TestStorageFaultTxnPrepare(t *testing.T) {
 	}
 	requireBinary(t)
 	topic, id := topicName(t, ""), topicName(t, "txn")
-	// Syncs of the coordinator's partition's log: at its creation, then
-	// InitProducerId's record, AddPartitionsToTxn's, and PrepareCommit's,
-	// the 4th, which fails.
+	// Syncs of the coordinator's partition's log (none at its creation:
+	// its empty files wait for the first flush): InitProducerId's record,
+	// AddPartitionsToTxn's, and PrepareCommit's, the 3rd, which fails.
 	log := fmt.Sprintf("%s-%d/00000000000000000000.log", "__transaction_state", txn.PartitionFor(id, 50))
 	b := startBroker(t,
 		WithConfig("flush.messages", "1"),
 		WithConfig("auto.create.topics.enable", "false"),
 		WithConfig("transaction.abort.timed.out.transaction.cleanup.interval.ms", "200"),
-		WithEnv(fmt.Sprintf("GREGOR_TEST_FAULTS=sync %s nth=4", log)),
+		WithEnv(fmt.Sprintf("GREGOR_TEST_FAULTS=sync %s nth=3", log)),
 	)
 	mustCreateTopic(t, b.Admin(t), topic, 1, nil)
 	ctx := testCtx(t, opTimeout)
