@@ -169,7 +169,12 @@
 // after a 200 MB one was, 0.74-0.86 s. A cluster round writes three times
 // the bytes of a single broker's, so more of its pages are ones the host
 // must supply again. BenchmarkCluster's floors (floor_test.go) run right
-// after the topic of the phase they follow is deleted.
+// after the topic of the phase they follow is deleted. The same VM also
+// runs DAMON with a pageout scheme (/sys/kernel/mm/damon/admin: pages
+// idle for 60 s are reclaimed, up to 128 MiB/s), so a page cache left
+// from an earlier benchmark is not there to reuse: in one full run the
+// partitions floor's 1 MiB writes cost 1.71 CPU-s/GB, 0.24 when that
+// benchmark ran alone.
 //
 // # Invariants
 //
