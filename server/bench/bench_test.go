@@ -114,7 +114,7 @@ func BenchmarkBrokers(b *testing.B) {
 	if fl := spreadOver(floor, phaseResult.cpuPerGB); gok && fl.n > 0 {
 		fmt.Fprintf(&sum, "the same bytes by loopback sendfile alone, in %d KiB calls: %s cpu-s/GB; gregor's consume %.2fx of it\n",
 			floorChunk>>10, fl.format("%.2f"), g.consCPU.med/fl.med)
-		report(row{"loopback sendfile alone, cpu-s per GB (gregor's consumed bytes again, 1 MiB calls)", fl.format("%.2f"), "-",
+		report(row{fmt.Sprintf("loopback sendfile alone, cpu-s per GB (gregor's consumed bytes again, %d KiB calls)", floorChunk>>10), fl.format("%.2f"), "-",
 			fmt.Sprintf("gregor consume %.2fx of it", g.consCPU.med/fl.med), "-", "-"})
 	}
 	if base, ok := med["baseline"]; ok && gok {

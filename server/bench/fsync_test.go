@@ -18,7 +18,8 @@ const fsyncProducers = 8
 // their ratio (goal: synced >= 80% of unsynced) and the fsyncs per second
 // during the synced phase, and the fsyncs' mean and p99 latency in it,
 // from the gregor_fsync_duration_seconds histogram on /metrics (its
-// buckets grow 4x, so the p99 is the bucket bound it falls under).
+// buckets double, so the p99 is the bucket bound it falls under, within
+// 2x).
 // Gregor only: kfake keeps no files.
 func BenchmarkFsyncProduce(b *testing.B) {
 	only(b, "fsync")

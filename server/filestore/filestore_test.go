@@ -17,11 +17,18 @@ import (
 )
 
 func newFS(t *testing.T) store.Storage {
-	s, err := filestore.New(t.TempDir())
+	s, _ := freshFS(t)
+	return s
+}
+
+// freshFS is an FS in a fresh directory, which it returns too.
+func freshFS(t *testing.T) (*filestore.FS, string) {
+	dir := t.TempDir()
+	s, err := filestore.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return s, dir
 }
 
 func TestConformance(t *testing.T) { storetest.Run(t, newFS) }
@@ -34,14 +41,9 @@ func newBoundedFS(t *testing.T) store.Storage {
 	return s
 }
 
-// boundedFS is an FS in a fresh directory, which it returns too, holding
-// at most max descriptors open.
+// boundedFS is freshFS holding at most max descriptors open.
 func boundedFS(t *testing.T, max int) (*filestore.FS, string) {
-	dir := t.TempDir()
-	s, err := filestore.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, dir := freshFS(t)
 	s.SetMaxOpen(max)
 	return s, dir
 }
@@ -119,11 +121,7 @@ func TestLogSuite(t *testing.T) { logtest.Run(t, newFS) }
 // again. WriteFile must replace such a leftover, not fail on it (a
 // metadata quorum that cannot write its hard state halts).
 func TestWriteFileOverLeftoverTemp(t *testing.T) {
-	dir := t.TempDir()
-	s, err := filestore.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, dir := freshFS(t)
 	for n := 1; n <= 5000; n++ { // every name this process's counter may reach here
 		if err := os.WriteFile(filepath.Join(dir, "state.tmp"+strconv.Itoa(n)), []byte("torn"), 0o644); err != nil {
 			t.Fatal(err)
@@ -142,11 +140,7 @@ func TestWriteFileOverLeftoverTemp(t *testing.T) {
 // its first flush syncs them with the bytes appended, and reopening a log
 // that holds bytes after an unclean stop still syncs it.
 func TestFreshLogSyncsAtItsFirstFlush(t *testing.T) {
-	dir := t.TempDir()
-	s, err := filestore.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := freshFS(t)
 	var syncs int
 	s.OnSync = func(time.Duration) { syncs++ }
 	l, _, err := log.Open(s, "p", log.DefaultConfig(), -1, 0)
