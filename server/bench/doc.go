@@ -44,9 +44,12 @@
 //     its cells say "failed: " and why, instead of failing the run. After
 //     each of gregor's phases its bytes are written again by the kernel
 //     alone (floor_test.go), one record per write over as many files or
-//     1 MiB per write over 6; the "kernel floor" row is the narrow
-//     writes' CPU per GB over the wide ones': the wide/narrow rate of a
-//     broker core that did nothing else.
+//     1 MiB per write over 6. Two rows bound the wide/narrow ratio from
+//     each side, round by round, against the narrow rate measured: "at
+//     most, by the kernel" is the wide rate of a broker core that did
+//     nothing but those writes, and "at most, by the client" that of a
+//     client core busy the whole phase at the CPU per byte kgo spent over
+//     the wide topic.
 //   - BenchmarkCluster (cluster_test.go): three brokers started as `make
 //     cluster` starts them, RF=3, acks=all: broker CPU-s per GB
 //     acknowledged summed over the three vs a single broker's (goal <= 3x).

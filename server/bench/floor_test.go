@@ -43,9 +43,10 @@ import (
 //     of the floor, as a restarted broker opens each log on its first
 //     append). BenchmarkPartitions measures it after each of gregor's
 //     phases: one record per write over the wide topic's files, and
-//     floorChunk per write over the narrow topic's 6. The narrow floor's
-//     CPU-s per GB over the wide one's is the wide/narrow rate a broker
-//     whose core did nothing but these writes could reach.
+//     floorChunk per write over the narrow topic's 6. The wide floor's
+//     CPU-s per GB is the wide rate of a broker core that did nothing but
+//     these writes: over the narrow rate measured, the most the
+//     wide/narrow ratio could be.
 //
 // This process sends or reads the bytes with a buffer of floorChunk.
 // Every floor's header is the floor (1 byte) and the byte count (8
