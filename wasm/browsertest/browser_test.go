@@ -519,21 +519,52 @@ func (p *page) poll(js, what string) {
 // the click. It clicks once the match has stood still for a frame: parts
 // of the page above it are laid out only when they come on screen
 // (content-visibility), so after the scroll it can move for a frame or
-// two, and a click aimed before that lands where it was (a click on
-// TestClusterLesson's What-if button once did nothing under make test).
+// two, and a click aimed before that lands where it was. Even so, under
+// make test's load a click on TestClusterLesson's What-if button has
+// twice done nothing, so a spy on the document (clickSpy) reports what
+// each click hit: one that hit something else is logged, with what it
+// hit, and clicked again, up to three times.
 func (p *page) click(sel string) {
 	p.t.Helper()
-	p.eval(fmt.Sprintf(`(document.querySelector(%q) || document.body).scrollIntoView({block: "center"}), window.gregorClickAt = "", ""`, sel))
-	p.poll(fmt.Sprintf(`(() => {
-		const el = document.querySelector(%q);
-		if (!el) return false;
-		const r = el.getBoundingClientRect(), at = r.left + "," + r.top;
-		const still = at === window.gregorClickAt;
-		window.gregorClickAt = at;
-		return still;
-	})()`, sel), sel+" standing still after its scroll")
-	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+	for try := 1; ; try++ {
+		p.eval(fmt.Sprintf(`(document.querySelector(%q) || document.body).scrollIntoView({block: "center"}), window.gregorClickAt = "", ""`, sel))
+		p.poll(fmt.Sprintf(`(() => {
+			const el = document.querySelector(%q);
+			if (!el) return false;
+			const r = el.getBoundingClientRect(), at = r.left + "," + r.top;
+			const still = at === window.gregorClickAt;
+			window.gregorClickAt = at;
+			return still;
+		})()`, sel), sel+" standing still after its scroll")
+		p.eval(fmt.Sprintf(clickSpy+`, window.gregorClickWant = %q, window.gregorClickHit = "", ""`, sel))
+		p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+		// A click that loaded a new document leaves no gregorClickHit:
+		// it hit something that navigates, which counts as its target.
+		p.poll(`window.gregorClickHit !== ""`, "the click on "+sel+" to reach the page")
+		hit := p.eval(`String(window.gregorClickHit ?? "target")`)
+		if hit == "target" {
+			return
+		}
+		if try == 3 {
+			p.shot("failed")
+			p.t.Fatalf("three clicks on %s each hit something else, the last %s", sel, hit)
+		}
+		p.t.Logf("a click on %s hit %s; clicking again", sel, hit)
+	}
 }
+
+// clickSpy installs, once per document, a capturing click listener that
+// sets gregorClickHit to "target" when a click lands in the element
+// gregorClickWant selects, and otherwise to where it landed and what it
+// hit. It answers one click per arming; the page's own handlers still run.
+const clickSpy = `window.gregorClickSpy || (window.gregorClickSpy = true, document.addEventListener("click", e => {
+	const want = window.gregorClickWant;
+	if (!want) return;
+	window.gregorClickWant = "";
+	const t = e.target instanceof Element ? e.target : document.body;
+	window.gregorClickHit = t.closest(want) ? "target" :
+		"(" + e.clientX + "," + e.clientY + "): " + t.outerHTML.slice(0, 160);
+}, true))`
 
 // search is the session the page's URL names, as a query: lessons/play's
 // FromPath of its path (relative to the site's root) and its query. Tests
