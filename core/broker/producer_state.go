@@ -85,7 +85,7 @@ func (b *Broker) loadProducerState(p *Partition) error {
 	if err != nil {
 		return fmt.Errorf("broker: rebuilding producer state of %s: %w", p, err)
 	}
-	if replayed > 0 || st.Len() > 0 {
+	if replayed > 0 { // a snapshot at the log end, as a clean shutdown leaves, is nothing to tell
 		b.cfg.Logf("recovery: %s: producer state of %d producers from offset %d, %d batches replayed", p, st.Len(), from, replayed)
 	}
 	p.producers = st

@@ -1,6 +1,7 @@
 package log_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -164,5 +165,69 @@ func TestCleanOpenReadsOnlyTheTail(t *testing.T) {
 	torn, notes, _ := open(true)
 	if torn.EndOffset() != 200 || len(notes) == 0 {
 		t.Errorf("a torn tail after a clean shutdown: log end %d, notes %q", torn.EndOffset(), notes)
+	}
+}
+
+// askCounter counts a storage's listings and its opens and reads of
+// names that do not exist.
+type askCounter struct {
+	store.Storage
+	lists, missing *int
+}
+
+func (a askCounter) List(dir string) ([]string, error) {
+	*a.lists++
+	return a.Storage.List(dir)
+}
+
+func (a askCounter) Open(name string) (store.File, error) {
+	f, err := a.Storage.Open(name)
+	a.count(err)
+	return f, err
+}
+
+func (a askCounter) ReadFile(name string) ([]byte, error) {
+	b, err := a.Storage.ReadFile(name)
+	a.count(err)
+	return b, err
+}
+
+func (a askCounter) count(err error) {
+	if errors.Is(err, store.ErrNotExist) {
+		*a.missing++
+	}
+}
+
+// TestOpenAsksForWhatItListed: opening a log of several segments lists
+// its directory once and asks for no file the listing lacks (a segment
+// without aborted transactions has no .txnindex, a log never cleaned no
+// cleaner checkpoint): a broker opening 10,000 partitions makes each
+// system call 10,000 times.
+func TestOpenAsksForWhatItListed(t *testing.T) {
+	st := store.NewMem()
+	cfg := log.DefaultConfig()
+	cfg.SegmentBytes = 200
+	l, _ := logtest.Open(t, st, cfg, -1)
+	for i := range 5 {
+		bl := record.NewBuilder(record.NewBatchHeader(0)).Add(nil, make([]byte, 150), int64(i))
+		if _, err := l.Append(bl.Build(), int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var lists, missing int
+	cfg.CleanShutdown = true
+	l, _, err := log.Open(askCounter{st, &lists, &missing}, logtest.Dir, cfg, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if l.EndOffset() != 5 || len(l.Segments()) < 3 {
+		t.Fatalf("log end %d in %d segments, want 5 in at least 3", l.EndOffset(), len(l.Segments()))
+	}
+	if lists != 1 || missing != 0 {
+		t.Errorf("open listed its directory %d times and asked for %d missing files, want 1 and 0", lists, missing)
 	}
 }

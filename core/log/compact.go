@@ -108,9 +108,13 @@ func isNotExist(err error) bool { return errors.Is(err, store.ErrNotExist) }
 
 func (l *Log) checkpointName() string { return path.Join(l.dir, CleanerCheckpointFile) }
 
-// loadCleanerCheckpoint reads the first dirty offset and pending horizon.
-func (l *Log) loadCleanerCheckpoint() error {
+// loadCleanerCheckpoint reads the first dirty offset and pending horizon,
+// if the log's directory has a checkpoint (listed).
+func (l *Log) loadCleanerCheckpoint(listed bool) error {
 	l.clean = cleaner{firstDirty: l.start, horizon: -1}
+	if !listed {
+		return nil
+	}
 	data, err := l.st.ReadFile(l.checkpointName())
 	if errors.Is(err, store.ErrNotExist) {
 		return nil

@@ -343,7 +343,9 @@ func (l *Log) finishPass() string {
 // leftovers are deleted): a <base>.log.swap was synced whole before it got
 // that name, so it replaces <base>.log; the segment's indexes are rebuilt
 // and its .txnindex is deleted and reported, so that the owner rebuilds it.
-func (l *Log) completeSwaps(names []string, note func(string, ...any)) error {
+// It says whether it completed any, which changes the directory's listing.
+func (l *Log) completeSwaps(names []string, note func(string, ...any)) (bool, error) {
+	swapped := false
 	for _, n := range names {
 		base, suf, ok := parseName(n)
 		if !ok || suf != LogSuffix+swapSuffix {
@@ -352,16 +354,17 @@ func (l *Log) completeSwaps(names []string, note func(string, ...any)) error {
 		s := newSegmentState(l.dir, base, 0)
 		for _, f := range []string{s.names[1], s.names[2], s.txnIndexName()} {
 			if err := l.st.Remove(f); err != nil && !isNotExist(err) {
-				return err
+				return swapped, err
 			}
 		}
 		if err := l.st.Rename(path.Join(l.dir, n), s.names[0]); err != nil {
-			return err
+			return swapped, err
 		}
 		if l.txnSuspect < 0 || base < l.txnSuspect {
 			l.txnSuspect = base
 		}
+		swapped = true
 		note("completed the interrupted cleaning of %s", FileName(base, LogSuffix))
 	}
-	return nil
+	return swapped, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 
 	"github.com/gregor-kafka/gregor/core/store"
@@ -54,16 +55,24 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 	note := func(format string, args ...any) {
 		notes = append(notes, l.name+": "+fmt.Sprintf(format, args...))
 	}
-	if err := l.completeSwaps(names, note); err != nil {
+	swapped, err := l.completeSwaps(names, note)
+	if err != nil {
 		return nil, notes, err
 	}
-	if names, err = st.List(dir); err != nil {
-		return nil, notes, err
+	if swapped {
+		if names, err = st.List(dir); err != nil {
+			return nil, notes, err
+		}
 	}
-	logs := map[int64]bool{}
+	// What the listing holds is what is opened: a partition's directory
+	// is listed once, and files it does not hold (most segments have no
+	// .txnindex) are not asked for.
+	logs, txns := map[int64]bool{}, map[int64]bool{}
 	for _, n := range names {
 		if b, suf, ok := parseName(n); ok && suf == LogSuffix {
 			logs[b] = true
+		} else if ok && suf == TxnIndexSuffix {
+			txns[b] = true
 		}
 	}
 	for _, n := range names {
@@ -98,7 +107,7 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 		if !last {
 			limit = bases[i+1]
 		}
-		seg, truncated, err := l.loadSegment(base, limit, last, clean, now, note)
+		seg, truncated, err := l.loadSegment(base, limit, last, clean, txns[base], now, note)
 		if err != nil {
 			return fail(err)
 		}
@@ -132,7 +141,7 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 	if err := l.loadSnapshots(names, note); err != nil {
 		return fail(err)
 	}
-	if err := l.loadCleanerCheckpoint(); err != nil {
+	if err := l.loadCleanerCheckpoint(slices.Contains(names, CleanerCheckpointFile)); err != nil {
 		return fail(err)
 	}
 	// Recovered bytes may still sit only in a page cache; make them durable
@@ -216,7 +225,8 @@ func (s *segment) readIndex(st store.Storage, i int, fp *store.File, entry int) 
 
 // loadSegment opens one segment, verifying or rebuilding it. The last
 // one is scanned whole, unless the previous run closed the log (clean).
-func (l *Log) loadSegment(base, limit int64, last, clean bool, now int64, note func(string, ...any)) (*segment, bool, error) {
+// Its .txnindex is read if the directory has one (txn).
+func (l *Log) loadSegment(base, limit int64, last, clean, txn bool, now int64, note func(string, ...any)) (*segment, bool, error) {
 	s := newSegmentState(l.dir, base, now)
 	f, err := l.st.Open(s.names[0])
 	if err != nil {
@@ -254,9 +264,11 @@ func (l *Log) loadSegment(base, limit int64, last, clean bool, now int64, note f
 			return nil, false, err
 		}
 	}
-	if err := l.loadTxnIndex(s, note); err != nil {
-		_ = s.close()
-		return nil, false, err
+	if txn {
+		if err := l.loadTxnIndex(s, note); err != nil {
+			_ = s.close()
+			return nil, false, err
+		}
 	}
 	s.ixSaved, s.tixSaved = len(s.ix.buf), len(s.tix.buf) // read whole, or rebuilt
 	return s, truncated, nil

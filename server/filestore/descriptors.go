@@ -72,7 +72,7 @@ func (f *File) acquire() (*os.File, error) {
 		return nil, mapErr(fmt.Errorf("%s: %w", f.path, os.ErrClosed))
 	}
 	if f.f == nil {
-		fd, err := os.OpenFile(f.path, os.O_RDWR|os.O_APPEND, 0)
+		fd, err := openFile(f.path, os.O_RDWR|os.O_APPEND, 0)
 		if err != nil {
 			return nil, mapErr(err)
 		}
