@@ -184,10 +184,18 @@ func New(cfg Config, st store.Storage, now int64) (*Broker, error) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	// After an unclean shutdown every log syncs what it recovered before
+	// it is served (log.Open): three fsyncs a partition, 2 s of a restart
+	// after kill -9 with 10,000 of them. They are taken as one, as Close's.
+	commit := b.deferSyncs()
 	for _, name := range names {
 		if err := b.openTopic(b.meta.Topics[name], now); err != nil {
+			_ = commit()
 			return nil, fmt.Errorf("broker: opening topic %s: %w", name, err)
 		}
+	}
+	if err := commit(); err != nil {
+		return nil, fmt.Errorf("broker: syncing the recovered logs: %w", err)
 	}
 	b.cleanStart = false
 	if err := b.initShare(now); err != nil {
@@ -361,17 +369,24 @@ func (b *Broker) NextDeadline() (at int64, ok bool) {
 	return at, ok
 }
 
+// deferSyncs opens a batch of the storage's syncs, where it can take
+// them as one (store.SyncDeferrer), and returns its commit: nothing synced
+// until then is durable before it returns nil.
+func (b *Broker) deferSyncs() (commit func() error) {
+	if d, ok := b.st.(store.SyncDeferrer); ok {
+		if c, ok := d.DeferSyncs(); ok {
+			return c
+		}
+	}
+	return func() error { return nil }
+}
+
 // Close flushes and closes every log, their syncs taken as one where
 // the storage can (store.SyncDeferrer), and then leaves the clean
 // shutdown mark.
 func (b *Broker) Close() error {
 	var firstErr error
-	commit := func() error { return nil }
-	if d, ok := b.st.(store.SyncDeferrer); ok {
-		if c, ok := d.DeferSyncs(); ok {
-			commit = c
-		}
-	}
+	commit := b.deferSyncs()
 	if b.cl != nil {
 		firstErr = b.checkpointHighWatermarks()
 	}

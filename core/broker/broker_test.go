@@ -39,6 +39,16 @@ func newHarness(t *testing.T, flags map[string]string) *harness {
 }
 
 func (h *harness) open() {
+	b, err := h.tryOpen()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.b = b
+}
+
+// tryOpen starts a broker on the harness's storage, as open, and returns
+// it or why it did not start.
+func (h *harness) tryOpen() (*Broker, error) {
 	s := config.NewBroker()
 	for k, v := range h.flags {
 		if err := s.SetStatic(k, v); err != nil {
@@ -49,12 +59,8 @@ func (h *harness) open() {
 	if h.wrap != nil {
 		st = h.wrap(st)
 	}
-	b, err := New(Config{NodeID: 1, Host: "sim", Port: 9092, Settings: s, Rand: rand.New(rand.NewPCG(1, 2)), Clock: h.clock, LogDir: "/data"},
+	return New(Config{NodeID: 1, Host: "sim", Port: 9092, Settings: s, Rand: rand.New(rand.NewPCG(1, 2)), Clock: h.clock, LogDir: "/data"},
 		st, h.now)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.b = b
 }
 
 // answers are the answers the broker produced since the last reset: it

@@ -44,14 +44,39 @@ func TestCleanShutdownMark(t *testing.T) {
 }
 
 // deferring is a storage whose batches of syncs (store.SyncDeferrer)
-// commit with err, and which fails the test when the clean shutdown mark
-// is written while a batch is open.
+// commit with err, which fails the test when the clean shutdown mark is
+// written while a batch is open, and which counts its files' syncs in a
+// batch and outside one.
 type deferring struct {
 	store.Storage
-	t       *testing.T
-	err     error
-	open    bool
-	batches int
+	t                  *testing.T
+	err                error
+	open               bool
+	batches            int
+	batched, unbatched int
+}
+
+func (d *deferring) Open(name string) (store.File, error) {
+	f, err := d.Storage.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return watchedFile{f, d}, nil
+}
+
+// watchedFile counts its syncs in its deferring storage.
+type watchedFile struct {
+	store.File
+	d *deferring
+}
+
+func (w watchedFile) Sync() error {
+	if w.d.open {
+		w.d.batched++
+	} else {
+		w.d.unbatched++
+	}
+	return w.File.Sync()
 }
 
 func (d *deferring) DeferSyncs() (func() error, bool) {
@@ -73,10 +98,11 @@ func (d *deferring) WriteFile(name string, data []byte) error {
 func TestCloseDefersSyncs(t *testing.T) {
 	for _, commitErr := range []error{nil, errors.New("syncfs: input/output error")} {
 		h := newHarness(t, nil)
-		d := &deferring{t: t, err: commitErr}
+		d := &deferring{t: t}
 		h.wrap = func(st store.Storage) store.Storage { d.Storage = st; return d }
 		h.open()
 		h.createTopic("t", 2, nil)
+		d.err, d.batches = commitErr, 0
 		err := h.b.Close()
 		if !errors.Is(err, commitErr) || (commitErr == nil) != (err == nil) {
 			t.Fatalf("commit %v: Close returned %v", commitErr, err)
@@ -88,5 +114,26 @@ func TestCloseDefersSyncs(t *testing.T) {
 		if marked := err == nil; marked != (commitErr == nil) {
 			t.Errorf("commit %v: clean shutdown marked %v", commitErr, marked)
 		}
+	}
+}
+
+// TestRecoveryDefersSyncs: a start after a crash syncs the logs it
+// recovered in one batch where the storage can (New), and fails if the
+// batch's commit does: it serves nothing it could not make durable.
+func TestRecoveryDefersSyncs(t *testing.T) {
+	h := newHarness(t, nil)
+	h.createTopic("t", 3, nil)
+	d := &deferring{t: t}
+	h.wrap = func(st store.Storage) store.Storage { d.Storage = st; return d }
+	h.st.Crash()
+	h.open()
+	if d.batches != 1 || d.open || d.batched < 3 || d.unbatched != 0 {
+		t.Errorf("recovery: %d batches (open %v), %d syncs in them, %d outside, want 1, at least 3, 0",
+			d.batches, d.open, d.batched, d.unbatched)
+	}
+	h.st.Crash()
+	d.err = errors.New("syncfs: input/output error")
+	if _, err := h.tryOpen(); !errors.Is(err, d.err) {
+		t.Errorf("a start whose batch of syncs failed returned %v", err)
 	}
 }

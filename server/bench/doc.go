@@ -37,8 +37,9 @@
 //     flush.messages=1 topic vs an unsynced one, on a real disk, with
 //     fsyncs/s from /metrics; Gregor only (goal >= 0.80x unsynced).
 //   - BenchmarkPartitions (partitions_test.go): GREGOR_BENCH_PARTITIONS
-//     (default 10,000) partitions on one broker: restart time (goal
-//     < 2 s), peak RSS (goal < 1 GB), round-robin produce over all of
+//     (default 10,000) partitions on one broker: restart time after a
+//     clean stop and after kill -9, in alternate rounds (goal < 2 s
+//     each), peak RSS (goal < 1 GB), round-robin produce over all of
 //     them vs over 6 (goal >= 0.50x). A broker that cannot create or
 //     hold them (an open-files limit, say: it is printed) is left out and
 //     its cells say "failed: " and why, instead of failing the run. After

@@ -169,6 +169,9 @@ type target struct {
 	// members are a cluster's brokers (addr then lists them all); pid is 0.
 	members []*target
 	stop    func() error
+	// crash kills the broker as kill -9 does (gregor only); the stop
+	// after it waits for the exit and reports none.
+	crash func()
 	// logTail is the end of the broker's log (gregor only), for failures.
 	logTail func() string
 }
@@ -278,12 +281,14 @@ func launchGregor(tb testing.TB, spec gregorSpec) *target {
 	}
 	// stop may be called again (a benchmark that restarts gregor and
 	// fails stops it in its cleanup too): it answers the first result.
+	var crashed atomic.Bool
+	crash := func() { crashed.Store(true); cmd.Process.Kill() }
 	stop := sync.OnceValue(func() error {
 		defer os.RemoveAll(dir)
 		cmd.Process.Signal(os.Interrupt)
 		select {
 		case err := <-exited:
-			if err != nil {
+			if err != nil && !crashed.Load() {
 				return fmt.Errorf("gregor exited with %v; log:\n%s", err, logTail())
 			}
 			return nil
@@ -298,7 +303,7 @@ func launchGregor(tb testing.TB, spec gregorSpec) *target {
 		cmd.Process.Kill()
 		tb.Fatalf("gregor did not come up: %v\nlog:\n%s", err, logTail())
 	}
-	return &target{name: "gregor", addr: spec.kafkaAddr, http: spec.http, pid: cmd.Process.Pid, stop: stop, logTail: logTail}
+	return &target{name: "gregor", addr: spec.kafkaAddr, http: spec.http, pid: cmd.Process.Pid, stop: stop, crash: crash, logTail: logTail}
 }
 
 // startKfakeChild re-execs this test binary as a kfake broker process.

@@ -24,7 +24,9 @@ const envPartitions = "GREGOR_BENCH_PARTITIONS"
 // partitions), acks=all, linger 1 ms. Before the rounds, every wide
 // partition gets records, so the logs are all on disk. Each round then
 // restarts gregor and times its start, from exec until Metadata lists
-// every wide partition with a leader (goal < 2 s); produces
+// every wide partition with a leader (goal < 2 s): an even round's after
+// a clean stop, an odd round's after kill -9 (its logs recovered as after
+// a crash, from the records the round before wrote); produces
 // GREGOR_BENCH_RECORDS records into each topic (the order alternating);
 // and reads the process's peak RSS, VmHWM (goal < 1 GB). The rate figure
 // is wide over narrow (goal >= 50%); the broker's CPU-s per GB of each,
@@ -92,6 +94,7 @@ func BenchmarkPartitions(b *testing.B) {
 	type runs struct {
 		wide, narrow []phaseResult
 		start, rss   []float64
+		crashStart   []float64 // the starts after kill -9
 	}
 	results := map[string]*runs{}
 	for _, t := range targets {
@@ -111,6 +114,10 @@ func BenchmarkPartitions(b *testing.B) {
 	rounds := alternate(b, s, targets, func(r int, t *target) {
 		res := results[t.name]
 		if t.name == "gregor" {
+			crash := r%2 == 1
+			if crash {
+				t.crash()
+			}
 			if err := t.stop(); err != nil {
 				b.Fatal(err)
 			}
@@ -119,7 +126,11 @@ func BenchmarkPartitions(b *testing.B) {
 			if err := waitLeaders(ctx, t.addr, "wide", wide, time.Minute); err != nil {
 				b.Fatalf("restart %d: %v", r+1, err)
 			}
-			res.start = append(res.start, time.Since(began).Seconds())
+			if took := time.Since(began).Seconds(); crash {
+				res.crashStart = append(res.crashStart, took)
+			} else {
+				res.start = append(res.start, took)
+			}
 		}
 		measured := map[string]phaseResult{} // this round's floors
 		var narrow phaseResult               // and its narrow phase
@@ -219,6 +230,12 @@ func BenchmarkPartitions(b *testing.B) {
 	}
 	report(row{fmt.Sprintf("start with %d partitions on disk, s", wide), cell("gregor", g[0], "%.2f"), "- (nothing to start from)", "-", "< 2 s",
 		verdict(g[0].n > 0 && g[0].med < 2, "")})
+	var crashed spread
+	if res := results["gregor"]; res != nil {
+		crashed = spreadOf(res.crashStart)
+	}
+	report(row{fmt.Sprintf("start with %d partitions on disk after kill -9, s", wide), cell("gregor", crashed, "%.2f"),
+		"- (nothing to start from)", "-", "< 2 s", verdict(crashed.n > 0 && crashed.med < 2, "")})
 	report(row{fmt.Sprintf("peak RSS with %d partitions, MiB", wide), cell("gregor", g[1], "%.0f"), cell("kfake", k[1], "%.0f"), ratioCell(g[1], k[1]),
 		"< 1024 MiB", verdict(g[1].n > 0 && g[1].med < 1024, "")})
 	report(row{fmt.Sprintf("produce MB/s over %d partitions / over 6", wide),
