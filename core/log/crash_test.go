@@ -1,8 +1,11 @@
 package log_test
 
 import (
+	"bytes"
 	"encoding/binary"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/gregor-kafka/gregor/core/log"
@@ -176,4 +179,68 @@ func FuzzRecovery(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// indexWrites counts the index files a storage replaces (WriteFile).
+type indexWrites struct {
+	store.Storage
+	n *int
+}
+
+func (w indexWrites) WriteFile(name string, data []byte) error {
+	if strings.HasSuffix(name, log.IndexSuffix) || strings.HasSuffix(name, log.TimeIndexSuffix) {
+		*w.n++
+	}
+	return w.Storage.WriteFile(name, data)
+}
+
+// TestRecoveryAppendsToALaggingIndex: an index that holds only the first
+// of the entries the log makes, as a kill -9 leaves one whose entries
+// wait for the segment's sync, is completed by appending what it lacks,
+// not replaced; the log then has the index it had before.
+func TestRecoveryAppendsToALaggingIndex(t *testing.T) {
+	m := store.NewMem()
+	cfg := logtest.SmallConfig()
+	cfg.SegmentBytes = 1 << 20
+	l, _ := logtest.Open(t, m, cfg, -1)
+	for i := range 20 {
+		if _, err := l.Append(logtest.Batch(3, int64(i)), int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := l.Segments()[0]
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := logtest.Dir + "/" + log.FileName(0, log.IndexSuffix)
+	full, err := m.ReadFile(name)
+	if err != nil || len(want.IndexEntries) < 4 {
+		t.Fatalf("%d index entries (%v): too few to cut", len(want.IndexEntries), err)
+	}
+	f, err := m.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(int64(len(full) / 2 / log.OffsetEntrySize * log.OffsetEntrySize)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	replaced := 0
+	l2, notes, err := log.Open(indexWrites{m, &replaced}, logtest.Dir, cfg, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	if replaced != 0 || !strings.Contains(strings.Join(notes, "\n"), "appended") {
+		t.Errorf("recovery replaced %d index files (notes %q), want the lagging one appended to", replaced, notes)
+	}
+	if got := l2.Segments()[0].IndexEntries; !slices.Equal(got, want.IndexEntries) {
+		t.Errorf("index entries after recovery %v, want %v", got, want.IndexEntries)
+	}
+	if err := l2.Flush(0); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := m.ReadFile(name); !bytes.Equal(got, full) {
+		t.Errorf("the index file holds %d bytes after recovery, want the %d it held", len(got), len(full))
+	}
 }
