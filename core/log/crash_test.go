@@ -197,7 +197,8 @@ func (w indexWrites) WriteFile(name string, data []byte) error {
 // TestRecoveryAppendsToALaggingIndex: an index that holds only the first
 // of the entries the log makes, as a kill -9 leaves one whose entries
 // wait for the segment's sync, is completed by appending what it lacks,
-// not replaced; the log then has the index it had before.
+// not replaced; one that holds other entries is replaced. Either way the
+// file then holds the index it held before, once.
 func TestRecoveryAppendsToALaggingIndex(t *testing.T) {
 	m := store.NewMem()
 	cfg := logtest.SmallConfig()
@@ -217,30 +218,35 @@ func TestRecoveryAppendsToALaggingIndex(t *testing.T) {
 	if err != nil || len(want.IndexEntries) < 4 {
 		t.Fatalf("%d index entries (%v): too few to cut", len(want.IndexEntries), err)
 	}
-	f, err := m.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(int64(len(full) / 2 / log.OffsetEntrySize * log.OffsetEntrySize)); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	replaced := 0
-	l2, notes, err := log.Open(indexWrites{m, &replaced}, logtest.Dir, cfg, -1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l2.Close()
-	if replaced != 0 || !strings.Contains(strings.Join(notes, "\n"), "appended") {
-		t.Errorf("recovery replaced %d index files (notes %q), want the lagging one appended to", replaced, notes)
-	}
-	if got := l2.Segments()[0].IndexEntries; !slices.Equal(got, want.IndexEntries) {
-		t.Errorf("index entries after recovery %v, want %v", got, want.IndexEntries)
-	}
-	if err := l2.Flush(0); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := m.ReadFile(name); !bytes.Equal(got, full) {
-		t.Errorf("the index file holds %d bytes after recovery, want the %d it held", len(got), len(full))
+	half := len(full) / 2 / log.OffsetEntrySize * log.OffsetEntrySize
+	for _, c := range []struct {
+		name     string
+		index    []byte
+		replaced int
+		note     string
+	}{
+		{"lagging", full[:half], 0, "appending"},
+		{"without its first entry", full[log.OffsetEntrySize:half], 1, "rebuilt"},
+	} {
+		if err := m.WriteFile(name, c.index); err != nil {
+			t.Fatal(err)
+		}
+		replaced := 0
+		l2, notes, err := log.Open(indexWrites{m, &replaced}, logtest.Dir, cfg, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if replaced != c.replaced || !strings.Contains(strings.Join(notes, "\n"), c.note) {
+			t.Errorf("%s: recovery replaced %d index files (notes %q), want %d and a note %q", c.name, replaced, notes, c.replaced, c.note)
+		}
+		if got := l2.Segments()[0].IndexEntries; !slices.Equal(got, want.IndexEntries) {
+			t.Errorf("%s: index entries after recovery %v, want %v", c.name, got, want.IndexEntries)
+		}
+		if err := l2.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := m.ReadFile(name); !bytes.Equal(got, full) {
+			t.Errorf("%s: the index file holds %d bytes after recovery, want the %d it held", c.name, len(got), len(full))
+		}
 	}
 }

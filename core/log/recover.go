@@ -238,6 +238,7 @@ func (l *Log) loadSegment(base, limit int64, last, clean, txn bool, now int64, n
 		_ = s.close()
 		return nil, false, err
 	}
+	s.ixSaved, s.tixSaved = len(s.ix.buf), len(s.tix.buf) // what the files hold; rebuild moves them
 	truncated := false
 	scan := last && !clean
 	if !scan && ixWhy == "" && tixWhy == "" {
@@ -270,7 +271,6 @@ func (l *Log) loadSegment(base, limit int64, last, clean, txn bool, now int64, n
 			return nil, false, err
 		}
 	}
-	s.ixSaved, s.tixSaved = len(s.ix.buf), len(s.tix.buf) // read whole, or rebuilt
 	return s, truncated, nil
 }
 
@@ -381,10 +381,11 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 		old, want []byte
 		entry     int
 		f         *store.File // open on the file WriteFile replaces
+		saved     *int        // how much of want the file holds (saveIndexes)
 	}
 	for _, x := range []idx{
-		{s.names[1], ixWhy, oldIx, s.ix.buf, OffsetEntrySize, &s.idxF},
-		{s.names[2], tixWhy, oldTix, s.tix.buf, TimeEntrySize, &s.tidxF},
+		{s.names[1], ixWhy, oldIx, s.ix.buf, OffsetEntrySize, &s.idxF, &s.ixSaved},
+		{s.names[2], tixWhy, oldTix, s.tix.buf, TimeEntrySize, &s.tidxF, &s.tixSaved},
 	} {
 		if x.why == "" && bytes.Equal(x.old, x.want) {
 			continue
@@ -392,15 +393,14 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 		if x.why == "" && *x.f != nil && bytes.HasPrefix(x.want, x.old) {
 			// The index lags the log, as a kill -9 leaves it when entries
 			// wait for the segment's sync (store.IndexesAtSync): the
-			// missing ones are appended, where replacing the file would
-			// be a rename that ext4 writes back at once (auto_da_alloc),
-			// 10,000 of them in a restart of 10,000 partitions. A crash
-			// that tears the append leaves what the next open checks.
-			if err := (*x.f).Append(x.want[len(x.old):]); err != nil {
-				return false, err
-			}
+			// file holds len(old) of want (*x.saved), and the segment's
+			// sync at the end of Open appends the rest (saveIndexes),
+			// where replacing the file would be a rename that ext4 writes
+			// back at once (auto_da_alloc), 10,000 of them in a restart
+			// of 10,000 partitions. A crash that tears the append leaves
+			// what the next open checks.
 			s.dirty = true
-			note("appended %d entries to %s (%d on storage, %d in the log)",
+			note("appending %d entries to %s (%d on storage, %d in the log)",
 				(len(x.want)-len(x.old))/x.entry, path.Base(x.name), len(x.old)/x.entry, len(x.want)/x.entry)
 			continue
 		}
@@ -414,6 +414,7 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 		if err := l.st.WriteFile(x.name, x.want); err != nil {
 			return false, err
 		}
+		*x.saved = len(x.want)
 		note("rebuilt %s (%s)", path.Base(x.name), x.why)
 	}
 	return truncated, nil

@@ -116,32 +116,17 @@ func (s *FS) Create(name string) (store.File, error) {
 	return s.openFile(name, os.O_CREATE|os.O_EXCL)
 }
 
-// ReadFile reads a whole file: it is os.ReadFile but for the open
-// (openFile's three fewer system calls), as the broker reads a snapshot
-// of every partition's producers at start.
+// ReadFile reads a whole file, opened as every file of the storage is
+// (openFile), as the broker reads a snapshot of each partition's
+// producers at start.
 func (s *FS) ReadFile(name string) ([]byte, error) {
 	f, err := openFile(s.path(name), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	b := make([]byte, 0, st.Size()+1) // +1: room for the read that sees EOF
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		} else if err != nil {
-			return nil, mapErr(err)
-		}
-		if len(b) == cap(b) { // it grew since the fstat
-			b = append(b, 0)[:len(b)]
-		}
-	}
+	b, err := io.ReadAll(f)
+	return b, mapErr(err)
 }
 
 // WriteFile atomically replaces a file: temp file, fsync, rename, fsync dir.
