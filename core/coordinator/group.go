@@ -79,7 +79,10 @@ func (g *Groups) Load() error {
 // startup or when this broker becomes its leader (the whole log, as
 // Host.Scan reads it): plain records apply at once, the records of a
 // transactional batch wait for their producer's marker further on, as
-// Kafka's GroupMetadataManager loads them.
+// Kafka's GroupMetadataManager loads them. Each batch is copied before
+// it is decoded, as Records does: the groups keep their members'
+// subscriptions and assignments, which decode as slices of the record's
+// value, and Scan reads the next batches into the same buffer.
 func (g *Groups) Replay(p int32) error {
 	c := g.Coordinator
 	return g.h.Scan(group.Topic, p, func(start int64, batch record.Batch) error {
@@ -93,7 +96,7 @@ func (g *Groups) Replay(p int32) error {
 			}
 			return nil
 		}
-		recs, err := batch.Records()
+		recs, err := append(record.Batch(nil), batch...).Records()
 		if err != nil {
 			return fmt.Errorf("broker: replaying %s-%d at %d: %w", group.Topic, p, batch.BaseOffset(), err)
 		}

@@ -1,6 +1,8 @@
 package group_test
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -245,5 +247,49 @@ func TestOffsetsExpire(t *testing.T) {
 	h.restart()
 	if got := fetchOffsets(t, h, "g"); len(got) != 0 {
 		t.Fatalf("expired offsets came back after a restart: %v", got)
+	}
+}
+
+// TestRestoredMembersKeepTheirBytes: a restart restores a classic group's
+// members, their subscriptions and assignments, from a record early in
+// __consumer_offsets; the offset commits after it fill more than the
+// log's read buffer (1 MiB) before the replay ends. The members must come
+// back with the bytes they had, not whatever the buffer read later.
+func TestRestoredMembersKeepTheirBytes(t *testing.T) {
+	h := newHarness(t, nil)
+	topicReq(t, h, "t", 4)
+	ids := stableGroup(t, h, "g", 2)
+	gen := h.b.Groups().Group("g").Generation()
+	describe := func() []kmsg.DescribeGroupsResponseGroupMember {
+		req := kmsg.NewPtrDescribeGroupsRequest()
+		req.Version, req.Groups = 5, []string{"g"}
+		ms := h.do("c", req).(*kmsg.DescribeGroupsResponse).Groups[0].Members
+		for i := range ms { // the answer's bytes may alias the group's
+			ms[i].ProtocolMetadata = bytes.Clone(ms[i].ProtocolMetadata)
+			ms[i].MemberAssignment = bytes.Clone(ms[i].MemberAssignment)
+		}
+		return ms
+	}
+	before := describe()
+	meta := strings.Repeat("x", 4000)
+	for i := range 400 { // 400 commits of 4 x 4 KB: 6.4 MB after the group's record
+		req := commitReq("g", ids[0], gen, "t", map[int32]int64{0: int64(i), 1: 1, 2: 2, 3: 3})
+		for j := range req.Topics[0].Partitions {
+			req.Topics[0].Partitions[j].Metadata = &meta
+		}
+		for _, p := range h.do("c1", req).(*kmsg.OffsetCommitResponse).Topics[0].Partitions {
+			wantCode(t, "commit", p.ErrorCode, nil)
+		}
+	}
+	h.restart()
+	after := describe()
+	if len(after) != len(before) {
+		t.Fatalf("%d members after the restart, %d before", len(after), len(before))
+	}
+	for i := range before {
+		if !bytes.Equal(after[i].ProtocolMetadata, before[i].ProtocolMetadata) || !bytes.Equal(after[i].MemberAssignment, before[i].MemberAssignment) {
+			t.Errorf("member %s after the restart: metadata %x assignment %x; before: %x, %x", before[i].MemberID,
+				after[i].ProtocolMetadata, after[i].MemberAssignment, before[i].ProtocolMetadata, before[i].MemberAssignment)
+		}
 	}
 }
