@@ -98,12 +98,17 @@ func Load(data []byte) (*State, error) {
 	if n < 0 || n > int64(len(p))/entryFixed {
 		return nil, fmt.Errorf("%w: %d entries in %d bytes", ErrSnapshot, n, len(p))
 	}
-	s := New()
-	for range n {
+	// One allocation each for the entries, their batches (the five a
+	// producer keeps, so Apply appends in place) and the map: a restart
+	// loads a snapshot per partition.
+	s := &State{producers: make(map[int64]*Entry, n)}
+	entries, metas := make([]Entry, n), make([]BatchMeta, n*BatchesToRetain)
+	for i := range n {
 		if len(p) < entryFixed {
 			return nil, fmt.Errorf("%w: truncated entry", ErrSnapshot)
 		}
-		e := &Entry{
+		e := &entries[i]
+		*e = Entry{
 			ProducerID:       int64(be.Uint64(p)),
 			Epoch:            int16(be.Uint16(p[8:])),
 			CoordinatorEpoch: int32(be.Uint32(p[10:])),
@@ -115,6 +120,7 @@ func Load(data []byte) (*State, error) {
 		if nb > BatchesToRetain || len(p) < nb*batchSize {
 			return nil, fmt.Errorf("%w: producer %d has %d batches", ErrSnapshot, e.ProducerID, nb)
 		}
+		e.Batches = metas[i*BatchesToRetain : i*BatchesToRetain : (i+1)*BatchesToRetain]
 		for range nb {
 			e.Batches = append(e.Batches, BatchMeta{
 				FirstSeq: int32(be.Uint32(p)), LastSeq: int32(be.Uint32(p[4:])),
