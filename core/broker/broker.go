@@ -10,6 +10,7 @@ import (
 	"github.com/gregor-kafka/gregor/core/cluster"
 	"github.com/gregor-kafka/gregor/core/config"
 	"github.com/gregor-kafka/gregor/core/coordinator"
+	"github.com/gregor-kafka/gregor/core/log"
 	"github.com/gregor-kafka/gregor/core/share"
 	"github.com/gregor-kafka/gregor/core/store"
 	"github.com/gregor-kafka/gregor/core/wire"
@@ -131,6 +132,7 @@ type Broker struct {
 	lastRetain int64
 	cleanStart bool         // while New opens the logs after a clean shutdown (clean_shutdown.go)
 	cleaner    cleanerState // the log cleaner (compaction.go)
+	scratch    log.Scratch  // the read buffers its logs' scans share (log.Config.Scratch)
 
 	producerIDs struct{ next, end int64 } // the id block in use: [next, end); none after a start
 	txnHooks    TxnHooks                  // producer_state.go

@@ -181,6 +181,8 @@ func (b *Broker) logConfig(overrides map[string]string) log.Config {
 		MinCleanableDirtyRatio: s.TopicFloat64(overrides, "min.cleanable.dirty.ratio"),
 		MinCompactionLagMs:     s.TopicInt64(overrides, "min.compaction.lag.ms"),
 		MaxCompactionLagMs:     s.TopicInt64(overrides, "max.compaction.lag.ms"),
+
+		Scratch: &b.scratch,
 	}
 }
 

@@ -276,7 +276,8 @@ func (l *Log) stepSegment(budget int64, fn func(*segment, record.Batch) error) (
 	if p.pos == 0 {
 		p.after = s.base
 	}
-	sc := newScanner(s.log, p.pos, s.size, int(min(budget, 1<<20)), true)
+	sc := newScanner(l.cfg.Scratch, s.log, p.pos, s.size, int(min(budget, 1<<20)), true)
+	defer sc.release()
 	for used < budget {
 		b, pos, more := sc.next()
 		if !more {

@@ -43,6 +43,9 @@ type Config struct {
 	// file synced): Open then syncs only what recovery changed, not the
 	// active segment as after a crash (Kafka's .kafka_cleanshutdown).
 	CleanShutdown bool
+	// Scratch, if set, lends the log's scans their read buffers: the
+	// logs of one engine share it (segment.go).
+	Scratch *Scratch
 }
 
 // DefaultConfig returns Kafka's defaults.

@@ -128,7 +128,9 @@ func TestScanRefusesFlippedBatch(t *testing.T) {
 // changed at rest, still in order (so Open's checks pass), pointed a
 // lookup at a later batch and Read skipped the records in between; find
 // now sees that the batch there does not end at the entry's offset and
-// scans from the segment's start.
+// scans from the segment's start. Scan, which reads from the entry in
+// its own windows, does the same, and so do both when the entry points
+// inside a batch.
 func TestReadPastFlippedIndexEntry(t *testing.T) {
 	st := store.NewMem()
 	l, _ := logtest.Open(t, st, logtest.SmallConfig(), -1)
@@ -147,7 +149,6 @@ func TestReadPastFlippedIndexEntry(t *testing.T) {
 	if len(seg.IndexEntries) < 2 {
 		t.Fatalf("want 2 index entries or more, have %v", seg.IndexEntries)
 	}
-	// The first entry now points at the batch after its own.
 	e := seg.IndexEntries[0]
 	batchSize := int64(len(logtest.Batch(3, 1000)))
 	if e.Position+batchSize >= seg.IndexEntries[1].Position {
@@ -158,18 +159,36 @@ func TestReadPastFlippedIndexEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	binary.BigEndian.PutUint32(ix[4:], uint32(e.Position+batchSize))
-	if err := st.WriteFile(name, ix); err != nil {
-		t.Fatal(err)
+	holds := func(what string, b record.Batch) {
+		t.Helper()
+		if b == nil || b.BaseOffset() > e.Offset || b.LastOffset() < e.Offset {
+			t.Errorf("%s(%d) starts with a batch not holding it: %v", what, e.Offset, b)
+		}
 	}
-	l, _ = logtest.Open(t, st, logtest.SmallConfig(), -1)
-	defer func() { _ = l.Close() }()
-	p, err := l.Read(e.Offset, 1<<20, l.EndOffset(), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := record.NewIter(p).Next()
-	if b == nil || b.BaseOffset() > e.Offset || b.LastOffset() < e.Offset {
-		t.Fatalf("Read(%d) starts with a batch not holding it: %v", e.Offset, b)
+	for _, pos := range []int64{e.Position + batchSize, e.Position + 1} { // the next batch; inside this one
+		binary.BigEndian.PutUint32(ix[4:], uint32(pos))
+		if err := st.WriteFile(name, ix); err != nil {
+			t.Fatal(err)
+		}
+		l, _ = logtest.Open(t, st, logtest.SmallConfig(), -1)
+		p, err := l.Read(e.Offset, 1<<20, l.EndOffset(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := record.NewIter(p).Next()
+		holds("Read", b)
+		var first record.Batch
+		if err := l.Scan(e.Offset, func(b record.Batch) error {
+			if first == nil {
+				first = append(record.Batch(nil), b...)
+			}
+			return nil
+		}); err != nil {
+			t.Fatalf("entry at %d: Scan: %v", pos, err)
+		}
+		holds("Scan", first)
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

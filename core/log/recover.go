@@ -242,7 +242,7 @@ func (l *Log) loadSegment(base, limit int64, last, clean, txn bool, now int64, n
 	truncated := false
 	scan := last && !clean
 	if !scan && ixWhy == "" && tixWhy == "" {
-		if why := s.loadTail(limit); why != "" {
+		if why := s.loadTail(l.cfg.Scratch, limit); why != "" {
 			ixWhy, tixWhy = "inconsistent with the log: "+why, "inconsistent with the log: "+why
 		}
 	}
@@ -278,7 +278,7 @@ func (l *Log) loadSegment(base, limit int64, last, clean, txn bool, now int64, n
 // offset index entry (or all of them if the time index is empty, to learn
 // the largest timestamp), setting next, the max timestamp and the index
 // byte counter. It returns why the segment cannot be trusted, or "".
-func (s *segment) loadTail(limit int64) string {
+func (s *segment) loadTail(scratch *Scratch, limit int64) string {
 	from := int64(0)
 	lastIx, hasIx := s.ix.last()
 	if hasIx {
@@ -294,7 +294,8 @@ func (s *segment) loadTail(limit int64) string {
 		s.bytesSinceIndex = s.size - lastIx.Position
 	}
 	s.next = s.base
-	sc := newScanner(s.log, from, s.size, 1<<20, true)
+	sc := newScanner(scratch, s.log, from, s.size, 1<<20, true)
+	defer sc.release()
 	first := true
 	for {
 		b, pos, ok := sc.next()
@@ -339,7 +340,8 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 	}
 	s.ix.buf, s.tix.buf = nil, nil
 	s.maxTs, s.maxTsOffset, s.bytesSinceIndex, s.next = -1, -1, 0, s.base
-	sc := newScanner(s.log, 0, s.size, 1<<20, true)
+	sc := newScanner(l.cfg.Scratch, s.log, 0, s.size, 1<<20, true)
+	defer sc.release()
 	for {
 		b, pos, ok := sc.next()
 		if !ok {

@@ -203,7 +203,7 @@ func (s *segment) truncateTo(hdr []byte, offset int64) error {
 	}
 	s.dirty = true
 	s.maxTs, s.maxTsOffset = -1, -1
-	if why := s.loadTail(1 << 62); why != "" {
+	if why := s.loadTail(nil, 1<<62); why != "" {
 		return fmt.Errorf("%w: %s after truncation: %s", ErrCorrupt, s.name(), why)
 	}
 	if err := s.truncateTxns(s.next); err != nil {

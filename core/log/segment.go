@@ -315,10 +315,47 @@ type scanner struct {
 	verify bool
 	torn   string // why scanning stopped before size, if it did
 	err    error  // an I/O error
+	// scratch lends buf and takes it back at release.
+	scratch *Scratch
 }
 
-func newScanner(f store.File, from, size int64, chunk int, verify bool) *scanner {
-	return &scanner{f: f, pos: from, size: size, chunk: chunk, verify: verify, bufPos: -1}
+func newScanner(scratch *Scratch, f store.File, from, size int64, chunk int, verify bool) *scanner {
+	return &scanner{f: f, pos: from, size: size, chunk: chunk, verify: verify, bufPos: -1, buf: scratch.take(), scratch: scratch}
+}
+
+// release lends the scanner's buffer back to its Scratch; the batches it
+// returned are not to be read after it.
+func (sc *scanner) release() {
+	sc.scratch.give(sc.buf)
+	sc.buf, sc.bufPos = nil, -1
+}
+
+// Scratch holds read buffers that the logs of one engine lend their
+// scans in turn, as one goroutine drives them all: a restart after an
+// unclean shutdown scans each partition's active segment and replays its
+// producers (Scan), 20,000 scans for 10,000 partitions, each of which
+// would otherwise allocate and clear a buffer the size of what it reads.
+// A scan inside another's callback takes a buffer of its own. The zero
+// value is ready; a nil *Scratch lends nothing.
+type Scratch struct{ free [][]byte }
+
+// scratchKept bounds the buffers a Scratch keeps, each up to a scan's
+// chunk (1 MiB): scans nest only a few deep.
+const scratchKept = 4
+
+func (s *Scratch) take() []byte {
+	if s == nil || len(s.free) == 0 {
+		return nil
+	}
+	b := s.free[len(s.free)-1]
+	s.free = s.free[:len(s.free)-1]
+	return b[:0]
+}
+
+func (s *Scratch) give(b []byte) {
+	if s != nil && cap(b) > 0 && len(s.free) < scratchKept {
+		s.free = append(s.free, b[:0])
+	}
 }
 
 func (sc *scanner) view(pos int64, n int) ([]byte, error) {

@@ -122,42 +122,49 @@ func (l *Log) Scan(from int64, fn func(record.Batch) error) error {
 		return ErrClosed
 	}
 	for i := l.segmentFor(from); i < len(l.segs); i++ {
-		s := l.segs[i]
-		if from >= s.next {
-			continue
-		}
-		pos := int64(0)
-		if from > s.base {
-			p, ok, err := s.find(l.hdr[:], from)
-			if err != nil {
+		if s := l.segs[i]; from < s.next {
+			if err := s.scan(l.cfg.Scratch, from, fn); err != nil {
 				return err
 			}
-			if !ok {
-				continue
-			}
-			pos = p
-		}
-		sc := newScanner(s.log, pos, s.size, 1<<20, true)
-		after := s.base
-		for {
-			b, at, ok := sc.next()
-			if !ok {
-				break
-			}
-			if err := s.inSequence(b, after, at); err != nil {
-				return err
-			}
-			after = b.LastOffset() + 1
-			if b.LastOffset() < from {
-				continue
-			}
-			if err := fn(b); err != nil {
-				return err
-			}
-		}
-		if err := sc.failure(s); err != nil {
-			return err
 		}
 	}
 	return nil
+}
+
+// scan is Scan over one segment. It reads from the offset index entry
+// below from, in the scanner's windows, and passes over the batches
+// before from, where a walk of their headers (find) would be a pread
+// each: a restart replays every partition's producers from a snapshot,
+// most of them in the middle of a segment. An entry that does not point
+// at the end of a batch (a byte of the .index flipped at rest, which
+// Open's checks of order and bounds let pass) makes it scan from the
+// segment's start rather than skip records, as find does.
+func (s *segment) scan(scratch *Scratch, from int64, fn func(record.Batch) error) error {
+	e := s.ix.lookup(from)
+	entry := e.Position > 0
+	sc := newScanner(scratch, s.log, e.Position, s.size, 1<<20, true)
+	defer sc.release()
+	after := s.base
+	for {
+		b, at, ok := sc.next()
+		if entry && (!ok || b.LastOffset() != e.Offset) && sc.err == nil {
+			sc.pos, sc.torn, entry = 0, "", false
+			continue
+		}
+		entry = false
+		if !ok {
+			break
+		}
+		if err := s.inSequence(b, after, at); err != nil {
+			return err
+		}
+		after = b.LastOffset() + 1
+		if b.LastOffset() < from {
+			continue
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+	return sc.failure(s)
 }
