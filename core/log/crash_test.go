@@ -194,11 +194,19 @@ func (w indexWrites) WriteFile(name string, data []byte) error {
 	return w.Storage.WriteFile(name, data)
 }
 
+// atSync is a storage whose index entries wait for the segment's sync,
+// as the file store's do (store.IndexesAtSync).
+type atSync struct{ indexWrites }
+
+func (atSync) IndexesAtSync() {}
+
 // TestRecoveryAppendsToALaggingIndex: an index that holds only the first
 // of the entries the log makes, as a kill -9 leaves one whose entries
 // wait for the segment's sync, is completed by appending what it lacks,
 // not replaced; one that holds other entries is replaced. Either way the
-// file then holds the index it held before, once.
+// file then holds the index it held before, once. On a storage whose
+// entries wait for the sync, the ones a lagging index lacks wait too:
+// Open does not write them, the log's close does.
 func TestRecoveryAppendsToALaggingIndex(t *testing.T) {
 	m := store.NewMem()
 	cfg := logtest.SmallConfig()
@@ -222,17 +230,25 @@ func TestRecoveryAppendsToALaggingIndex(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		index    []byte
+		atSync   bool
 		replaced int
 		note     string
+		atOpen   []byte // what the file holds once Open returns
 	}{
-		{"lagging", full[:half], 0, "appending"},
-		{"without its first entry", full[log.OffsetEntrySize:half], 1, "rebuilt"},
+		{"lagging", full[:half], false, 0, "lag", full},
+		{"lagging, entries at sync", full[:half], true, 0, "lag", full[:half]},
+		{"without its first entry", full[log.OffsetEntrySize:half], false, 1, "rebuilt", full},
+		{"without its first entry, entries at sync", full[log.OffsetEntrySize:half], true, 1, "rebuilt", full},
 	} {
 		if err := m.WriteFile(name, c.index); err != nil {
 			t.Fatal(err)
 		}
 		replaced := 0
-		l2, notes, err := log.Open(indexWrites{m, &replaced}, logtest.Dir, cfg, -1, 0)
+		var st store.Storage = indexWrites{m, &replaced}
+		if c.atSync {
+			st = atSync{indexWrites{m, &replaced}}
+		}
+		l2, notes, err := log.Open(st, logtest.Dir, cfg, -1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,6 +257,9 @@ func TestRecoveryAppendsToALaggingIndex(t *testing.T) {
 		}
 		if got := l2.Segments()[0].IndexEntries; !slices.Equal(got, want.IndexEntries) {
 			t.Errorf("%s: index entries after recovery %v, want %v", c.name, got, want.IndexEntries)
+		}
+		if got, _ := m.ReadFile(name); !bytes.Equal(got, c.atOpen) {
+			t.Errorf("%s: the index file holds %d bytes once Open returned, want %d", c.name, len(got), len(c.atOpen))
 		}
 		if err := l2.Close(); err != nil {
 			t.Fatal(err)

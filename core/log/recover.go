@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/gregor-kafka/gregor/core/store"
 )
@@ -154,9 +155,20 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 	if !clean {
 		l.active().dirty = true
 	}
+	// On a storage whose index entries wait for the segment's sync
+	// (store.IndexesAtSync) the entries recovery rebuilt beyond what the
+	// files hold keep waiting, as an append's do, for the active
+	// segment's next sync (a flush, its roll, the log's close): a crash
+	// before that leaves the active segment to be scanned again, and
+	// 10,000 partitions restart without 20,000 index files to write
+	// back.
 	if !fresh {
 		for _, s := range l.segs {
-			if err := s.sync(); err != nil {
+			syncSeg := s.sync
+			if atSync {
+				syncSeg = s.syncFiles
+			}
+			if err := syncSeg(); err != nil {
 				return fail(err)
 			}
 		}
@@ -385,6 +397,7 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 		f         *store.File // open on the file WriteFile replaces
 		saved     *int        // how much of want the file holds (saveIndexes)
 	}
+	var lagging []string
 	for _, x := range []idx{
 		{s.names[1], ixWhy, oldIx, s.ix.buf, OffsetEntrySize, &s.idxF, &s.ixSaved},
 		{s.names[2], tixWhy, oldTix, s.tix.buf, TimeEntrySize, &s.tidxF, &s.tixSaved},
@@ -395,15 +408,15 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 		if x.why == "" && *x.f != nil && bytes.HasPrefix(x.want, x.old) {
 			// The index lags the log, as a kill -9 leaves it when entries
 			// wait for the segment's sync (store.IndexesAtSync): the
-			// file holds len(old) of want (*x.saved), and the segment's
-			// sync at the end of Open appends the rest (saveIndexes),
-			// where replacing the file would be a rename that ext4 writes
-			// back at once (auto_da_alloc), 10,000 of them in a restart
-			// of 10,000 partitions. A crash that tears the append leaves
-			// what the next open checks.
+			// file holds len(old) of want (*x.saved), and a sync of the
+			// segment appends the rest (saveIndexes: Open's own, or on
+			// such a storage the segment's next one), where replacing
+			// the file would be a rename that ext4 writes back at once
+			// (auto_da_alloc), 10,000 of them in a restart of 10,000
+			// partitions. A crash that tears the append leaves what the
+			// next open checks.
 			s.dirty = true
-			note("appending %d entries to %s (%d on storage, %d in the log)",
-				(len(x.want)-len(x.old))/x.entry, path.Base(x.name), len(x.old)/x.entry, len(x.want)/x.entry)
+			lagging = append(lagging, fmt.Sprintf("%s holds %d of %d", path.Base(x.name), len(x.old)/x.entry, len(x.want)/x.entry))
 			continue
 		}
 		if x.why == "" {
@@ -418,6 +431,9 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 		}
 		*x.saved = len(x.want)
 		note("rebuilt %s (%s)", path.Base(x.name), x.why)
+	}
+	if len(lagging) > 0 {
+		note("the indexes lag the log: %s entries; the rest are appended", strings.Join(lagging, ", "))
 	}
 	return truncated, nil
 }

@@ -108,6 +108,16 @@ func (s *segment) sync() error {
 	if err := s.saveIndexes(); err != nil {
 		return err
 	}
+	return s.syncFiles()
+}
+
+// syncFiles syncs the segment's files as they are, without writing the
+// index entries that wait for a sync: the segment stays dirty while any
+// do, for its next sync to write them.
+func (s *segment) syncFiles() error {
+	if !s.dirty {
+		return nil
+	}
 	for _, f := range []store.File{s.log, s.idxF, s.tidxF, s.txnF} {
 		if f == nil {
 			continue
@@ -116,7 +126,7 @@ func (s *segment) sync() error {
 			return err
 		}
 	}
-	s.dirty = false
+	s.dirty = s.ixSaved < len(s.ix.buf) || s.tixSaved < len(s.tix.buf)
 	return nil
 }
 
