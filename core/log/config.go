@@ -43,8 +43,9 @@ type Config struct {
 	// file synced): Open then syncs only what recovery changed, not the
 	// active segment as after a crash (Kafka's .kafka_cleanshutdown).
 	CleanShutdown bool
-	// Scratch, if set, lends the log's scans their read buffers: the
-	// logs of one engine share it (segment.go).
+	// Scratch, if set, lends the log's recovery, replay (Scan) and
+	// cleaner scans their read buffers: the logs of one engine share it
+	// (segment.go). The lookups by timestamp make their own.
 	Scratch *Scratch
 }
 

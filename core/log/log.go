@@ -203,43 +203,37 @@ func (l *Log) OffsetForTimestamp(ts int64) (offset int64, timestamp int64, ok bo
 		if seg.maxTs < ts || seg.next <= l.start {
 			continue
 		}
-		if o, t, ok, err := seg.offsetForTimestamp(l.cfg.Scratch, ts, l.start); ok || err != nil {
-			return o, t, ok, err
+		te, _ := seg.tix.lookupFast(ts)
+		from := max(te.Offset, l.start)
+		pos := seg.ix.lookup(from).Position
+		sc := newScanner(nil, seg.log, pos, seg.size, 64<<10, false)
+		for {
+			b, _, more := sc.next()
+			if !more {
+				break
+			}
+			if b.LastOffset() < l.start || b.MaxTimestamp() < ts {
+				continue
+			}
+			if b.LogAppendTime() {
+				return max(b.BaseOffset(), l.start), b.MaxTimestamp(), true, nil
+			}
+			recs, err := b.Records()
+			if err != nil {
+				return 0, 0, false, fmt.Errorf("%w: %s: batch at offset %d: %w", ErrCorrupt, seg.name(), b.BaseOffset(), err)
+			}
+			for _, r := range recs {
+				o, t := b.BaseOffset()+int64(r.OffsetDelta), b.BaseTimestamp()+r.TimestampDelta
+				if t >= ts && o >= l.start {
+					return o, t, true, nil
+				}
+			}
+		}
+		if sc.err != nil {
+			return 0, 0, false, sc.err
 		}
 	}
 	return -1, -1, false, nil
-}
-
-// offsetForTimestamp is OffsetForTimestamp within one segment: the first
-// record at or after start with a timestamp >= ts, if the segment has one.
-func (s *segment) offsetForTimestamp(scratch *Scratch, ts, start int64) (offset int64, timestamp int64, ok bool, err error) {
-	te, _ := s.tix.lookupFast(ts)
-	pos := s.ix.lookup(max(te.Offset, start)).Position
-	sc := newScanner(scratch, s.log, pos, s.size, 64<<10, false)
-	defer sc.release()
-	for {
-		b, _, more := sc.next()
-		if !more {
-			break
-		}
-		if b.LastOffset() < start || b.MaxTimestamp() < ts {
-			continue
-		}
-		if b.LogAppendTime() {
-			return max(b.BaseOffset(), start), b.MaxTimestamp(), true, nil
-		}
-		recs, err := b.Records()
-		if err != nil {
-			return 0, 0, false, fmt.Errorf("%w: %s: batch at offset %d: %w", ErrCorrupt, s.name(), b.BaseOffset(), err)
-		}
-		for _, r := range recs {
-			o, t := b.BaseOffset()+int64(r.OffsetDelta), b.BaseTimestamp()+r.TimestampDelta
-			if t >= ts && o >= start {
-				return o, t, true, nil
-			}
-		}
-	}
-	return -1, -1, false, sc.err
 }
 
 // MaxTimestamp returns the largest timestamp in the log and the offset of
@@ -259,8 +253,7 @@ func (l *Log) MaxTimestamp() (timestamp int64, offset int64) {
 		return -1, -1
 	}
 	pos := best.ix.lookup(best.maxTsOffset).Position
-	sc := newScanner(l.cfg.Scratch, best.log, pos, best.size, 64<<10, false)
-	defer sc.release()
+	sc := newScanner(nil, best.log, pos, best.size, 64<<10, false)
 	for {
 		b, _, more := sc.next()
 		if !more {
