@@ -244,9 +244,10 @@ func TestRecoveryAppendsToALaggingIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		replaced := 0
-		var st store.Storage = indexWrites{m, &replaced}
+		w := indexWrites{m, &replaced}
+		var st store.Storage = w
 		if c.atSync {
-			st = atSync{indexWrites{m, &replaced}}
+			st = atSync{w}
 		}
 		l2, notes, err := log.Open(st, logtest.Dir, cfg, -1, 0)
 		if err != nil {

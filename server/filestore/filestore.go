@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -115,11 +116,26 @@ func (s *FS) Create(name string) (store.File, error) {
 	return s.openFile(name, os.O_CREATE|os.O_EXCL)
 }
 
-// ReadFile reads a whole file (readFile), as the broker reads a snapshot
-// of each partition's producers at start.
+// ReadFile reads a whole file as it is when opened: opened as every file
+// of the storage is (openFile), then one read of the size fstat gives, as
+// the broker reads a snapshot of each partition's producers at start.
+// The files read whole are ones WriteFile replaces, never appended to.
 func (s *FS) ReadFile(name string) ([]byte, error) {
-	b, err := readFile(s.path(name))
-	return b, mapErr(err)
+	f, err := openFile(s.path(name), os.O_RDONLY, 0)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	b := make([]byte, st.Size())
+	n, err := f.ReadAt(b, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, mapErr(err)
+	}
+	return b[:n], nil
 }
 
 // WriteFile atomically replaces a file: temp file, fsync, rename, fsync dir.

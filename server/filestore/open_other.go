@@ -8,6 +8,3 @@ import "os"
 func openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(name, flag, perm)
 }
-
-// readFile is os.ReadFile where unix.Open is not there (open_unix.go).
-func readFile(name string) ([]byte, error) { return os.ReadFile(name) }
