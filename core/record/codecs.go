@@ -4,8 +4,10 @@ package record
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"fmt"
+	"io"
 
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
@@ -19,9 +21,15 @@ import (
 // write raw snappy blocks instead, so both are decoded.
 var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 
-// decompressOther inflates the codecs outside the standard library.
-func decompressOther(codec int8, src []byte, limit int) ([]byte, error) {
+// inflate decodes one of Kafka's four codecs.
+func inflate(codec int8, src []byte, limit int) ([]byte, error) {
 	switch codec {
+	case CodecGzip:
+		zr, err := gzip.NewReader(bytes.NewReader(src))
+		if err != nil {
+			return nil, fmt.Errorf("%w: gzip: %w", ErrCompression, err)
+		}
+		return readLimited(zr, limit, "gzip")
 	case CodecSnappy:
 		return unsnappy(src, limit)
 	case CodecLZ4:
@@ -41,6 +49,17 @@ func decompressOther(codec int8, src []byte, limit int) ([]byte, error) {
 	}
 	if len(out) > limit {
 		return nil, fmt.Errorf("%w: zstd over %d bytes", ErrTooLarge, limit)
+	}
+	return out, nil
+}
+
+func readLimited(r io.Reader, limit int, name string) ([]byte, error) {
+	out, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCompression, name, err)
+	}
+	if len(out) > limit {
+		return nil, fmt.Errorf("%w: %s over %d bytes", ErrTooLarge, name, limit)
 	}
 	return out, nil
 }
