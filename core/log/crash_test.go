@@ -181,33 +181,144 @@ func FuzzRecovery(f *testing.F) {
 	})
 }
 
-// indexWrites counts the index files a storage replaces (WriteFile).
-type indexWrites struct {
-	store.Storage
-	n *int
-}
-
-func (w indexWrites) WriteFile(name string, data []byte) error {
-	if strings.HasSuffix(name, log.IndexSuffix) || strings.HasSuffix(name, log.TimeIndexSuffix) {
-		*w.n++
-	}
-	return w.Storage.WriteFile(name, data)
-}
-
-// atSync is a storage whose index entries wait for the segment's sync,
-// as the file store's do (store.IndexesAtSync).
-type atSync struct{ indexWrites }
-
-func (atSync) IndexesAtSync() {}
-
 // TestRecoveryAppendsToALaggingIndex: an index that holds only the first
-// of the entries the log makes, as a kill -9 leaves one whose entries
-// wait for the segment's sync, is completed by appending what it lacks,
-// not replaced; one that holds other entries is replaced. Either way the
-// file then holds the index it held before, once. On a storage whose
-// entries wait for the sync, the ones a lagging index lacks wait too:
-// Open does not write them, the log's close does.
+// of the entries the log makes, as a crash can leave one, is completed by
+// appending what it lacks, not replaced; one that holds other entries is
+// replaced. Either way the file then holds the index it held before, once.
 func TestRecoveryAppendsToALaggingIndex(t *testing.T) {
+	m, cfg, want, full := indexedLog(t)
+	name := logtest.Dir + "/" + log.FileName(0, log.IndexSuffix)
+	half := len(full) / 2 / log.OffsetEntrySize * log.OffsetEntrySize
+	for _, c := range []struct {
+		name     string
+		index    []byte
+		replaced int
+		note     string
+	}{
+		{"lagging", full[:half], 0, "lag"},
+		{"without its first entry", full[log.OffsetEntrySize:half], 1, "rebuilt"},
+	} {
+		if err := m.WriteFile(name, c.index); err != nil {
+			t.Fatal(err)
+		}
+		replaced := 0
+		l2, notes, err := log.Open(indexWrites{m, &replaced}, logtest.Dir, cfg, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if replaced != c.replaced || !strings.Contains(strings.Join(notes, "\n"), c.note) {
+			t.Errorf("%s: recovery replaced %d index files (notes %q), want %d and a note %q", c.name, replaced, notes, c.replaced, c.note)
+		}
+		if got := l2.Segments()[0].IndexEntries; !slices.Equal(got, want.IndexEntries) {
+			t.Errorf("%s: index entries after recovery %v, want %v", c.name, got, want.IndexEntries)
+		}
+		if got, _ := m.ReadFile(name); !bytes.Equal(got, full) {
+			t.Errorf("%s: the index file holds %d bytes once Open returned, want the %d it held", c.name, len(got), len(full))
+		}
+		if err := l2.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := m.ReadFile(name); !bytes.Equal(got, full) {
+			t.Errorf("%s: the index file holds %d bytes after the close, want the %d it held", c.name, len(got), len(full))
+		}
+	}
+}
+
+// TestRecoveryLeavesTheActiveIndexesUnread: on a storage whose index
+// entries wait for the segment's sync, an unclean open rebuilds the
+// active segment's indexes from the log without opening their files,
+// whatever they hold; the first sync makes them what the log says,
+// appending to a lagging one only what it lacks and taking a truncation
+// before it into account, and a clean open after that trusts them.
+func TestRecoveryLeavesTheActiveIndexesUnread(t *testing.T) {
+	m, cfg, want, full := indexedLog(t)
+	name := logtest.Dir + "/" + log.FileName(0, log.IndexSuffix)
+	half := len(full) / 2 / log.OffsetEntrySize * log.OffsetEntrySize
+	stale := append(slices.Clone(full), full[len(full)-log.OffsetEntrySize:]...)
+	for _, c := range []struct {
+		name  string
+		index []byte // nil: no file
+		cut   bool   // truncate the log to its third index entry before the close
+		torn  bool   // the log torn after its first batch, which makes no entry
+	}{
+		{"lagging", full[:half], false, false},
+		{"without its first entry", full[log.OffsetEntrySize:half], false, false},
+		{"longer than the log's", stale, false, false},
+		{"missing", nil, false, false},
+		{"lagging, truncated before the first sync", full[:half], true, false},
+		{"whole, the log torn after its first batch", full, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := m.WriteFile(name, c.index); err != nil {
+				t.Fatal(err)
+			}
+			if c.index == nil {
+				if err := m.Remove(name); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantNotes, wantFile := 0, full
+			if c.torn {
+				f, err := m.Open(logtest.Dir + "/" + want.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Truncate(int64(len(logtest.Batch(3, 0))) + 5); err != nil {
+					t.Fatal(err)
+				}
+				_ = f.Close()
+				wantNotes, wantFile = 1, nil
+			}
+			opened, replaced, appended := 0, 0, 0
+			st := atSync{indexOpens{indexWrites{m, &replaced}, &opened, &appended}}
+			l, notes, err := log.Open(st, logtest.Dir, cfg, -1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if opened != 0 || replaced != 0 || len(notes) != wantNotes {
+				t.Errorf("Open opened %d index files and replaced %d (notes %q), want none and %d notes", opened, replaced, notes, wantNotes)
+			}
+			if got := l.Segments()[0].IndexEntries; !c.torn && !slices.Equal(got, want.IndexEntries) || c.torn && len(got) != 0 {
+				t.Errorf("index entries after recovery %v, want %v", got, want.IndexEntries)
+			}
+			if got, err := m.ReadFile(name); !bytes.Equal(got, c.index) || c.index == nil && err == nil {
+				t.Errorf("the index file holds %d bytes once Open returned (%v), want the %d it held", len(got), err, len(c.index))
+			}
+			if c.cut {
+				third := want.IndexEntries[2].Offset
+				if err := l.TruncateTo(third); err != nil {
+					t.Fatal(err)
+				}
+				wantFile = full[:2*log.OffsetEntrySize]
+			}
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := m.ReadFile(name); !bytes.Equal(got, wantFile) {
+				t.Errorf("the index file holds %d bytes after the close, want %d", len(got), len(wantFile))
+			}
+			if c.name == "lagging" && appended != len(full)-half {
+				t.Errorf("the close appended %d bytes to the index, want the %d it lacked", appended, len(full)-half)
+			}
+			clean := cfg
+			clean.CleanShutdown = true
+			l2, notes, err := log.Open(st, logtest.Dir, clean, -1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l2.Close()
+			if len(notes) != 0 || !c.torn && l2.Segments()[0].IndexEntries == nil {
+				t.Errorf("a clean open after it: notes %q, entries %v", notes, l2.Segments()[0].IndexEntries)
+			}
+		})
+		m, cfg, want, full = indexedLog(t)
+	}
+}
+
+// indexedLog is one segment of 20 batches, closed, with its index file's
+// bytes.
+func indexedLog(t *testing.T) (*store.Mem, log.Config, log.SegmentInfo, []byte) {
+	t.Helper()
 	m := store.NewMem()
 	cfg := logtest.SmallConfig()
 	cfg.SegmentBytes = 1 << 20
@@ -221,52 +332,58 @@ func TestRecoveryAppendsToALaggingIndex(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	name := logtest.Dir + "/" + log.FileName(0, log.IndexSuffix)
-	full, err := m.ReadFile(name)
+	full, err := m.ReadFile(logtest.Dir + "/" + log.FileName(0, log.IndexSuffix))
 	if err != nil || len(want.IndexEntries) < 4 {
 		t.Fatalf("%d index entries (%v): too few to cut", len(want.IndexEntries), err)
 	}
-	half := len(full) / 2 / log.OffsetEntrySize * log.OffsetEntrySize
-	for _, c := range []struct {
-		name     string
-		index    []byte
-		atSync   bool
-		replaced int
-		note     string
-		atOpen   []byte // what the file holds once Open returns
-	}{
-		{"lagging", full[:half], false, 0, "lag", full},
-		{"lagging, entries at sync", full[:half], true, 0, "lag", full[:half]},
-		{"without its first entry", full[log.OffsetEntrySize:half], false, 1, "rebuilt", full},
-		{"without its first entry, entries at sync", full[log.OffsetEntrySize:half], true, 1, "rebuilt", full},
-	} {
-		if err := m.WriteFile(name, c.index); err != nil {
-			t.Fatal(err)
-		}
-		replaced := 0
-		w := indexWrites{m, &replaced}
-		var st store.Storage = w
-		if c.atSync {
-			st = atSync{w}
-		}
-		l2, notes, err := log.Open(st, logtest.Dir, cfg, -1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if replaced != c.replaced || !strings.Contains(strings.Join(notes, "\n"), c.note) {
-			t.Errorf("%s: recovery replaced %d index files (notes %q), want %d and a note %q", c.name, replaced, notes, c.replaced, c.note)
-		}
-		if got := l2.Segments()[0].IndexEntries; !slices.Equal(got, want.IndexEntries) {
-			t.Errorf("%s: index entries after recovery %v, want %v", c.name, got, want.IndexEntries)
-		}
-		if got, _ := m.ReadFile(name); !bytes.Equal(got, c.atOpen) {
-			t.Errorf("%s: the index file holds %d bytes once Open returned, want %d", c.name, len(got), len(c.atOpen))
-		}
-		if err := l2.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := m.ReadFile(name); !bytes.Equal(got, full) {
-			t.Errorf("%s: the index file holds %d bytes after recovery, want the %d it held", c.name, len(got), len(full))
-		}
-	}
+	return m, cfg, want, full
 }
+
+// indexWrites counts the index files a storage replaces (WriteFile).
+type indexWrites struct {
+	store.Storage
+	n *int
+}
+
+func (w indexWrites) WriteFile(name string, data []byte) error {
+	if isIndex(name) {
+		*w.n++
+	}
+	return w.Storage.WriteFile(name, data)
+}
+
+// indexOpens counts the index files a storage opens, and the bytes
+// appended to them.
+type indexOpens struct {
+	indexWrites
+	n, appended *int
+}
+
+func (o indexOpens) Open(name string) (store.File, error) {
+	f, err := o.Storage.Open(name)
+	if err != nil || !isIndex(name) {
+		return f, err
+	}
+	*o.n++
+	return appendCount{f, o.appended}, nil
+}
+
+type appendCount struct {
+	store.File
+	n *int
+}
+
+func (a appendCount) Append(p []byte) error {
+	*a.n += len(p)
+	return a.File.Append(p)
+}
+
+func isIndex(name string) bool {
+	return strings.HasSuffix(name, log.IndexSuffix) || strings.HasSuffix(name, log.TimeIndexSuffix)
+}
+
+// atSync is a storage whose index entries wait for the segment's sync,
+// as the file store's do (store.IndexesAtSync).
+type atSync struct{ indexOpens }
+
+func (atSync) IndexesAtSync() {}

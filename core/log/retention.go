@@ -195,11 +195,13 @@ func (s *segment) truncateTo(hdr []byte, offset int64) error {
 	s.ix.buf = s.ix.buf[:n*OffsetEntrySize]
 	s.tix.buf = s.tix.buf[:m*TimeEntrySize]
 	s.ixSaved, s.tixSaved = min(s.ixSaved, len(s.ix.buf)), min(s.tixSaved, len(s.tix.buf))
-	if err := s.idxF.Truncate(int64(s.ixSaved)); err != nil {
-		return err
-	}
-	if err := s.tidxF.Truncate(int64(s.tixSaved)); err != nil {
-		return err
+	if s.lazyIndexes == nil { // else their first write replaces them
+		if err := s.idxF.Truncate(int64(s.ixSaved)); err != nil {
+			return err
+		}
+		if err := s.tidxF.Truncate(int64(s.tixSaved)); err != nil {
+			return err
+		}
 	}
 	s.dirty = true
 	s.maxTs, s.maxTsOffset = -1, -1

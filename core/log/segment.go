@@ -32,6 +32,12 @@ type segment struct {
 	// from the log after an unclean shutdown (Open); an older segment's
 	// were written when it rolled (seal).
 	ixSaved, tixSaved int
+	// lazyIndexes is the storage to open the .index and .timeindex from
+	// at their first write, nil once they are open. Recovery leaves them
+	// so on a storage whose entries wait for the sync (Open): it rebuilt
+	// both from the log without reading them, and that first write
+	// compares and completes them (openIndexes).
+	lazyIndexes store.Storage
 
 	size int64 // == log.Size()
 	next int64 // offset after the last batch; base when empty
@@ -126,13 +132,16 @@ func (s *segment) syncFiles() error {
 			return err
 		}
 	}
-	s.dirty = s.ixSaved < len(s.ix.buf) || s.tixSaved < len(s.tix.buf)
+	s.dirty = s.lazyIndexes != nil || s.ixSaved < len(s.ix.buf) || s.tixSaved < len(s.tix.buf)
 	return nil
 }
 
 // saveIndexes appends to the index files the entries added since they
 // were last written.
 func (s *segment) saveIndexes() error {
+	if err := s.openIndexes(); err != nil {
+		return err
+	}
 	if s.ixSaved < len(s.ix.buf) {
 		if err := s.idxF.Append(s.ix.buf[s.ixSaved:]); err != nil {
 			return err
@@ -145,6 +154,59 @@ func (s *segment) saveIndexes() error {
 		}
 		s.tixSaved = len(s.tix.buf)
 	}
+	return nil
+}
+
+// openIndexes opens the index files recovery left unread (lazyIndexes)
+// and keeps of each what agrees with the entries rebuilt in memory: the
+// longest common prefix, in whole entries, counts as written and the
+// rest is cut, for saveIndexes to append what follows. After a kill -9
+// that is the whole file, which lags the log; one that disagrees from its
+// first entry is emptied. A crash before the segment's next sync leaves
+// it short, and the segment, still the active one, is scanned again.
+func (s *segment) openIndexes() error {
+	st := s.lazyIndexes
+	if st == nil {
+		return nil
+	}
+	for _, x := range []struct {
+		name  string
+		f     *store.File
+		want  []byte
+		entry int
+		saved *int
+	}{
+		{s.names[1], &s.idxF, s.ix.buf, OffsetEntrySize, &s.ixSaved},
+		{s.names[2], &s.tidxF, s.tix.buf, TimeEntrySize, &s.tixSaved},
+	} {
+		if *x.f == nil {
+			f, err := st.Open(x.name)
+			if errors.Is(err, store.ErrNotExist) {
+				f, err = st.Create(x.name)
+			}
+			if err != nil {
+				return err
+			}
+			*x.f = f
+		}
+		f := *x.f
+		have := make([]byte, min(f.Size(), int64(len(x.want))))
+		if n, err := f.ReadAt(have, 0); n < len(have) {
+			return err
+		}
+		keep := 0
+		for keep < len(have) && have[keep] == x.want[keep] {
+			keep++
+		}
+		keep -= keep % x.entry
+		if int64(keep) < f.Size() {
+			if err := f.Truncate(int64(keep)); err != nil {
+				return err
+			}
+		}
+		*x.saved = keep
+	}
+	s.lazyIndexes = nil
 	return nil
 }
 
