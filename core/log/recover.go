@@ -254,10 +254,11 @@ func (l *Log) loadSegment(base, limit int64, last, clean, txn bool, now int64, n
 	scan := last && !clean
 	// Where index entries wait for the segment's sync, an unclean
 	// shutdown leaves the active segment's index files behind its log
-	// by design, and the scan rebuilds both from the log: they are not
-	// read, nor opened, until their first write replaces what they hold
-	// (openIndexes), as Kafka's LogSegment.recover resets them. A
-	// restart of 10,000 partitions opens 10,000 files, not 30,000.
+	// by design, and the scan rebuilds both from the log, as Kafka's
+	// LogSegment.recover does: they are not read, nor opened, until
+	// their first write (openIndexes) makes them what the scan found,
+	// keeping what they hold of it. A restart of 10,000 partitions opens
+	// 10,000 files, not 30,000.
 	var ixWhy, tixWhy string
 	if scan && l.indexesAtSync {
 		s.lazyIndexes = l.st

@@ -11,8 +11,11 @@ import (
 // (so the storage holds at most 300 descriptors), bin/gregor creates a
 // topic of 250 partitions, whose segment, index and time index files
 // are 750; takes a record into each, serves each back byte-exact, and
-// again after kill -9 and a restart; /metrics never shows more than 300
-// files open, and shows files opened again on use.
+// again after kill -9 and a restart, and after a clean one; /metrics
+// never shows more than 300 files open, and shows files opened again on
+// use where the broker opened all 750: not after kill -9, whose recovery
+// opens no active segment's index files (core/log: they wait for the
+// segment's next sync), so the 250 .log files fit under the bound.
 func TestPartitionsBeyondOpenFilesLimit(t *testing.T) {
 	t.Parallel()
 	prlimit := requireTool(t, "prlimit")
@@ -29,7 +32,7 @@ func TestPartitionsBeyondOpenFilesLimit(t *testing.T) {
 	if err := prod.ProduceSync(ctx, rs...).FirstErr(); err != nil {
 		t.Fatalf("produce to %d partitions under 400 open files: %v", parts, err)
 	}
-	readAll := func(when string) {
+	readAll := func(when string, reopens bool) {
 		t.Helper()
 		cons := b.Client(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 		defer cons.Close()
@@ -53,11 +56,16 @@ func TestPartitionsBeyondOpenFilesLimit(t *testing.T) {
 		if open := sumOf(fams, "gregor_storage_open_files", "", ""); open > 300 || open < 1 {
 			t.Errorf("%s: %v storage files open, want 1..300", when, open)
 		}
-		if again := sumOf(fams, "gregor_storage_reopened_files_total", "", ""); again == 0 {
+		if again := sumOf(fams, "gregor_storage_reopened_files_total", "", ""); reopens && again == 0 {
 			t.Errorf("%s: no file was opened again: the bound closed none", when)
 		}
 	}
-	readAll("before the restart")
+	readAll("before the restart", true)
 	b.KillAndRestart()
-	readAll("after kill -9 and a restart")
+	readAll("after kill -9 and a restart", false)
+	if code, err := b.Stop(); err != nil || code != 0 {
+		t.Fatalf("stop: exit %d, %v", code, err)
+	}
+	b.Restart()
+	readAll("after a clean restart", true)
 }
