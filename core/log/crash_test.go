@@ -231,7 +231,7 @@ func TestRecoveryAppendsToALaggingIndex(t *testing.T) {
 // appending to a lagging one only what it lacks and taking a truncation
 // before it into account, and a clean open after that trusts them.
 func TestRecoveryLeavesTheActiveIndexesUnread(t *testing.T) {
-	m, cfg, want, full := indexedLog(t)
+	_, _, _, full := indexedLog(t) // every indexedLog is the same log
 	name := logtest.Dir + "/" + log.FileName(0, log.IndexSuffix)
 	half := len(full) / 2 / log.OffsetEntrySize * log.OffsetEntrySize
 	stale := append(slices.Clone(full), full[len(full)-log.OffsetEntrySize:]...)
@@ -249,6 +249,7 @@ func TestRecoveryLeavesTheActiveIndexesUnread(t *testing.T) {
 		{"whole, the log torn after its first batch", full, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			m, cfg, want, _ := indexedLog(t)
 			if err := m.WriteFile(name, c.index); err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +312,6 @@ func TestRecoveryLeavesTheActiveIndexesUnread(t *testing.T) {
 				t.Errorf("a clean open after it: notes %q, entries %v", notes, l2.Segments()[0].IndexEntries)
 			}
 		})
-		m, cfg, want, full = indexedLog(t)
 	}
 }
 

@@ -161,12 +161,13 @@ func Open(st store.Storage, dir string, cfg Config, startOffset int64, now int64
 		l.active().dirty = true
 	}
 	// On a storage whose index entries wait for the segment's sync
-	// (store.IndexesAtSync) the entries recovery rebuilt beyond what the
-	// files hold keep waiting, as an append's do, for the active
-	// segment's next sync (a flush, its roll, the log's close): a crash
+	// (store.IndexesAtSync) the entries recovery made wait too, as an
+	// append's do, for the segment's next sync (a flush, its roll, the
+	// log's close): the active segment's unread index files
+	// (openIndexes), and what a lagging index lacks (rebuild). A crash
 	// before that leaves the active segment to be scanned again, and
-	// 10,000 partitions restart without 20,000 index files to write
-	// back.
+	// 10,000 partitions restart without 20,000 index files to open and
+	// write back.
 	if !fresh {
 		for _, s := range l.segs {
 			syncSeg := s.sync
@@ -424,15 +425,16 @@ func (l *Log) rebuild(s *segment, limit int64, last bool, ixWhy, tixWhy string, 
 			continue
 		}
 		if x.why == "" && *x.f != nil && bytes.HasPrefix(x.want, x.old) {
-			// The index lags the log, as a kill -9 leaves it when entries
-			// wait for the segment's sync (store.IndexesAtSync): the
-			// file holds len(old) of want (*x.saved), and a sync of the
-			// segment appends the rest (saveIndexes: Open's own, or on
-			// such a storage the segment's next one), where replacing
-			// the file would be a rename that ext4 writes back at once
-			// (auto_da_alloc), 10,000 of them in a restart of 10,000
-			// partitions. A crash that tears the append leaves what the
-			// next open checks.
+			// The index lags the log, as a crash between a batch's
+			// append and its entries' leaves it: the file holds len(old)
+			// of want (*x.saved), and a sync of the segment appends the
+			// rest (saveIndexes: Open's own, or on a storage whose
+			// entries wait for the sync the segment's next one), where
+			// replacing the file would be a rename that ext4 writes back
+			// at once (auto_da_alloc). A crash that tears the append
+			// leaves what the next open checks. (An active segment's
+			// index after an unclean shutdown on such a storage is not
+			// read at all: loadSegment.)
 			s.dirty = true
 			lagging = append(lagging, fmt.Sprintf("%s holds %d of %d", path.Base(x.name), len(x.old)/x.entry, len(x.want)/x.entry))
 			continue

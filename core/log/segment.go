@@ -169,38 +169,36 @@ func (s *segment) openIndexes() error {
 	if st == nil {
 		return nil
 	}
-	for _, x := range []struct {
-		name  string
+	for i, x := range []struct {
 		f     *store.File
 		want  []byte
 		entry int
 		saved *int
 	}{
-		{s.names[1], &s.idxF, s.ix.buf, OffsetEntrySize, &s.ixSaved},
-		{s.names[2], &s.tidxF, s.tix.buf, TimeEntrySize, &s.tixSaved},
+		{&s.idxF, s.ix.buf, OffsetEntrySize, &s.ixSaved},
+		{&s.tidxF, s.tix.buf, TimeEntrySize, &s.tixSaved},
 	} {
-		if *x.f == nil {
-			f, err := st.Open(x.name)
-			if errors.Is(err, store.ErrNotExist) {
-				f, err = st.Create(x.name)
-			}
-			if err != nil {
-				return err
-			}
-			*x.f = f
+		// Nil, unless an earlier call failed on the other file.
+		if *x.f != nil {
+			_ = (*x.f).Close()
+			*x.f = nil
 		}
-		f := *x.f
-		have := make([]byte, min(f.Size(), int64(len(x.want))))
-		if n, err := f.ReadAt(have, 0); n < len(have) {
+		have, _, err := s.readIndex(st, i+1, x.f, x.entry) // nil if missing or of a broken size
+		if err != nil {
 			return err
 		}
+		if *x.f == nil {
+			if *x.f, err = st.Create(s.names[i+1]); err != nil {
+				return err
+			}
+		}
 		keep := 0
-		for keep < len(have) && have[keep] == x.want[keep] {
+		for keep < min(len(have), len(x.want)) && have[keep] == x.want[keep] {
 			keep++
 		}
 		keep -= keep % x.entry
-		if int64(keep) < f.Size() {
-			if err := f.Truncate(int64(keep)); err != nil {
+		if int64(keep) < (*x.f).Size() {
+			if err := (*x.f).Truncate(int64(keep)); err != nil {
 				return err
 			}
 		}

@@ -101,7 +101,7 @@ func Load(data []byte) (*State, error) {
 	// One allocation each for the entries, their batches (the five a
 	// producer keeps, so Apply appends in place) and the map: a restart
 	// loads a snapshot per partition.
-	s := &State{producers: make(map[int64]*Entry, n)}
+	s := newState(n)
 	entries, metas := make([]Entry, n), make([]BatchMeta, n*BatchesToRetain)
 	for i := range n {
 		if len(p) < entryFixed {

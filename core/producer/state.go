@@ -84,7 +84,10 @@ type State struct {
 }
 
 // New returns an empty state.
-func New() *State { return &State{producers: map[int64]*Entry{}} }
+func New() *State { return newState(0) }
+
+// newState returns an empty state with room for n producers.
+func newState(n int64) *State { return &State{producers: make(map[int64]*Entry, n)} }
 
 // Verdict is the outcome of CheckAppend.
 type Verdict struct {
